@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// The one interface between the layer and the rewriter (the layer includes nothing else from
+// rewriter/). The rewriter knows nothing about OpenCL objects: it turns sources + options +
+// device traits into sources for the driver and a manifest per kernel.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace isg {
+
+enum class Strategy { Native, NvidiaPtx, Khr, Local };
+const char* strategyName(Strategy s);                   // "native", "nvidia-ptx", "khr", "local"
+bool parseStrategy(std::string_view text, Strategy* out);
+
+// What the rewriter must know about the device it rewrites for.
+struct DeviceTraits {
+  Strategy strategy = Strategy::Local;
+  unsigned defaultSubGroupSize = 16;        // for kernels without intel_reqd_sub_group_size
+  std::vector<unsigned> supportedSubGroupSizes;  // sizes the strategy honours on this device
+  bool fp16 = false;
+  bool fp64 = false;
+  bool images = false;
+  unsigned openclCVersion = 120;            // highest OpenCL C the device compiles: 120, 200, 300
+  unsigned nativeSubGroupSize = 0;          // khr / nvidia-ptx: the hardware's size; 0 otherwise
+};
+
+struct SourceFile {
+  std::string name;  // as the program names it: "<source>" for the main text, header include names
+  std::string text;
+};
+
+struct RewriteInput {
+  std::string source;               // the program's source (all strings of clCreateProgramWithSource, joined)
+  std::vector<SourceFile> headers;  // clCompileProgram's input headers (name = header_include_names[i])
+  std::string options;              // build options exactly as the application passed them
+  DeviceTraits traits;
+};
+
+// A layer-owned kernel argument appended after the user's arguments.
+struct HiddenArg {
+  enum class Kind { LocalScratch };
+  Kind kind = Kind::LocalScratch;
+  unsigned index = 0;  // argument index in the driver's kernel
+};
+
+struct KernelManifest {
+  std::string name;
+  unsigned subGroupSize = 0;          // S: from intel_reqd_sub_group_size, else the default
+  bool requiredSubGroupSize = false;  // true when the kernel carries intel_reqd_sub_group_size
+  std::vector<std::string> families;  // builtin families it uses (directly or through helpers)
+  unsigned scratchBytesPerItem = 0;   // bytes of one work-item's slot in one half of the scratch
+  unsigned numUserArgs = 0;           // the arguments the application sees
+  std::vector<HiddenArg> hiddenArgs;  // appended arguments, in index order
+  std::size_t reqdWorkGroupSize[3] = {0, 0, 0};  // from reqd_work_group_size, 0 = none
+};
+
+// Lines [rewrittenFirst, rewrittenFirst + count) of rewritten file `rewrittenFile` hold lines
+// [originalFirst, ...) of `originalFile`. Lines in no entry are the layer's own (prelude).
+struct LineMapEntry {
+  std::string rewrittenFile;  // "<source>" or a header name
+  unsigned rewrittenFirst = 1;
+  unsigned count = 0;
+  std::string originalFile;
+  unsigned originalFirst = 1;
+};
+
+struct RewriteResult {
+  enum class Status {
+    PassThrough,  // nothing to do: give the driver the original source and options untouched
+    Rewritten,    // give the driver `source`, `headers` and `options`
+    Error         // the build must fail with CL_BUILD_PROGRAM_FAILURE; `log` says why
+  };
+  Status status = Status::PassThrough;
+  std::string source;
+  std::vector<SourceFile> headers;  // same names as the input; rewritten where needed
+  std::string options;              // options for the driver
+  std::vector<KernelManifest> kernels;
+  std::vector<LineMapEntry> lineMap;
+  std::string log;  // diagnostics for the build log, already pointing at the user's files/lines
+};
+
+// Cheap textual scan: false means the program certainly needs no rewriting (no sub-group
+// builtin, attribute or extension macro is named anywhere in it).
+bool mayNeedRewrite(const RewriteInput& input);
+
+// Full rewrite. Never throws, never crashes on any input; thread-safe; results are cached by
+// (source, headers, options, traits).
+RewriteResult rewriteProgram(const RewriteInput& input);
+
+// Maps file:line references in a driver build log from rewritten to original positions and
+// drops diagnostics that point into the layer's own prelude.
+std::string mapBuildLog(const std::string& driverLog, const RewriteResult& result);
+
+// The manifest as JSON (tools/isg-rewrite --manifest, ISG_DUMP_DIR).
+std::string manifestToJson(const RewriteResult& result);
+
+// Options the driver needs for every program on a rewritten device (extension macros).
+std::string extensionMacroOptions(const DeviceTraits& traits);
+
+}  // namespace isg

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// OpenCL set-up shared by the tests. Every helper fails the current test (never skips) when
+// OpenCL misbehaves, so a broken environment cannot pass for green.
+#pragma once
+
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace isgtest {
+
+#define ISG_CL_CHECK(expr)                                                  \
+  do {                                                                      \
+    cl_int isg_err_ = (expr);                                               \
+    ASSERT_EQ(isg_err_, CL_SUCCESS) << #expr << " returned " << isg_err_;  \
+  } while (0)
+
+struct ClEnv {
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+};
+
+// The default device of the default platform (ISG_TEST_PLATFORM picks a platform whose name
+// contains the given text, e.g. "NVIDIA" on the GPU machine). Created once per process.
+inline const ClEnv& env() {
+  static ClEnv e = [] {
+    ClEnv r;
+    cl_uint n = 0;
+    clGetPlatformIDs(0, nullptr, &n);
+    std::vector<cl_platform_id> ps(n);
+    if (n) clGetPlatformIDs(n, ps.data(), nullptr);
+    const char* want = std::getenv("ISG_TEST_PLATFORM");
+    for (cl_platform_id p : ps) {
+      char name[256] = {0};
+      clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
+      if (!want || std::string(name).find(want) != std::string::npos) {
+        r.platform = p;
+        break;
+      }
+    }
+    if (!r.platform) return r;
+    if (clGetDeviceIDs(r.platform, CL_DEVICE_TYPE_DEFAULT, 1, &r.device, nullptr) != CL_SUCCESS)
+      return r;
+    cl_int err = CL_SUCCESS;
+    r.context = clCreateContext(nullptr, 1, &r.device, nullptr, nullptr, &err);
+    if (r.context)
+      r.queue = clCreateCommandQueue(r.context, r.device, CL_QUEUE_PROFILING_ENABLE, &err);
+    return r;
+  }();
+  return e;
+}
+
+// Fails the test unless the default device is usable.
+#define ISG_REQUIRE_ENV()                                                  \
+  do {                                                                     \
+    ASSERT_NE(::isgtest::env().queue, nullptr) << "no usable OpenCL device"; \
+  } while (0)
+
+inline std::string deviceString(cl_device_id d, cl_device_info what) {
+  size_t n = 0;
+  if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  std::string s(n, '\0');
+  clGetDeviceInfo(d, what, n, s.data(), nullptr);
+  if (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+inline std::string buildLog(cl_program p, cl_device_id d) {
+  size_t n = 0;
+  if (clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) != CL_SUCCESS) return {};
+  std::string s(n, '\0');
+  clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, n, s.data(), nullptr);
+  if (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+// Creates and builds a program on the default device. On failure returns nullptr and puts the
+// build log into *log (when given); the caller asserts.
+inline cl_program buildProgram(const std::string& src, const std::string& options = "",
+                               std::string* log = nullptr, cl_int* status = nullptr) {
+  const ClEnv& e = env();
+  const char* text = src.c_str();
+  cl_int err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithSource(e.context, 1, &text, nullptr, &err);
+  if (!p) {
+    if (status) *status = err;
+    return nullptr;
+  }
+  err = clBuildProgram(p, 1, &e.device, options.c_str(), nullptr, nullptr);
+  if (status) *status = err;
+  if (log) *log = buildLog(p, e.device);
+  if (err != CL_SUCCESS) {
+    clReleaseProgram(p);
+    return nullptr;
+  }
+  return p;
+}
+
+}  // namespace isgtest
