@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: MIT
+#include "analysis.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Attr.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Basic/FileManager.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Basic/Stack.h>
+#include <clang/Driver/Options.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Tooling/Tooling.h>
+#include <llvm/Option/ArgList.h>
+#include <llvm/Option/OptTable.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/CrashRecoveryContext.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/StringSaver.h>
+#include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "embedded.h"
+#include "table.h"
+
+namespace isg::detail {
+namespace {
+
+using clang::SourceLocation;
+
+// The program lives in a virtual directory; named headers sit beside the main file so that
+// `#include "name"` finds them as clCompileProgram promises.
+constexpr llvm::StringLiteral kInputDir = "/isg/input";
+constexpr llvm::StringLiteral kMainPath = "/isg/input/program.cl";
+constexpr llvm::StringLiteral kInternalDir = "/isg/include/";
+constexpr llvm::StringLiteral kDeclsPath = "/isg/include/isg-decls.h";
+constexpr llvm::StringLiteral kResourceDir = "/isg/clang";
+constexpr llvm::StringLiteral kResourceInclude = "/isg/clang/include/";
+
+constexpr const char* kCtxParam = "__isg_ctx_t* __isg_ctx";
+constexpr const char* kCtxArg = "__isg_ctx";
+
+struct HiddenParam {
+  HiddenArg::Kind kind;
+  const char* declaration;
+};
+
+// The one place that says which arguments a strategy appends to kernels.
+std::vector<HiddenParam> hiddenParams(Strategy s) {
+  if (s == Strategy::Local) return {{HiddenArg::Kind::LocalScratch, "__local ulong16* __isg_scratch"}};
+  return {};
+}
+
+std::string normalizePath(llvm::StringRef path) {
+  llvm::SmallString<256> p(path);
+  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+  return std::string(p.str());
+}
+
+std::string headerPath(const std::string& name) {
+  if (llvm::sys::path::is_absolute(name)) return normalizePath(name);
+  return normalizePath((kInputDir + "/" + name).str());
+}
+
+void replaceAll(std::string& text, llvm::StringRef from, llvm::StringRef to) {
+  if (from.empty()) return;
+  for (std::size_t pos = text.find(from.data(), 0, from.size()); pos != std::string::npos;
+       pos = text.find(from.data(), pos + to.size(), from.size()))
+    text.replace(pos, from.size(), to.data(), to.size());
+}
+
+// Which virtual paths are the program's own files, and how users know every file by name.
+class FileNames {
+ public:
+  explicit FileNames(const RewriteInput& in) {
+    user_[std::string(kMainPath)] = "<source>";
+    for (const SourceFile& h : in.headers) user_.emplace(headerPath(h.name), h.name);
+  }
+  const std::string* editable(llvm::StringRef path) const {
+    auto it = user_.find(normalizePath(path));
+    return it == user_.end() ? nullptr : &it->second;
+  }
+  static bool internal(llvm::StringRef path) {
+    return path.startswith(kInternalDir) || path.startswith(kResourceInclude);
+  }
+  std::string display(llvm::StringRef path) const {
+    if (const std::string* n = editable(path)) return *n;
+    if (path == kDeclsPath) return "<isg-builtins>";
+    if (path.startswith(kResourceInclude)) return path.substr(kResourceInclude.size()).str();
+    return path.str();
+  }
+  // Clang prints virtual paths; users must see the names they gave.
+  std::string scrub(std::string log) const {
+    std::vector<std::pair<std::string, std::string>> pairs(user_.begin(), user_.end());
+    std::sort(pairs.begin(), pairs.end(),
+              [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+    for (const auto& [path, name] : pairs) replaceAll(log, path, name);
+    replaceAll(log, kDeclsPath, "<isg-builtins>");
+    replaceAll(log, kResourceInclude, "");
+    return log;
+  }
+  std::string mainName() const { return "<source>"; }
+
+ private:
+  std::map<std::string, std::string> user_;
+};
+
+// Forwards errors (and the notes that belong to them) to a text printer; warnings are the
+// driver's business, and notes pointing into our declarations header only list overloads.
+class LogConsumer : public clang::DiagnosticConsumer {
+ public:
+  explicit LogConsumer(llvm::raw_ostream& os)
+      : opts_(new clang::DiagnosticOptions), printer_(os, opts_.get()) {
+    opts_->ShowColors = false;
+  }
+  void BeginSourceFile(const clang::LangOptions& lo, const clang::Preprocessor* pp) override {
+    printer_.BeginSourceFile(lo, pp);
+  }
+  void EndSourceFile() override { printer_.EndSourceFile(); }
+  void finish() override { printer_.finish(); }
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                        const clang::Diagnostic& info) override {
+    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+    using L = clang::DiagnosticsEngine::Level;
+    if (level == L::Note) {
+      if (!lastShown_) return;
+      if (info.hasSourceManager() && info.getLocation().isValid()) {
+        const clang::SourceManager& sm = info.getSourceManager();
+        if (FileNames::internal(sm.getFilename(sm.getExpansionLoc(info.getLocation())))) return;
+      }
+    } else {
+      lastShown_ = level >= L::Error;
+      if (!lastShown_) return;
+    }
+    printer_.HandleDiagnostic(level, info);
+  }
+
+ private:
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> opts_;
+  clang::TextDiagnosticPrinter printer_;
+  bool lastShown_ = false;
+};
+
+struct Use {
+  const Builtin* builtin;
+  unsigned bytes;
+};
+
+struct Call {
+  const clang::CallExpr* expr;
+  const clang::FunctionDecl* callee;  // canonical
+};
+
+struct Func {
+  const clang::FunctionDecl* definition = nullptr;
+  bool kernel = false;
+  std::vector<Use> uses;
+  std::vector<Call> calls;
+};
+
+const Builtin* builtinFor(const clang::FunctionDecl* fd) {
+  const clang::IdentifierInfo* id = fd->getIdentifier();
+  if (!id || fd->isDefined()) return nullptr;
+  return findBuiltin(id->getName());
+}
+
+// Walks every user function body once: builtin calls, calls between user functions, and every
+// declaration (each one may need the context parameter).
+class Collector : public clang::RecursiveASTVisitor<Collector> {
+  using Base = clang::RecursiveASTVisitor<Collector>;
+
+ public:
+  explicit Collector(clang::ASTContext& ctx) : ctx_(ctx), sm_(ctx.getSourceManager()) {}
+
+  bool internal(SourceLocation loc) const {
+    if (loc.isInvalid()) return true;
+    return FileNames::internal(sm_.getFilename(sm_.getExpansionLoc(loc)));
+  }
+
+  bool TraverseFunctionDecl(clang::FunctionDecl* fd) {
+    if (internal(fd->getLocation())) return true;
+    declarations.push_back(fd);
+    if (!fd->doesThisDeclarationHaveABody()) return Base::TraverseFunctionDecl(fd);
+    const clang::FunctionDecl* canon = fd->getCanonicalDecl();
+    Func& f = funcs[canon];
+    f.definition = fd;
+    f.kernel = fd->hasAttr<clang::OpenCLKernelAttr>();
+    order.push_back(canon);
+    if (findBuiltin(fd->getName())) userDefined.push_back(fd->getNameAsString());
+    Func* saved = current_;
+    current_ = &f;
+    bool result = Base::TraverseFunctionDecl(fd);
+    current_ = saved;
+    return result;
+  }
+
+  bool VisitCallExpr(clang::CallExpr* ce) {
+    if (!current_) return true;
+    const clang::FunctionDecl* callee = ce->getDirectCallee();
+    if (!callee) return true;
+    if (const Builtin* b = builtinFor(callee)) {
+      unsigned typeBytes = 0;
+      if ((b->shape == Shape::T_T || b->shape == Shape::T_TU || b->shape == Shape::T_TTU) &&
+          callee->getNumParams() > 0) {
+        clang::QualType t = callee->getParamDecl(0)->getType();
+        if (!t->isIncompleteType())
+          typeBytes = unsigned(ctx_.getTypeSizeInChars(t).getQuantity());
+      }
+      current_->uses.push_back({b, exchangeBytes(*b, typeBytes)});
+    } else if (callee->isDefined()) {
+      current_->calls.push_back({ce, callee->getCanonicalDecl()});
+    }
+    return true;
+  }
+
+  std::map<const clang::FunctionDecl*, Func> funcs;
+  std::vector<const clang::FunctionDecl*> order;         // definitions in source order
+  std::vector<const clang::FunctionDecl*> declarations;  // every user declaration
+  std::vector<std::string> userDefined;
+
+ private:
+  clang::ASTContext& ctx_;
+  clang::SourceManager& sm_;
+  Func* current_ = nullptr;
+};
+
+// Collects byte edits at spelling locations and refuses the ones it cannot make.
+class Editor {
+ public:
+  Editor(clang::SourceManager& sm, const clang::LangOptions& lo, const FileNames& names)
+      : sm_(sm), lo_(lo), names_(names) {}
+
+  std::string where(SourceLocation loc) const {
+    clang::PresumedLoc p = sm_.getPresumedLoc(sm_.getExpansionLoc(loc));
+    if (p.isInvalid()) return names_.mainName();
+    return names_.display(p.getFilename()) + ":" + std::to_string(p.getLine()) + ":" +
+           std::to_string(p.getColumn());
+  }
+
+  void error(SourceLocation loc, const std::string& message) {
+    errors += where(loc) + ": error: " + message + "\n";
+  }
+
+  std::optional<clang::Token> tokenAt(SourceLocation fileLoc) const {
+    clang::Token t;
+    if (clang::Lexer::getRawToken(fileLoc, t, sm_, lo_, /*IgnoreWhiteSpace=*/true)) return {};
+    return t;
+  }
+  std::optional<clang::Token> tokenAfter(SourceLocation fileLoc) const {
+    auto t = clang::Lexer::findNextToken(fileLoc, sm_, lo_);
+    if (!t) return {};
+    return *t;
+  }
+  static bool isVoid(const clang::Token& t) {
+    return t.is(clang::tok::raw_identifier) && t.getRawIdentifier() == "void";
+  }
+
+  // The '(' that opens the argument list of `ce`, as written: next to the callee's spelling
+  // (also inside a macro body), or after the macro invocation that produced the callee name.
+  std::optional<SourceLocation> callParen(const clang::CallExpr* ce) const {
+    SourceLocation l = ce->getCallee()->getEndLoc();
+    for (int depth = 0; depth < 64 && l.isValid(); ++depth) {
+      SourceLocation s = sm_.getSpellingLoc(l);
+      if (!sm_.isWrittenInScratchSpace(s)) {
+        auto t = tokenAfter(s);
+        if (t && t->is(clang::tok::l_paren)) return t->getLocation();
+      }
+      if (!l.isMacroID()) break;
+      l = sm_.getImmediateExpansionRange(l).getEnd();
+    }
+    return {};
+  }
+
+  // Inserts the context as the first argument/parameter after the '(' at `paren`.
+  void addLeading(SourceLocation paren, bool declaration, SourceLocation userLoc,
+                  const std::string& what) {
+    auto next = tokenAfter(paren);
+    if (!next) return error(userLoc, "cannot rewrite " + what);
+    std::string text = declaration ? kCtxParam : kCtxArg;
+    if (next->is(clang::tok::r_paren)) {
+      add(paren, 1, 0, text, userLoc, what);
+    } else if (declaration && isVoid(*next)) {
+      auto after = tokenAfter(next->getLocation());
+      if (after && after->is(clang::tok::r_paren))
+        add(next->getLocation(), 0, 4, text, userLoc, what);
+      else
+        add(paren, 1, 0, text + ", ", userLoc, what);
+    } else {
+      add(paren, 1, 0, text + ", ", userLoc, what);
+    }
+    ctxSites_.insert(site(paren));
+  }
+
+  void markPlain(SourceLocation paren) { plainSites_.emplace(site(paren), paren); }
+
+  // A '(' in a macro body that both a context-taking and a plain function go through cannot be
+  // edited for one without breaking the other.
+  void checkSharedSites() {
+    for (const auto& [s, loc] : plainSites_)
+      if (ctxSites_.count(s))
+        error(loc, "cannot pass the sub-group context through this macro: it is expanded both "
+                   "for functions that use sub-group builtins and for functions that do not");
+  }
+
+  void add(SourceLocation spelling, unsigned skip, unsigned length, const std::string& text,
+           SourceLocation userLoc, const std::string& what) {
+    auto [fid, offset] = sm_.getDecomposedLoc(spelling);
+    std::string file;
+    if (fid == sm_.getMainFileID()) {
+      file = names_.mainName();
+    } else {
+      llvm::StringRef path = sm_.getFilename(spelling);
+      const std::string* name = names_.editable(path);
+      if (!name) {
+        std::string shown = path.empty() ? std::string("a macro expansion") : names_.display(path);
+        return error(userLoc, "cannot rewrite " + what + ": the text to change is in '" + shown +
+                                  "', which is not part of the program (read it through a "
+                                  "clCompileProgram header or the program source instead)");
+      }
+      file = *name;
+    }
+    auto key = std::make_tuple(file, offset + skip, length, text);
+    if (!seen_.insert(key).second) return;
+    edits.push_back(FileEdit{file, offset + skip, length, text});
+  }
+
+  std::vector<FileEdit> edits;
+  std::string errors;
+
+ private:
+  std::pair<unsigned, unsigned> site(SourceLocation l) const {
+    auto d = sm_.getDecomposedLoc(l);
+    return {d.first.getHashValue(), d.second};
+  }
+
+  clang::SourceManager& sm_;
+  const clang::LangOptions& lo_;
+  const FileNames& names_;
+  std::set<std::tuple<std::string, unsigned, unsigned, std::string>> seen_;
+  std::set<std::pair<unsigned, unsigned>> ctxSites_;
+  std::map<std::pair<unsigned, unsigned>, SourceLocation> plainSites_;
+};
+
+std::string joinSizes(const std::vector<unsigned>& sizes) {
+  std::string out;
+  for (unsigned s : sizes) out += (out.empty() ? "" : ", ") + std::to_string(s);
+  return out;
+}
+
+unsigned roundUpPow2(unsigned v) {
+  unsigned p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+class AnalysisConsumer : public clang::ASTConsumer {
+ public:
+  AnalysisConsumer(const RewriteInput& in, const FileNames& names, Analysis& out)
+      : in_(in), names_(names), out_(out) {}
+
+  void HandleTranslationUnit(clang::ASTContext& ctx) override {
+    if (ctx.getDiagnostics().hasErrorOccurred()) return;
+    Collector c(ctx);
+    c.TraverseDecl(ctx.getTranslationUnitDecl());
+    Editor ed(ctx.getSourceManager(), ctx.getLangOpts(), names_);
+
+    // Closure: functions that reach a builtin through any chain of calls.
+    std::set<const clang::FunctionDecl*> closure;
+    for (const auto& [fd, f] : c.funcs)
+      if (!f.uses.empty()) closure.insert(fd);
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& [fd, f] : c.funcs) {
+        if (closure.count(fd)) continue;
+        for (const Call& call : f.calls)
+          if (closure.count(call.callee)) {
+            closure.insert(fd);
+            grew = true;
+            break;
+          }
+      }
+    }
+    auto isKernel = [&](const clang::FunctionDecl* canon) {
+      auto it = c.funcs.find(canon);
+      return it != c.funcs.end() && it->second.kernel;
+    };
+
+    std::set<const Builtin*> usedAnywhere;
+    for (const auto& [fd, f] : c.funcs)
+      for (const Use& u : f.uses) usedAnywhere.insert(u.builtin);
+    out_.usesSubGroups = !usedAnywhere.empty();
+    for (const Builtin& b : builtins())
+      if (usedAnywhere.count(&b) &&
+          std::find(out_.families.begin(), out_.families.end(), b.family) == out_.families.end())
+        out_.families.push_back(b.family);
+    out_.userDefined = c.userDefined;
+
+    // Call sites.
+    for (const auto& [fd, f] : c.funcs) {
+      for (const Call& call : f.calls) {
+        std::string what = "the call to '" + call.callee->getNameAsString() + "'";
+        auto paren = ed.callParen(call.expr);
+        bool threaded = closure.count(call.callee) != 0;
+        if (threaded && isKernel(call.callee)) {
+          ed.error(call.expr->getBeginLoc(),
+                   "kernel '" + call.callee->getNameAsString() +
+                       "' uses sub-group builtins and is also called as a function; "
+                       "call a helper function from both instead");
+          continue;
+        }
+        if (!paren) {
+          if (threaded) ed.error(call.expr->getBeginLoc(), "cannot find the argument list of " + what);
+          continue;
+        }
+        if (threaded)
+          ed.addLeading(*paren, /*declaration=*/false, call.expr->getBeginLoc(), what);
+        else
+          ed.markPlain(*paren);
+      }
+    }
+
+    // Kernel manifests and the per-kernel values the declarations below need.
+    std::map<const clang::FunctionDecl*, std::pair<unsigned, unsigned>> kernelSlot;  // S, SLOT
+    const std::vector<HiddenParam> hidden = hiddenParams(in_.traits.strategy);
+    for (const clang::FunctionDecl* canon : c.order) {
+      const Func& f = c.funcs[canon];
+      if (!f.kernel) continue;
+      const clang::FunctionDecl* def = f.definition;
+      KernelManifest km;
+      km.name = def->getNameAsString();
+      km.subGroupSize = in_.traits.defaultSubGroupSize;
+      if (const auto* a = def->getAttr<clang::OpenCLIntelReqdSubGroupSizeAttr>()) {
+        km.subGroupSize = a->getSubGroupSize();
+        km.requiredSubGroupSize = true;
+        out_.usesSubGroups = true;
+      }
+      const auto& supported = in_.traits.supportedSubGroupSizes;
+      if (!supported.empty() &&
+          std::find(supported.begin(), supported.end(), km.subGroupSize) == supported.end())
+        ed.error(def->getLocation(),
+                 "kernel '" + km.name + "' needs sub-group size " +
+                     std::to_string(km.subGroupSize) + (km.requiredSubGroupSize ? "" : " (the default)") +
+                     ", which this device does not support (supported sizes: " +
+                     joinSizes(supported) + ")");
+      if (const auto* w = def->getAttr<clang::ReqdWorkGroupSizeAttr>()) {
+        km.reqdWorkGroupSize[0] = w->getXDim();
+        km.reqdWorkGroupSize[1] = w->getYDim();
+        km.reqdWorkGroupSize[2] = w->getZDim();
+      }
+      km.numUserArgs = def->getNumParams();
+      if (closure.count(canon)) {
+        std::set<const clang::FunctionDecl*> reached{canon};
+        std::vector<const clang::FunctionDecl*> stack{canon};
+        std::set<const Builtin*> used;
+        unsigned widest = 0;
+        bool exchanges = false;
+        while (!stack.empty()) {
+          const Func& g = c.funcs[stack.back()];
+          stack.pop_back();
+          for (const Use& u : g.uses) {
+            used.insert(u.builtin);
+            widest = std::max(widest, u.bytes);
+            exchanges |= u.bytes > 0;
+          }
+          for (const Call& call : g.calls)
+            if (closure.count(call.callee) && reached.insert(call.callee).second)
+              stack.push_back(call.callee);
+        }
+        for (const Builtin& b : builtins())
+          if (used.count(&b) &&
+              std::find(km.families.begin(), km.families.end(), b.family) == km.families.end())
+            km.families.push_back(b.family);
+        km.scratchBytesPerItem = exchanges ? std::max(4u, roundUpPow2(widest)) : 0;
+        for (std::size_t i = 0; i < hidden.size(); ++i)
+          km.hiddenArgs.push_back(HiddenArg{hidden[i].kind, km.numUserArgs + unsigned(i)});
+        kernelSlot[canon] = {km.subGroupSize, km.scratchBytesPerItem};
+      }
+      out_.kernels.push_back(std::move(km));
+    }
+
+    // Declarations: helpers take the context first; kernels get the hidden arguments and the
+    // prologue that creates the context.
+    std::string hiddenText;
+    for (const HiddenParam& h : hidden)
+      hiddenText += (hiddenText.empty() ? "" : ", ") + std::string(h.declaration);
+    clang::SourceManager& sm = ctx.getSourceManager();
+    for (const clang::FunctionDecl* fd : c.declarations) {
+      const clang::FunctionDecl* canon = fd->getCanonicalDecl();
+      std::string what = "the declaration of '" + fd->getNameAsString() + "'";
+      clang::FunctionTypeLoc ftl = fd->getFunctionTypeLoc();
+      if (!closure.count(canon)) {
+        if (ftl) ed.markPlain(sm.getSpellingLoc(ftl.getLParenLoc()));
+        continue;
+      }
+      if (!ftl) {
+        ed.error(fd->getLocation(), "cannot find the parameter list of " + what);
+        continue;
+      }
+      SourceLocation lparen = sm.getSpellingLoc(ftl.getLParenLoc());
+      if (!isKernel(canon)) {
+        ed.addLeading(lparen, /*declaration=*/true, fd->getLocation(), what);
+        continue;
+      }
+      if (!hiddenText.empty()) {
+        auto next = ed.tokenAfter(lparen);
+        if (fd->getNumParams() == 0 && next && next->is(clang::tok::r_paren)) {
+          ed.add(lparen, 1, 0, hiddenText, fd->getLocation(), what);
+        } else if (fd->getNumParams() == 0 && next && Editor::isVoid(*next)) {
+          ed.add(next->getLocation(), 0, 4, hiddenText, fd->getLocation(), what);
+        } else {
+          SourceLocation rparen = sm.getSpellingLoc(ftl.getRParenLoc());
+          ed.add(rparen, 0, 0, ", " + hiddenText, fd->getLocation(), what);
+        }
+      }
+      if (fd->doesThisDeclarationHaveABody()) {
+        const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(fd->getBody());
+        if (!body) {
+          ed.error(fd->getLocation(), "cannot find the body of kernel '" + fd->getNameAsString() + "'");
+          continue;
+        }
+        auto [s, slot] = kernelSlot[canon];
+        ed.add(sm.getSpellingLoc(body->getLBracLoc()), 1, 0,
+               "__ISG_KERNEL_PROLOGUE(" + std::to_string(s) + ", " + std::to_string(slot) + ") ",
+               fd->getLocation(), "the body of kernel '" + fd->getNameAsString() + "'");
+      }
+    }
+    ed.checkSharedSites();
+
+    if (!ed.errors.empty()) {
+      out_.log = ed.errors;
+      return;
+    }
+    out_.edits = std::move(ed.edits);
+    out_.ok = true;
+  }
+
+ private:
+  const RewriteInput& in_;
+  const FileNames& names_;
+  Analysis& out_;
+};
+
+class AnalysisAction : public clang::ASTFrontendAction {
+ public:
+  AnalysisAction(const RewriteInput& in, const FileNames& names, Analysis& out)
+      : in_(in), names_(names), out_(out) {}
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance&,
+                                                        llvm::StringRef) override {
+    return std::make_unique<AnalysisConsumer>(in_, names_, out_);
+  }
+
+ private:
+  const RewriteInput& in_;
+  const FileNames& names_;
+  Analysis& out_;
+};
+
+}  // namespace
+
+std::vector<std::string> clangArgsFromOptions(const std::string& options) {
+  namespace opts = clang::driver::options;
+  llvm::BumpPtrAllocator alloc;
+  llvm::StringSaver saver(alloc);
+  llvm::SmallVector<const char*, 32> argv;
+  llvm::cl::TokenizeGNUCommandLine(options, saver, argv);
+  const llvm::opt::OptTable& table = clang::driver::getDriverOptTable();
+  unsigned missingIndex = 0, missingCount = 0;
+  llvm::opt::InputArgList args = table.ParseArgs(argv, missingIndex, missingCount);
+  std::vector<std::string> out;
+  for (const llvm::opt::Arg* a : args) {
+    const llvm::opt::Option& o = a->getOption();
+    if (!(o.matches(opts::OPT_D) || o.matches(opts::OPT_U) || o.matches(opts::OPT_I) ||
+          o.matches(opts::OPT_opencl_Group)))
+      continue;
+    llvm::opt::ArgStringList rendered;
+    a->render(args, rendered);
+    for (const char* s : rendered) out.emplace_back(s);
+  }
+  return out;
+}
+
+Analysis analyzeProgram(const RewriteInput& in) {
+  Analysis out;
+  FileNames names(in);
+
+  llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> mem(new llvm::vfs::InMemoryFileSystem);
+  mem->addFile(kMainPath, 0, llvm::MemoryBuffer::getMemBufferCopy(in.source, kMainPath));
+  for (const SourceFile& h : in.headers) {
+    std::string path = headerPath(h.name);
+    mem->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(h.text, path));
+  }
+  mem->addFile(kDeclsPath, 0,
+               llvm::MemoryBuffer::getMemBufferCopy(declarationsHeader(in.traits), kDeclsPath));
+  for (const char* h : {"opencl-c-base.h", "opencl-c.h"}) {
+    if (const EmbeddedFile* f = findEmbedded(std::string("clang/") + h)) {
+      std::string path = (kResourceInclude + h).str();
+      mem->addFile(path, 0, llvm::MemoryBuffer::getMemBuffer(f->text(), path, false));
+    }
+  }
+  llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> overlay(
+      new llvm::vfs::OverlayFileSystem(llvm::vfs::getRealFileSystem()));
+  overlay->pushOverlay(mem);
+  llvm::SmallString<256> cwd;
+  bool haveCwd = !llvm::sys::fs::current_path(cwd);
+  if (haveCwd) overlay->setCurrentWorkingDirectory(cwd);
+
+  const DeviceTraits& t = in.traits;
+  std::string ext = "-cl-ext=-cl_khr_subgroups,-__opencl_c_subgroups";
+  ext += t.fp16 ? ",+cl_khr_fp16" : ",-cl_khr_fp16";
+  ext += t.fp64 ? ",+cl_khr_fp64,+__opencl_c_fp64" : ",-cl_khr_fp64,-__opencl_c_fp64";
+  std::vector<std::string> args = {
+      "clang", "--target=spir64-unknown-unknown", "-fsyntax-only", "-fno-color-diagnostics",
+      "-ferror-limit=64", "-w",
+      // Also keeps CompilerInstance from printing "N errors generated." to the host's stderr;
+      // our own printer still shows carets.
+      "-fno-caret-diagnostics", "-fgnu-keywords", "-nostdlibinc",
+      ("-resource-dir=" + kResourceDir).str(), "-Xclang", "-finclude-default-header", "-Xclang",
+      "-fdeclare-opencl-builtins", "-Xclang", ext};
+  for (const std::string& e : extensions()) {
+    args.push_back("-D");
+    args.push_back(e + "=1");
+  }
+  args.push_back(("-I" + kInputDir).str());
+  for (std::string& a : clangArgsFromOptions(in.options)) args.push_back(std::move(a));
+  args.push_back("-include");
+  args.push_back(kDeclsPath.str());
+  // Drivers resolve quoted includes against the process directory too.
+  if (haveCwd) {
+    args.push_back("-idirafter");
+    args.push_back(std::string(cwd.str()));
+  }
+  args.push_back("-x");
+  args.push_back("cl");
+  args.push_back(kMainPath.str());
+
+  std::string log;
+  llvm::raw_string_ostream logStream(log);
+  LogConsumer consumer(logStream);
+  bool ran = false;
+  auto run = [&] {
+    clang::noteBottomOfStack();
+    llvm::IntrusiveRefCntPtr<clang::FileManager> files(
+        new clang::FileManager(clang::FileSystemOptions(), overlay));
+    clang::tooling::ToolInvocation invocation(
+        args, std::make_unique<AnalysisAction>(in, names, out), files.get());
+    invocation.setDiagnosticConsumer(&consumer);
+    ran = invocation.run();
+  };
+  // A thread of its own gives Clang the deep stack it expects whatever thread the application
+  // builds programs from; no crash handler is installed, so the process keeps its own.
+  llvm::CrashRecoveryContext crc;
+  bool completed = crc.RunSafelyOnThread(run, 8u << 20);
+  logStream.flush();
+
+  if (!completed || !ran || consumer.getNumErrors() > 0 || !out.ok) {
+    std::string diagnostics = names.scrub(log);
+    if (!out.log.empty()) diagnostics += out.log;
+    if (diagnostics.empty()) diagnostics = "error: the sub-group rewriter could not parse the program\n";
+    out.ok = false;
+    out.log = diagnostics;
+    out.edits.clear();
+    out.kernels.clear();
+  }
+  return out;
+}
+
+}  // namespace isg::detail

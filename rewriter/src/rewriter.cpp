@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: MIT
+// rewriteProgram and its textual parts: the cheap pre-scan, the prelude, applying the analysis'
+// edits, and the result cache. Clang is only reached through analysis.h.
+#include "isg/rewriter.h"
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <list>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/SHA1.h>
+
+#include "analysis.h"
+#include "embedded.h"
+#include "table.h"
+
+namespace isg {
+namespace {
+
+bool isIdentStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool isIdentChar(char c) { return isIdentStart(c) || (c >= '0' && c <= '9'); }
+
+// Token pasting (`intel_sub_group_##op`) hides the full name from a textual scan, so any
+// identifier that carries the common "sub_group" stem counts as well.
+bool textMayNeedRewrite(std::string_view text) {
+  static const std::unordered_set<std::string_view> words = [] {
+    std::unordered_set<std::string_view> w;
+    for (const std::string& s : detail::triggerWords()) w.insert(s);
+    return w;
+  }();
+  for (std::size_t i = 0; i < text.size();) {
+    if (!isIdentStart(text[i])) {
+      // skip the rest of a number/identifier-like run so "0x1sub_group" is not split oddly
+      ++i;
+      continue;
+    }
+    if (i > 0 && isIdentChar(text[i - 1])) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && isIdentChar(text[j])) ++j;
+    std::string_view id = text.substr(i, j - i);
+    if (words.count(id) || id.find("sub_group") != std::string_view::npos) return true;
+    i = j;
+  }
+  return false;
+}
+
+// Build options as the driver splits them: whitespace separated, quotes group.
+std::vector<std::string> splitOptions(const std::string& options) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool have = false;
+  char quote = 0;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    char c = options[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+      else if (c == '\\' && quote == '"' && i + 1 < options.size()) cur += options[++i];
+      else cur += c;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+      have = true;
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (have) out.push_back(cur);
+      cur.clear();
+      have = false;
+    } else {
+      if (c == '\\' && i + 1 < options.size()) c = options[++i];
+      cur += c;
+      have = true;
+    }
+  }
+  if (have) out.push_back(cur);
+  return out;
+}
+
+// The names of `#include "x"` / `#include <x>` lines.
+std::vector<std::string> includedNames(std::string_view text) {
+  std::vector<std::string> names;
+  for (std::size_t pos = text.find("include"); pos != std::string_view::npos;
+       pos = text.find("include", pos + 7)) {
+    std::size_t b = pos;
+    while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t')) --b;
+    if (b == 0 || text[b - 1] != '#') continue;
+    std::size_t q = pos + 7;
+    while (q < text.size() && (text[q] == ' ' || text[q] == '\t')) ++q;
+    if (q >= text.size() || (text[q] != '"' && text[q] != '<')) continue;
+    char close = text[q] == '"' ? '"' : '>';
+    std::size_t e = text.find_first_of(std::string{close, '\n'}, q + 1);
+    if (e == std::string_view::npos || text[e] != close) continue;
+    names.emplace_back(text.substr(q + 1, e - q - 1));
+  }
+  return names;
+}
+
+bool readSmallFile(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  if (size < 0 || size > (16 << 20)) return false;
+  in.seekg(0);
+  out->assign(std::size_t(size), '\0');
+  in.read(out->data(), size);
+  return bool(in);
+}
+
+// Headers read from disk through -I can hold the only mention of a builtin (typically a macro
+// such as `#define SHUFFLE intel_sub_group_shuffle`), so the scan follows includes there too.
+bool diskIncludesMayNeedRewrite(const RewriteInput& input) {
+  std::vector<std::string> dirs;
+  std::vector<std::string> args = splitOptions(input.options);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-I" && i + 1 < args.size()) dirs.push_back(args[++i]);
+    else if (args[i].size() > 2 && args[i].compare(0, 2, "-I") == 0) dirs.push_back(args[i].substr(2));
+  }
+  dirs.push_back(".");
+  std::vector<std::string> pending = includedNames(input.source);
+  for (const SourceFile& h : input.headers)
+    for (std::string& n : includedNames(h.text)) pending.push_back(std::move(n));
+  std::unordered_set<std::string> seen;
+  for (const SourceFile& h : input.headers) seen.insert(h.name);
+  for (std::size_t files = 0; !pending.empty() && files < 64;) {
+    std::string name = std::move(pending.back());
+    pending.pop_back();
+    if (!seen.insert(name).second) continue;
+    std::vector<std::string> candidates;
+    if (!name.empty() && name[0] == '/') candidates.push_back(name);
+    else
+      for (const std::string& d : dirs) candidates.push_back(d + "/" + name);
+    for (const std::string& path : candidates) {
+      std::string text;
+      if (!readSmallFile(path, &text)) continue;
+      ++files;
+      if (textMayNeedRewrite(text)) return true;
+      for (std::string& n : includedNames(text)) pending.push_back(std::move(n));
+      break;
+    }
+  }
+  return false;
+}
+
+unsigned countLines(std::string_view text) {
+  return unsigned(std::count(text.begin(), text.end(), '\n'));
+}
+
+// `#pragma OPENCL EXTENSION cl_intel_subgroups... : state` lines: drivers without the extension
+// warn about them. The line's text goes, its line break stays.
+void blankExtensionPragmas(const std::string& file, const std::string& text,
+                           std::vector<detail::FileEdit>& edits) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::size_t contentEnd = end;
+    if (contentEnd > start && text[contentEnd - 1] == '\r') --contentEnd;
+    std::string_view line(text.data() + start, contentEnd - start);
+    std::vector<std::string_view> words;
+    for (std::size_t i = 0; i < line.size();) {
+      if (line[i] == ' ' || line[i] == '\t') {
+        ++i;
+        continue;
+      }
+      std::size_t j = i;
+      if (line[i] == '#' || line[i] == ':') {
+        j = i + 1;
+      } else {
+        while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != ':' &&
+               line[j] != '#')
+          ++j;
+      }
+      words.push_back(line.substr(i, j - i));
+      i = j;
+    }
+    bool match = words.size() >= 5 && words[0] == "#" && words[1] == "pragma" &&
+                 words[2] == "OPENCL" && words[3] == "EXTENSION";
+    if (match) {
+      std::string_view ext = words[4];
+      match = ext.substr(0, std::string_view("cl_intel_subgroups").size()) == "cl_intel_subgroups" ||
+              ext == "cl_intel_required_subgroup_size";
+    }
+    if (match && contentEnd > start)
+      edits.push_back(detail::FileEdit{file, unsigned(start), unsigned(contentEnd - start), ""});
+    start = end + 1;
+  }
+}
+
+bool applyEdits(const std::string& file, const std::string& text,
+                const std::vector<detail::FileEdit>& all, std::string* out) {
+  std::vector<const detail::FileEdit*> mine;
+  for (const detail::FileEdit& e : all)
+    if (e.file == file) mine.push_back(&e);
+  std::stable_sort(mine.begin(), mine.end(),
+                   [](const auto* a, const auto* b) { return a->offset < b->offset; });
+  std::string result;
+  result.reserve(text.size() + 64 * mine.size());
+  std::size_t pos = 0;
+  for (const detail::FileEdit* e : mine) {
+    if (e->offset < pos || e->offset + e->length > text.size()) return false;  // overlap
+    result.append(text, pos, e->offset - pos);
+    result += e->text;
+    pos = e->offset + e->length;
+  }
+  result.append(text, pos, std::string::npos);
+  // The line map relies on every user line staying where it was.
+  if (countLines(result) != countLines(text)) return false;
+  *out = std::move(result);
+  return true;
+}
+
+std::string buildPrelude(const DeviceTraits& traits, const detail::Analysis& a) {
+  std::string p;
+  for (const std::string& f : a.families) p += "#define ISG_NEED_" + f + " 1\n";
+  auto append = [&p](std::string_view text) {
+    p.append(text.data(), text.size());
+    if (!text.empty() && text.back() != '\n') p += '\n';
+  };
+  if (const detail::EmbeddedFile* def = detail::findEmbedded("builtins.def")) append(def->text());
+  for (const detail::EmbeddedFile* f : detail::embeddedUnder(strategyName(traits.strategy)))
+    append(f->text());
+  p += detail::builtinMacros(a.userDefined);
+  return p;
+}
+
+RewriteResult errorResult(std::string log) {
+  RewriteResult r;
+  r.status = RewriteResult::Status::Error;
+  r.log = std::move(log);
+  if (!r.log.empty() && r.log.back() != '\n') r.log += '\n';
+  return r;
+}
+
+RewriteResult rewriteUncached(const RewriteInput& in) {
+  detail::Analysis a = detail::analyzeProgram(in);
+  if (!a.ok) return errorResult(a.log);
+
+  std::vector<detail::FileEdit> edits = std::move(a.edits);
+  std::size_t before = edits.size();
+  blankExtensionPragmas("<source>", in.source, edits);
+  for (const SourceFile& h : in.headers) blankExtensionPragmas(h.name, h.text, edits);
+  bool blanked = edits.size() != before;
+  if (!a.usesSubGroups && !blanked) return RewriteResult{};  // PassThrough
+
+  RewriteResult r;
+  r.status = RewriteResult::Status::Rewritten;
+  std::string mainText;
+  if (!applyEdits("<source>", in.source, edits, &mainText))
+    return errorResult("error: internal error in the sub-group rewriter: conflicting edits in <source>");
+  for (const SourceFile& h : in.headers) {
+    SourceFile out{h.name, {}};
+    if (!applyEdits(h.name, h.text, edits, &out.text))
+      return errorResult("error: internal error in the sub-group rewriter: conflicting edits in " +
+                         h.name);
+    r.headers.push_back(std::move(out));
+  }
+  std::string prelude = buildPrelude(in.traits, a);
+  unsigned preludeLines = countLines(prelude) + 1;  // + the separator line
+  r.source = prelude + "\n" + mainText;
+  r.options = in.options;
+  std::string macros = extensionMacroOptions(in.traits);
+  if (!r.options.empty() && !macros.empty()) r.options += ' ';
+  r.options += macros;
+  r.kernels = std::move(a.kernels);
+  r.lineMap.push_back(
+      LineMapEntry{"<source>", preludeLines + 1, countLines(in.source) + 1, "<source>", 1});
+  for (const SourceFile& h : in.headers)
+    r.lineMap.push_back(LineMapEntry{h.name, 1, countLines(h.text) + 1, h.name, 1});
+  return r;
+}
+
+// ---- cache ---------------------------------------------------------------------------------
+
+using Key = std::array<uint8_t, 20>;
+struct KeyHash {
+  std::size_t operator()(const Key& k) const {
+    std::size_t h = 0;
+    for (std::size_t i = 0; i < sizeof(std::size_t); ++i) h = (h << 8) | k[i];
+    return h;
+  }
+};
+
+Key cacheKey(const RewriteInput& in) {
+  llvm::SHA1 sha;
+  auto field = [&sha](std::string_view s) {
+    uint64_t n = s.size();
+    sha.update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(&n), sizeof n));
+    sha.update(llvm::StringRef(s.data(), s.size()));
+  };
+  field(in.source);
+  for (const SourceFile& h : in.headers) {
+    field(h.name);
+    field(h.text);
+  }
+  field("\x01options");
+  field(in.options);
+  const DeviceTraits& t = in.traits;
+  std::string traits = std::string(strategyName(t.strategy)) + "|" +
+                       std::to_string(t.defaultSubGroupSize) + "|" + std::to_string(t.fp16) +
+                       std::to_string(t.fp64) + std::to_string(t.images) + "|" +
+                       std::to_string(t.openclCVersion) + "|" +
+                       std::to_string(t.nativeSubGroupSize) + "|";
+  for (unsigned s : t.supportedSubGroupSizes) traits += std::to_string(s) + ",";
+  field(traits);
+  return sha.result();
+}
+
+class Cache {
+ public:
+  bool get(const Key& k, RewriteResult* out) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = index_.find(k);
+    if (it == index_.end()) return false;
+    entries_.splice(entries_.begin(), entries_, it->second);
+    *out = it->second->second;
+    return true;
+  }
+  void put(const Key& k, const RewriteResult& r) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (index_.count(k)) return;
+    entries_.emplace_front(k, r);
+    index_[k] = entries_.begin();
+    if (entries_.size() > kCapacity) {
+      index_.erase(entries_.back().first);
+      entries_.pop_back();
+    }
+  }
+
+ private:
+  static constexpr std::size_t kCapacity = 64;  // programs rebuilt for several devices, not more
+  std::mutex mutex_;
+  std::list<std::pair<Key, RewriteResult>> entries_;
+  std::unordered_map<Key, std::list<std::pair<Key, RewriteResult>>::iterator, KeyHash> index_;
+};
+
+Cache& cache() {
+  static Cache* c = new Cache;  // never destroyed: builds may run while the process exits
+  return *c;
+}
+
+}  // namespace
+
+const char* strategyName(Strategy s) {
+  switch (s) {
+    case Strategy::Native:
+      return "native";
+    case Strategy::NvidiaPtx:
+      return "nvidia-ptx";
+    case Strategy::Khr:
+      return "khr";
+    case Strategy::Local:
+      return "local";
+  }
+  return "unknown";
+}
+
+bool parseStrategy(std::string_view text, Strategy* out) {
+  for (Strategy s : {Strategy::Native, Strategy::NvidiaPtx, Strategy::Khr, Strategy::Local}) {
+    if (text == strategyName(s)) {
+      if (out) *out = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool mayNeedRewrite(const RewriteInput& input) {
+  if (textMayNeedRewrite(input.source) || textMayNeedRewrite(input.options)) return true;
+  for (const SourceFile& h : input.headers)
+    if (textMayNeedRewrite(h.text)) return true;
+  return diskIncludesMayNeedRewrite(input);
+}
+
+RewriteResult rewriteProgram(const RewriteInput& input) {
+  try {
+    if (input.traits.strategy == Strategy::Native || !mayNeedRewrite(input)) return RewriteResult{};
+    Key key = cacheKey(input);
+    RewriteResult result;
+    if (cache().get(key, &result)) return result;
+    result = rewriteUncached(input);
+    cache().put(key, result);
+    return result;
+  } catch (const std::exception& e) {
+    return errorResult(std::string("error: the sub-group rewriter failed: ") + e.what());
+  } catch (...) {
+    return errorResult("error: the sub-group rewriter failed");
+  }
+}
+
+std::string extensionMacroOptions(const DeviceTraits& traits) {
+  (void)traits;  // every rewritten device advertises the same extensions
+  std::string out;
+  for (const std::string& e : detail::extensions())
+    out += (out.empty() ? "-D " : " -D ") + e + "=1";
+  return out;
+}
+
+}  // namespace isg

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+#include "table.h"
+
+#include <algorithm>
+
+namespace isg::detail {
+namespace {
+
+#define ISG_TYPE_ENTRY(type, scalar, width, requirement) \
+  TypeEntry{#type, #scalar, width, Requirement::requirement},
+
+// The type set is expanded inside the row so that a new ISG_TYPES_<SET> in the table needs no
+// C++ change.
+#define ISG_FUNC(name, family, extension, shape, typeset)                                       \
+  rows.push_back(Builtin{#name, #family, #extension, Shape::shape,                             \
+                         std::vector<TypeEntry>{ISG_TYPES_##typeset(ISG_TYPE_ENTRY)}, "", 0});
+#define ISG_BLOCK(read_name, write_name, extension, element, width)                              \
+  rows.push_back(Builtin{#read_name, "block", #extension, Shape::BlockRead, {}, #element, width}); \
+  rows.push_back(Builtin{#write_name, "block", #extension, Shape::BlockWrite, {}, #element, width});
+#define ISG_EXTENSION(name, major, minor, patch) names.push_back(#name);
+
+std::vector<Builtin> makeBuiltins() {
+  std::vector<Builtin> rows;
+#include "builtins.def"
+  ISG_FUNCS(ISG_FUNC)
+  ISG_BLOCKS(ISG_BLOCK)
+  return rows;
+}
+
+std::vector<std::string> makeExtensions() {
+  std::vector<std::string> names;
+  ISG_EXTENSIONS(ISG_EXTENSION)
+  return names;
+}
+
+#undef ISG_TYPE_ENTRY
+#undef ISG_FUNC
+#undef ISG_BLOCK
+#undef ISG_EXTENSION
+
+std::string vectorType(const std::string& element, unsigned width) {
+  return width > 1 ? element + std::to_string(width) : element;
+}
+
+}  // namespace
+
+const std::vector<Builtin>& builtins() {
+  static const std::vector<Builtin> rows = makeBuiltins();
+  return rows;
+}
+
+const Builtin* findBuiltin(std::string_view name) {
+  for (const Builtin& b : builtins())
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+const std::vector<std::string>& extensions() {
+  static const std::vector<std::string> names = makeExtensions();
+  return names;
+}
+
+const std::vector<std::string>& triggerWords() {
+  static const std::vector<std::string> words = [] {
+    std::vector<std::string> w;
+    for (const Builtin& b : builtins()) w.push_back(b.name);
+    for (const std::string& e : extensions()) w.push_back(e);
+    w.push_back("intel_reqd_sub_group_size");
+    std::sort(w.begin(), w.end());
+    w.erase(std::unique(w.begin(), w.end()), w.end());
+    return w;
+  }();
+  return words;
+}
+
+unsigned exchangeBytes(const Builtin& b, unsigned typeBytes) {
+  switch (b.shape) {
+    case Shape::I_I:
+      return 4;
+    case Shape::T_T:
+    case Shape::T_TU:
+      return typeBytes;
+    case Shape::T_TTU:  // shuffle_up/down hand over both the current and the next value
+      return 2 * typeBytes;
+    default:
+      return 0;
+  }
+}
+
+std::string declarationsHeader(const DeviceTraits& traits) {
+  const char* ovl = "__attribute__((overloadable)) ";
+  std::string out =
+      "// Generated from builtins.def: the sub-group builtins as the rewritten program will see\n"
+      "// them, so that calls resolve to one overload whose types we can size.\n"
+      "#include <opencl-c-base.h>\n";
+  if (traits.fp16) out += "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
+  if (traits.fp64) out += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  const char* cl20 = "#if defined(__OPENCL_CPP_VERSION__) || (__OPENCL_C_VERSION__ >= CL_VERSION_2_0)\n";
+  for (const Builtin& b : builtins()) {
+    const std::string& n = b.name;
+    switch (b.shape) {
+      case Shape::U_V:
+        out += "uint " + std::string(ovl) + n + "(void);\n";
+        break;
+      case Shape::V_FLAGS:
+        out += "void " + std::string(ovl) + n + "(cl_mem_fence_flags);\n";
+        out += cl20;
+        out += "void " + std::string(ovl) + n + "(cl_mem_fence_flags, memory_scope);\n#endif\n";
+        break;
+      case Shape::I_I:
+        out += "int " + std::string(ovl) + n + "(int);\n";
+        break;
+      case Shape::T_T:
+      case Shape::T_TU:
+      case Shape::T_TTU:
+        for (const TypeEntry& t : b.types) {
+          if (t.requirement == Requirement::fp16 && !traits.fp16) continue;
+          if (t.requirement == Requirement::fp64 && !traits.fp64) continue;
+          std::string params = t.type;
+          if (b.shape == Shape::T_TU) params += ", uint";
+          if (b.shape == Shape::T_TTU) params += ", " + t.type + ", uint";
+          out += t.type + " " + ovl + n + "(" + params + ");\n";
+        }
+        break;
+      case Shape::BlockRead: {
+        std::string v = vectorType(b.element, b.width);
+        out += v + " " + ovl + n + "(const __global " + b.element + "*);\n";
+        out += v + " " + ovl + n + "(read_only image2d_t, int2);\n";
+        out += v + " " + ovl + n + "(write_only image2d_t, int2);\n";
+        out += cl20;
+        out += v + " " + ovl + n + "(read_write image2d_t, int2);\n#endif\n";
+        break;
+      }
+      case Shape::BlockWrite: {
+        std::string v = vectorType(b.element, b.width);
+        out += "void " + std::string(ovl) + n + "(__global " + b.element + "*, " + v + ");\n";
+        out += "void " + std::string(ovl) + n + "(read_only image2d_t, int2, " + v + ");\n";
+        out += "void " + std::string(ovl) + n + "(write_only image2d_t, int2, " + v + ");\n";
+        out += cl20;
+        out += "void " + std::string(ovl) + n + "(read_write image2d_t, int2, " + v + ");\n#endif\n";
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::string builtinMacros(const std::vector<std::string>& skip) {
+  std::string out;
+  for (const Builtin& b : builtins()) {
+    if (std::find(skip.begin(), skip.end(), b.name) != skip.end()) continue;
+    if (b.shape == Shape::U_V)
+      out += "#define " + b.name + "() __isg_" + b.name + "(__isg_ctx)\n";
+    else
+      out += "#define " + b.name + "(...) __isg_" + b.name + "(__isg_ctx, __VA_ARGS__)\n";
+  }
+  return out;
+}
+
+}  // namespace isg::detail

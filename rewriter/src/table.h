@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// The C++ view of builtins-cl/builtins.def. Everything the rewriter knows about builtins comes
+// from expanding that table here, so adding a row there is the only change a new builtin needs.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "isg/rewriter.h"
+
+namespace isg::detail {
+
+enum class Shape { U_V, V_FLAGS, I_I, T_T, T_TU, T_TTU, BlockRead, BlockWrite };
+// int64: 64-bit integers, optional only in the embedded profile (the library guards it).
+enum class Requirement { none, fp16, fp64, int64 };
+
+struct TypeEntry {
+  std::string type;    // "float4"
+  std::string scalar;  // "float"
+  unsigned width = 1;
+  Requirement requirement = Requirement::none;
+};
+
+struct Builtin {
+  std::string name;
+  std::string family;     // "block" for ISG_BLOCK rows
+  std::string extension;
+  Shape shape = Shape::U_V;
+  std::vector<TypeEntry> types;  // gentype rows; empty for shapes without one
+  std::string element;           // block rows: element type and vector width
+  unsigned width = 0;
+};
+
+const std::vector<Builtin>& builtins();
+const Builtin* findBuiltin(std::string_view name);
+
+// Extension names in advertising order (ISG_EXTENSIONS).
+const std::vector<std::string>& extensions();
+
+// Every identifier whose presence means a program may need the rewrite.
+const std::vector<std::string>& triggerWords();
+
+// Bytes one work-item hands to the exchange for one call of `b` whose gentype is `typeBytes`
+// wide (0 for builtins that exchange nothing).
+unsigned exchangeBytes(const Builtin& b, unsigned typeBytes);
+
+// The header force-included while parsing: overloadable declarations of every table builtin for
+// the types the device supports.
+std::string declarationsHeader(const DeviceTraits& traits);
+
+// The `#define name(...) __isg_name(__isg_ctx, ...)` lines of the prelude.
+std::string builtinMacros(const std::vector<std::string>& skip);
+
+}  // namespace isg::detail

@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: MIT
+// Golden tests of the rewriter, all in memory: program text in, the user part of the driver's
+// source (after the prelude) and the manifest out. The strategy library text is deliberately
+// not compared; builtins-cl has its own tests.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "isg/rewriter.h"
+
+namespace {
+
+using isg::RewriteResult;
+using Status = isg::RewriteResult::Status;
+
+isg::DeviceTraits localTraits() {
+  isg::DeviceTraits t;
+  t.strategy = isg::Strategy::Local;
+  t.defaultSubGroupSize = 16;
+  t.supportedSubGroupSizes = {8, 16, 32};
+  return t;
+}
+
+RewriteResult rewrite(const std::string& source, const std::string& options = "",
+                      std::vector<isg::SourceFile> headers = {},
+                      isg::DeviceTraits traits = localTraits()) {
+  isg::RewriteInput in;
+  in.source = source;
+  in.options = options;
+  in.headers = std::move(headers);
+  in.traits = traits;
+  return isg::rewriteProgram(in);
+}
+
+// The edited user text: everything from the line the line map says the user's line 1 is at.
+std::string userPart(const RewriteResult& r) {
+  for (const isg::LineMapEntry& e : r.lineMap) {
+    if (e.rewrittenFile != "<source>") continue;
+    std::size_t pos = 0;
+    for (unsigned line = 1; line < e.rewrittenFirst; ++line) pos = r.source.find('\n', pos) + 1;
+    return r.source.substr(pos);
+  }
+  return "<no line map>";
+}
+
+const isg::KernelManifest* kernel(const RewriteResult& r, const std::string& name) {
+  for (const isg::KernelManifest& k : r.kernels)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+
+#define EXPECT_REWRITTEN(r) \
+  ASSERT_EQ((r).status, Status::Rewritten) << (r).log
+
+// ---- pass-through --------------------------------------------------------------------------
+
+TEST(PassThrough, PlainProgram) {
+  auto r = rewrite("kernel void k(global int* x) { x[get_global_id(0)] = 1; }\n");
+  EXPECT_EQ(r.status, Status::PassThrough);
+  EXPECT_TRUE(r.source.empty());
+  EXPECT_TRUE(r.kernels.empty());
+}
+
+TEST(PassThrough, UnparseableWithoutBuiltins) {
+  auto r = rewrite("kernel void k(global int* x) { x[0] = ; this is not C }\n");
+  EXPECT_EQ(r.status, Status::PassThrough);
+}
+
+TEST(PassThrough, NativeStrategy) {
+  auto t = localTraits();
+  t.strategy = isg::Strategy::Native;
+  auto r = rewrite("kernel void k(global uint* x) { x[0] = get_sub_group_local_id(); }\n", "", {}, t);
+  EXPECT_EQ(r.status, Status::PassThrough);
+}
+
+TEST(PassThrough, ExtensionCheckOnly) {
+  // Names the extension but uses nothing from it: nothing to change.
+  auto r = rewrite("#ifdef cl_intel_subgroups\n#define HAVE 1\n#endif\nkernel void k(global int* x) { x[0] = 1; }\n");
+  EXPECT_EQ(r.status, Status::PassThrough) << r.log;
+}
+
+TEST(MayNeedRewrite, IdentifierBoundaries) {
+  isg::RewriteInput in;
+  in.source = "kernel void k() { my_intel_sub_group_shufflex(); }";
+  EXPECT_TRUE(isg::mayNeedRewrite(in));  // carries the sub_group stem (token pasting)
+  in.source = "kernel void k() { int subgroup = 0; }";
+  EXPECT_FALSE(isg::mayNeedRewrite(in));
+  in.source = "kernel void k() { int cl_intel_subgroupsX = 0; }";
+  EXPECT_FALSE(isg::mayNeedRewrite(in));
+  in.source = "kernel void k() { }";
+  in.options = "-DSG=intel_reqd_sub_group_size";
+  EXPECT_TRUE(isg::mayNeedRewrite(in));
+  in.options = "";
+  in.headers = {{"h.h", "#pragma OPENCL EXTENSION cl_intel_subgroups : enable"}};
+  EXPECT_TRUE(isg::mayNeedRewrite(in));
+}
+
+// ---- threading the context -----------------------------------------------------------------
+
+TEST(Rewrite, DirectCalls) {
+  auto r = rewrite(
+      "kernel void k(global float* o) {\n"
+      "  uint lid = get_sub_group_local_id();\n"
+      "  o[lid] = intel_sub_group_shuffle(o[lid], lid ^ 1);\n"
+      "}\n");
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(userPart(r),
+            "kernel void k(global float* o, __local ulong16* __isg_scratch) {"
+            "__ISG_KERNEL_PROLOGUE(16, 4) \n"
+            "  uint lid = get_sub_group_local_id();\n"
+            "  o[lid] = intel_sub_group_shuffle(o[lid], lid ^ 1);\n"
+            "}\n");
+  EXPECT_EQ(r.options, "-D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1");
+  // The prelude maps the builtins onto the library and declares what the program uses.
+  EXPECT_NE(r.source.find("#define ISG_NEED_identity 1\n"), std::string::npos);
+  EXPECT_NE(r.source.find("#define ISG_NEED_shuffle 1\n"), std::string::npos);
+  EXPECT_EQ(r.source.find("#define ISG_NEED_reduce"), std::string::npos);
+  EXPECT_NE(r.source.find("#define intel_sub_group_shuffle(...) "
+                          "__isg_intel_sub_group_shuffle(__isg_ctx, __VA_ARGS__)\n"),
+            std::string::npos);
+  EXPECT_NE(r.source.find("#define get_sub_group_local_id() "
+                          "__isg_get_sub_group_local_id(__isg_ctx)\n"),
+            std::string::npos);
+}
+
+TEST(Rewrite, MacroInProgram) {
+  auto r = rewrite(
+      "#define SHUF(x, i) intel_sub_group_shuffle(x, i)\n"
+      "kernel void k(global int* o) { o[0] = SHUF(o[0], 3u); }\n");
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(userPart(r),
+            "#define SHUF(x, i) intel_sub_group_shuffle(x, i)\n"
+            "kernel void k(global int* o, __local ulong16* __isg_scratch) {"
+            "__ISG_KERNEL_PROLOGUE(16, 4)  o[0] = SHUF(o[0], 3u); }\n");
+}
+
+TEST(Rewrite, MacroFromOptions) {
+  auto r = rewrite("kernel void k(global int* o) { o[0] = SHUF(o[0], 3u); }\n",
+                   "-cl-mad-enable -DSHUF=intel_sub_group_shuffle -cl-nv-verbose");
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(userPart(r),
+            "kernel void k(global int* o, __local ulong16* __isg_scratch) {"
+            "__ISG_KERNEL_PROLOGUE(16, 4)  o[0] = SHUF(o[0], 3u); }\n");
+  // Vendor options stay for the driver even though Clang never saw them.
+  EXPECT_EQ(r.options,
+            "-cl-mad-enable -DSHUF=intel_sub_group_shuffle -cl-nv-verbose "
+            "-D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1");
+}
+
+TEST(Rewrite, TokenPasting) {
+  auto r = rewrite(
+      "#define SG(op) intel_sub_group_##op\n"
+      "kernel void k(global uint* o) { o[0] = SG(shuffle_xor)(o[0], 1u); }\n");
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(userPart(r),
+            "#define SG(op) intel_sub_group_##op\n"
+            "kernel void k(global uint* o, __local ulong16* __isg_scratch) {"
+            "__ISG_KERNEL_PROLOGUE(16, 4)  o[0] = SG(shuffle_xor)(o[0], 1u); }\n");
+  EXPECT_EQ(kernel(r, "k")->families, std::vector<std::string>{"shuffle"});
+}
+
+TEST(Rewrite, HelpersAndPrototypes) {
+  auto r = rewrite(
+      "float leaf(float v);\n"
+      "float mid(float v) { return leaf(v) * 2.0f; }\n"
+      "float leaf(float v) { return sub_group_reduce_add(v); }\n"
+      "uint lane(void) { return get_sub_group_local_id(); }\n"
+      "uint lane2() { return lane(); }\n"
+      "float pure(float v) { return v + 1.0f; }\n"
+      "kernel void k(global float* o) { o[lane2()] = pure(mid(o[0])); }\n");
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(userPart(r),
+            "float leaf(__isg_ctx_t* __isg_ctx, float v);\n"
+            "float mid(__isg_ctx_t* __isg_ctx, float v) { return leaf(__isg_ctx, v) * 2.0f; }\n"
+            "float leaf(__isg_ctx_t* __isg_ctx, float v) { return sub_group_reduce_add(v); }\n"
+            "uint lane(__isg_ctx_t* __isg_ctx) { return get_sub_group_local_id(); }\n"
+            "uint lane2(__isg_ctx_t* __isg_ctx) { return lane(__isg_ctx); }\n"
+            "float pure(float v) { return v + 1.0f; }\n"
+            "kernel void k(global float* o, __local ulong16* __isg_scratch) {"
+            "__ISG_KERNEL_PROLOGUE(16, 4)  o[lane2(__isg_ctx)] = pure(mid(__isg_ctx, o[0])); }\n");
+  EXPECT_EQ(kernel(r, "k")->families, (std::vector<std::string>{"identity", "reduce"}));
+}
+
+TEST(Rewrite, HelperCalledFromMacroBodyTwice) {
+  auto r = rewrite(
+      "int bcast(int v) { return sub_group_broadcast(v, 0u); }\n"
+      "#define B(x) bcast(x)\n"
+      "kernel void k(global int* o) {\n"
+      "  o[0] = B(o[1]) + B(o[2]);\n"
+      "}\n");
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(userPart(r),
+            "int bcast(__isg_ctx_t* __isg_ctx, int v) { return sub_group_broadcast(v, 0u); }\n"
+            "#define B(x) bcast(__isg_ctx, x)\n"
+            "kernel void k(global int* o, __local ulong16* __isg_scratch) {"
+            "__ISG_KERNEL_PROLOGUE(16, 4) \n"
+            "  o[0] = B(o[1]) + B(o[2]);\n"
+            "}\n");
+}
+
+TEST(Rewrite, MacroSharedByPlainAndThreadedHelpersIsAnError) {
+  auto r = rewrite(
+      "int a(int v) { return sub_group_broadcast(v, 0u); }\n"
+      "int b(int v) { return v; }\n"
+      "#define CALL(f, x) f(x)\n"
+      "kernel void k(global int* o) { o[0] = CALL(a, o[1]) + CALL(b, o[2]); }\n");
+  ASSERT_EQ(r.status, Status::Error);
+  EXPECT_NE(r.log.find("cannot pass the sub-group context through this macro"), std::string::npos)
+      << r.log;
+}
+
+TEST(Rewrite, TwoKernelsWithRequiredSizes) {
+  auto r = rewrite(
+      "#define SGS(n) __attribute__((intel_reqd_sub_group_size(n)))\n"
+      "__attribute__((intel_reqd_sub_group_size(16)))\n"
+      "__attribute__((reqd_work_group_size(64, 2, 1)))\n"
+      "kernel void k16(global uint* o) { o[0] = intel_sub_group_shuffle(o[0], 1u); }\n"
+      "SGS(8) kernel void k8(global ulong* o, int n) { o[0] = sub_group_scan_inclusive_add(o[n]); }\n"
+      "kernel void none(global int* o) { o[0] = 0; }\n");
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(userPart(r),
+            "#define SGS(n) __attribute__((intel_reqd_sub_group_size(n)))\n"
+            "__attribute__((intel_reqd_sub_group_size(16)))\n"
+            "__attribute__((reqd_work_group_size(64, 2, 1)))\n"
+            "kernel void k16(global uint* o, __local ulong16* __isg_scratch) {"
+            "__ISG_KERNEL_PROLOGUE(16, 4)  o[0] = intel_sub_group_shuffle(o[0], 1u); }\n"
+            "SGS(8) kernel void k8(global ulong* o, int n, __local ulong16* __isg_scratch) {"
+            "__ISG_KERNEL_PROLOGUE(8, 8)  o[0] = sub_group_scan_inclusive_add(o[n]); }\n"
+            "kernel void none(global int* o) { o[0] = 0; }\n");
+  ASSERT_EQ(r.kernels.size(), 3u);
+  const auto* k16 = kernel(r, "k16");
+  EXPECT_EQ(k16->subGroupSize, 16u);
+  EXPECT_TRUE(k16->requiredSubGroupSize);
+  EXPECT_EQ(k16->reqdWorkGroupSize[0], 64u);
+  EXPECT_EQ(k16->reqdWorkGroupSize[1], 2u);
+  EXPECT_EQ(k16->reqdWorkGroupSize[2], 1u);
+  const auto* k8 = kernel(r, "k8");
+  EXPECT_EQ(k8->subGroupSize, 8u);
+  EXPECT_TRUE(k8->requiredSubGroupSize);
+  EXPECT_EQ(k8->scratchBytesPerItem, 8u);
+  EXPECT_EQ(k8->numUserArgs, 2u);
+  ASSERT_EQ(k8->hiddenArgs.size(), 1u);
+  EXPECT_EQ(k8->hiddenArgs[0].index, 2u);
+  EXPECT_EQ(k8->reqdWorkGroupSize[0], 0u);
+  const auto* none = kernel(r, "none");
+  EXPECT_EQ(none->subGroupSize, 16u);
+  EXPECT_FALSE(none->requiredSubGroupSize);
+  EXPECT_TRUE(none->families.empty());
+  EXPECT_TRUE(none->hiddenArgs.empty());
+  EXPECT_EQ(none->scratchBytesPerItem, 0u);
+}
+
+TEST(Rewrite, NamedHeaderWithHelper) {
+  std::vector<isg::SourceFile> headers = {
+      {"inc/sg.h",
+       "#pragma OPENCL EXTENSION cl_intel_subgroups : enable\n"
+       "inline uint lane(void) { return get_sub_group_local_id(); }\n"}};
+  auto r = rewrite("#include \"inc/sg.h\"\nkernel void k(global uint* o) { o[lane()] = 1; }\n", "",
+                   headers);
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(userPart(r),
+            "#include \"inc/sg.h\"\n"
+            "kernel void k(global uint* o, __local ulong16* __isg_scratch) {"
+            "__ISG_KERNEL_PROLOGUE(16, 0)  o[lane(__isg_ctx)] = 1; }\n");
+  ASSERT_EQ(r.headers.size(), 1u);
+  EXPECT_EQ(r.headers[0].name, "inc/sg.h");
+  EXPECT_EQ(r.headers[0].text,
+            "\n"
+            "inline uint lane(__isg_ctx_t* __isg_ctx) { return get_sub_group_local_id(); }\n");
+}
+
+TEST(Rewrite, HelperInDiskHeaderIsAnError) {
+  std::string dir = ::testing::TempDir() + "isg_rw_inc";
+  std::string cmd = "mkdir -p " + dir;
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  FILE* f = std::fopen((dir + "/disk.h").c_str(), "w");
+  ASSERT_TRUE(f);
+  std::fputs("uint lane(void) { return get_sub_group_local_id(); }\n", f);
+  std::fclose(f);
+  auto r = rewrite("#include \"disk.h\"\nkernel void k(global uint* o) { o[lane()] = 1; }\n",
+                   "-I " + dir);
+  ASSERT_EQ(r.status, Status::Error);
+  EXPECT_NE(r.log.find(dir + "/disk.h:1:6: error: cannot rewrite the declaration of 'lane'"),
+            std::string::npos)
+      << r.log;
+}
+
+TEST(Rewrite, PragmaLinesAreBlanked) {
+  std::string src =
+      "#pragma OPENCL EXTENSION cl_intel_subgroups : enable\r\n"
+      "  #  pragma OPENCL EXTENSION cl_intel_required_subgroup_size: enable\n"
+      "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+      "kernel void k(global uint* o) { o[0] = get_sub_group_size(); }\n";
+  auto r = rewrite(src);
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(userPart(r),
+            "\r\n"
+            "\n"
+            "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+            "kernel void k(global uint* o, __local ulong16* __isg_scratch) {"
+            "__ISG_KERNEL_PROLOGUE(16, 0)  o[0] = get_sub_group_size(); }\n");
+}
+
+TEST(Rewrite, GnuAsmParses) {
+  auto r = rewrite(
+      "kernel void k(global uint* o) {\n"
+      "  uint v = get_sub_group_local_id();\n"
+      "  asm volatile(\"mov.u32 %0, %0;\" : \"+r\"(v));\n"
+      "  o[0] = v;\n"
+      "}\n");
+  EXPECT_REWRITTEN(r);
+}
+
+TEST(Rewrite, LineCountPreserved) {
+  std::string src =
+      "// a comment\n"
+      "float h(float v)\n{\n  return intel_sub_group_shuffle_up(v, v, 1u);\n}\n\n"
+      "kernel void\nk(global float* o,\n  int n)\n{\n  o[n] = h(o[n]);\n}\n";
+  auto r = rewrite(src);
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(lines(userPart(r)), lines(src));
+  ASSERT_EQ(r.lineMap.size(), 1u);
+  EXPECT_EQ(r.lineMap[0].originalFirst, 1u);
+  EXPECT_EQ(lines(r.source), r.lineMap[0].rewrittenFirst - 1 + lines(src));
+}
+
+TEST(Rewrite, OtherStrategiesHaveNoHiddenArguments) {
+  auto t = localTraits();
+  t.strategy = isg::Strategy::NvidiaPtx;
+  t.supportedSubGroupSizes = {8, 16, 32};
+  auto r = rewrite("kernel void k(global uint* o) { o[0] = intel_sub_group_shuffle(o[0], 1u); }\n",
+                   "", {}, t);
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(userPart(r),
+            "kernel void k(global uint* o) {__ISG_KERNEL_PROLOGUE(16, 4)  o[0] = "
+            "intel_sub_group_shuffle(o[0], 1u); }\n");
+  EXPECT_TRUE(r.kernels[0].hiddenArgs.empty());
+}
+
+TEST(Rewrite, KernelWithoutParameters) {
+  auto r = rewrite("kernel void a(void) { sub_group_barrier(CLK_LOCAL_MEM_FENCE); }\n"
+                   "kernel void b() { sub_group_barrier(CLK_LOCAL_MEM_FENCE); }\n");
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(userPart(r),
+            "kernel void a(__local ulong16* __isg_scratch) {__ISG_KERNEL_PROLOGUE(16, 0)  "
+            "sub_group_barrier(CLK_LOCAL_MEM_FENCE); }\n"
+            "kernel void b(__local ulong16* __isg_scratch) {__ISG_KERNEL_PROLOGUE(16, 0)  "
+            "sub_group_barrier(CLK_LOCAL_MEM_FENCE); }\n");
+  EXPECT_EQ(r.kernels[0].hiddenArgs[0].index, 0u);
+}
+
+TEST(Rewrite, BlockReadsAndHalfWhenSupported) {
+  auto t = localTraits();
+  t.fp16 = true;
+  auto r = rewrite(
+      "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+      "kernel void k(global uint* p, global half* h, read_only image2d_t img) {\n"
+      "  uint4 v = intel_sub_group_block_read4(p) + intel_sub_group_block_read4(img, (int2)(0, 0));\n"
+      "  intel_sub_group_block_write4(p, v);\n"
+      "  h[0] = intel_sub_group_shuffle(h[0], 1u);\n"
+      "}\n",
+      "", {}, t);
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(kernel(r, "k")->families, (std::vector<std::string>{"shuffle", "block"}));
+  EXPECT_EQ(kernel(r, "k")->scratchBytesPerItem, 4u);  // 2-byte half, at least 4
+  // Without fp16 the same program does not resolve.
+  auto e = rewrite(
+      "kernel void k(global half* h) { h[0] = intel_sub_group_shuffle(h[0], 1u); }\n");
+  EXPECT_EQ(e.status, Status::Error);
+}
+
+TEST(Rewrite, KernelPrototypeGetsTheHiddenArgumentToo) {
+  auto r = rewrite(
+      "kernel void k(global int* o);\n"
+      "kernel void k(global int* o) { o[0] = sub_group_all(o[0]); }\n");
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(userPart(r),
+            "kernel void k(global int* o, __local ulong16* __isg_scratch);\n"
+            "kernel void k(global int* o, __local ulong16* __isg_scratch) {"
+            "__ISG_KERNEL_PROLOGUE(16, 4)  o[0] = sub_group_all(o[0]); }\n");
+}
+
+TEST(Rewrite, OpenCL30WithDoubles) {
+  auto t = localTraits();
+  t.fp64 = true;
+  const std::string src =
+      "kernel void k(global double* o, read_write image2d_t img, global uint* p) {\n"
+      "  o[0] = sub_group_reduce_add(o[0]) + intel_sub_group_shuffle(o[1], 2u);\n"
+      "  p[0] = intel_sub_group_block_read2(img, (int2)(0, 0)).x;\n"
+      "  sub_group_barrier(CLK_LOCAL_MEM_FENCE, memory_scope_sub_group);\n"
+      "}\n";
+  auto r = rewrite(src, "-cl-std=CL3.0", {}, t);
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(r.kernels[0].scratchBytesPerItem, 8u);
+  EXPECT_EQ(r.kernels[0].families,
+            (std::vector<std::string>{"barrier", "reduce", "shuffle", "block"}));
+  t.fp64 = false;  // a device without doubles: the driver would refuse it as well
+  EXPECT_EQ(rewrite(src, "-cl-std=CL3.0", {}, t).status, Status::Error);
+}
+
+TEST(Rewrite, ConcurrentCallers) {
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &failures] {
+      for (int i = 0; i < 4; ++i) {
+        std::string src = "kernel void k" + std::to_string(t * 10 + i) +
+                          "(global int* o) { o[0] = sub_group_broadcast(o[0], 1u); }\n";
+        auto r = rewrite(src);
+        if (r.status != Status::Rewritten || r.kernels.size() != 1 ||
+            r.kernels[0].name != "k" + std::to_string(t * 10 + i))
+          ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+// ---- manifest ------------------------------------------------------------------------------
+
+TEST(Manifest, ScratchBytesAndArguments) {
+  auto r = rewrite(
+      "kernel void u(global uint* a, global uint* b, int n) { a[0] = intel_sub_group_shuffle(b[n], 1u); }\n"
+      "kernel void f4(global float4* a) { a[0] = intel_sub_group_shuffle_down(a[0], a[1], 1u); }\n"
+      "kernel void f3(global float3* a) { a[0] = intel_sub_group_shuffle(a[0], 1u); }\n"
+      "kernel void v(global int* a) { a[0] = sub_group_any(a[0]); }\n");
+  EXPECT_REWRITTEN(r);
+  const auto* u = kernel(r, "u");
+  EXPECT_EQ(u->scratchBytesPerItem, 4u);
+  EXPECT_EQ(u->numUserArgs, 3u);
+  ASSERT_EQ(u->hiddenArgs.size(), 1u);
+  EXPECT_EQ(u->hiddenArgs[0].kind, isg::HiddenArg::Kind::LocalScratch);
+  EXPECT_EQ(u->hiddenArgs[0].index, 3u);
+  EXPECT_EQ(kernel(r, "f4")->scratchBytesPerItem, 32u);
+  EXPECT_EQ(kernel(r, "f3")->scratchBytesPerItem, 16u);  // vec3 is sized as vec4
+  EXPECT_EQ(kernel(r, "v")->scratchBytesPerItem, 4u);
+  EXPECT_EQ(kernel(r, "v")->families, std::vector<std::string>{"vote"});
+}
+
+TEST(Manifest, Json) {
+  auto r = rewrite(
+      "__attribute__((reqd_work_group_size(32, 1, 1)))\n"
+      "kernel void k(global uint* a) { a[0] = intel_sub_group_shuffle(a[0], 1u); }\n");
+  EXPECT_REWRITTEN(r);
+  std::string json = isg::manifestToJson(r);
+  std::string first = std::to_string(r.lineMap[0].rewrittenFirst);
+  EXPECT_EQ(json,
+            "{\n"
+            "  \"status\": \"rewritten\",\n"
+            "  \"kernels\": [\n"
+            "    {\n"
+            "      \"name\": \"k\",\n"
+            "      \"subGroupSize\": 16,\n"
+            "      \"requiredSubGroupSize\": false,\n"
+            "      \"families\": [\"shuffle\"],\n"
+            "      \"scratchBytesPerItem\": 4,\n"
+            "      \"numUserArgs\": 1,\n"
+            "      \"hiddenArgs\": [{\"kind\": \"local-scratch\", \"index\": 1}],\n"
+            "      \"reqdWorkGroupSize\": [32, 1, 1]\n"
+            "    }\n"
+            "  ],\n"
+            "  \"lineMap\": [\n"
+            "    {\"rewrittenFile\": \"<source>\", \"rewrittenFirst\": " + first +
+                ", \"count\": 3, \"originalFile\": \"<source>\", \"originalFirst\": 1}\n"
+            "  ],\n"
+            "  \"log\": \"\"\n"
+            "}\n");
+  EXPECT_EQ(isg::manifestToJson(RewriteResult{}),
+            "{\n  \"status\": \"pass-through\",\n  \"kernels\": [],\n  \"lineMap\": [],\n"
+            "  \"log\": \"\"\n}\n");
+}
+
+// ---- errors --------------------------------------------------------------------------------
+
+TEST(Errors, UnsupportedSubGroupSize) {
+  auto r = rewrite(
+      "\n"
+      "__attribute__((intel_reqd_sub_group_size(4)))\n"
+      "kernel void k(global uint* o) { o[0] = get_sub_group_local_id(); }\n");
+  ASSERT_EQ(r.status, Status::Error);
+  EXPECT_EQ(r.log,
+            "<source>:3:13: error: kernel 'k' needs sub-group size 4, which this device does not "
+            "support (supported sizes: 8, 16, 32)\n");
+}
+
+TEST(Errors, SyntaxErrorPointsAtUserLine) {
+  auto r = rewrite(
+      "// line 1\n"
+      "kernel void k(global uint* o) {\n"
+      "  o[0] = intel_sub_group_shuffle(o[0] 1u);\n"
+      "}\n");
+  ASSERT_EQ(r.status, Status::Error);
+  EXPECT_EQ(r.log.rfind("<source>:3:39: error: expected ')'\n", 0), 0u) << r.log;
+  EXPECT_EQ(r.source, "");
+}
+
+TEST(Errors, ShuffleOfStruct) {
+  auto r = rewrite(
+      "struct S { int a; };\n"
+      "kernel void k(global struct S* o) { o[0] = intel_sub_group_shuffle(o[0], 1u); }\n");
+  ASSERT_EQ(r.status, Status::Error);
+  EXPECT_NE(r.log.find("<source>:2:44: error: no matching function for call to "
+                       "'intel_sub_group_shuffle'"),
+            std::string::npos)
+      << r.log;
+  // The candidate list points into the rewriter's own declarations; users need none of it.
+  EXPECT_EQ(r.log.find("candidate"), std::string::npos) << r.log;
+}
+
+TEST(Errors, ErrorInHeaderNamesTheHeader) {
+  auto r = rewrite("#include \"a.h\"\nkernel void k(global uint* o) { o[0] = lane(); }\n", "",
+                   {{"a.h", "uint lane(void) { return get_sub_group_local_id() }\n"}});
+  ASSERT_EQ(r.status, Status::Error);
+  EXPECT_NE(r.log.find("a.h:1:50: error: expected ';'"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("In file included from <source>:1:"), std::string::npos) << r.log;
+}
+
+// ---- build logs ----------------------------------------------------------------------------
+
+class BuildLog : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    r = rewrite("kernel void k(global uint* o) {\n  o[0] = intel_sub_group_shuffle(o[0], 1u);\n}\n");
+    ASSERT_EQ(r.status, Status::Rewritten) << r.log;
+    first = r.lineMap[0].rewrittenFirst;
+  }
+  std::string at(unsigned userLine) { return std::to_string(first + userLine - 1); }
+  RewriteResult r;
+  unsigned first = 0;
+};
+
+TEST_F(BuildLog, PoclStyle) {
+  std::string log =
+      "<stdin>:5:10: warning: unused variable 'x' [-Wunused-variable]\n"
+      "  uint x;\n"
+      "       ^\n"
+      "<stdin>:6:3: note: expanded from here\n"
+      "<stdin>:" + at(2) + ":8: warning: implicit conversion [-Wconversion]\n"
+      "  o[0] = intel_sub_group_shuffle(o[0], 1u);\n"
+      "       ^\n"
+      "<stdin>:3:1: note: expanded from macro 'intel_sub_group_shuffle'\n"
+      "<stdin>:7:2: error: something broke in the library\n"
+      "2 warnings and 1 error generated.\n";
+  EXPECT_EQ(isg::mapBuildLog(log, r),
+            "<stdin>:2:8: warning: implicit conversion [-Wconversion]\n"
+            "  o[0] = intel_sub_group_shuffle(o[0], 1u);\n"
+            "       ^\n"
+            "<isg-builtins>:3:1: note: expanded from macro 'intel_sub_group_shuffle'\n"
+            "<isg-builtins>:7:2: error: something broke in the library\n"
+            "2 warnings and 1 error generated.\n");
+}
+
+TEST_F(BuildLog, PoclSeverityFirst) {
+  // What PoCL 3.1 writes for the kernel-cache copy of the program.
+  std::string log =
+      "warning: /root/.cache/pocl/kcache/tempfile_Wio0ng.cl:" + at(3) + ":6: expression result unused\n"
+      "warning: /root/.cache/pocl/kcache/tempfile_Wio0ng.cl:40:6: unused in the library\n"
+      "error: /root/.cache/pocl/kcache/tempfile_Wio0ng.cl:41:2: broken library\n";
+  EXPECT_EQ(isg::mapBuildLog(log, r),
+            "warning: /root/.cache/pocl/kcache/tempfile_Wio0ng.cl:3:6: expression result unused\n"
+            "error: <isg-builtins>:41:2: broken library\n");
+}
+
+TEST_F(BuildLog, NvidiaStyle) {
+  std::string log =
+      "<kernel>:" + at(2) + ":39: error: use of undeclared identifier 'y'\n"
+      "<kernel>:" + at(3) + ": warning: something\n"
+      "<kernel>:12:1: warning: in the prelude\n";
+  EXPECT_EQ(isg::mapBuildLog(log, r),
+            "<kernel>:2:39: error: use of undeclared identifier 'y'\n"
+            "<kernel>:3: warning: something\n");
+}
+
+TEST_F(BuildLog, HeadersAndIncludeChainsKeepTheirLines) {
+  std::string log =
+      "In file included from <kernel>:" + at(1) + ":\n"
+      "inc/a.h:4:2: error: bad\n";
+  EXPECT_EQ(isg::mapBuildLog(log, r),
+            "In file included from <kernel>:1:\n"
+            "inc/a.h:4:2: error: bad\n");
+  EXPECT_EQ(isg::mapBuildLog(log, RewriteResult{}), log);  // pass-through: nothing moved
+}
+
+// ---- misc ----------------------------------------------------------------------------------
+
+TEST(Misc, Strategies) {
+  for (auto s : {isg::Strategy::Native, isg::Strategy::NvidiaPtx, isg::Strategy::Khr,
+                 isg::Strategy::Local}) {
+    isg::Strategy parsed{};
+    ASSERT_TRUE(isg::parseStrategy(isg::strategyName(s), &parsed));
+    EXPECT_EQ(parsed, s);
+  }
+  isg::Strategy unused{};
+  EXPECT_FALSE(isg::parseStrategy("cuda", &unused));
+  EXPECT_EQ(isg::extensionMacroOptions(localTraits()),
+            "-D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1");
+}
+
+TEST(Misc, CachedResultIsIdentical) {
+  std::string src = "kernel void k(global int* o) { o[0] = sub_group_reduce_max(o[1]); }\n";
+  auto a = rewrite(src);
+  auto b = rewrite(src);
+  EXPECT_REWRITTEN(a);
+  EXPECT_EQ(a.source, b.source);
+  EXPECT_EQ(isg::manifestToJson(a), isg::manifestToJson(b));
+}
+
+TEST(Misc, HostileInputsDoNotCrash) {
+  std::string deep(5000, '(');
+  for (const std::string& src :
+       {std::string("kernel void k() { int x = ") + deep + "get_sub_group_id(); }",
+        std::string("#include \"/nonexistent/x.h\"\nkernel void k() { get_sub_group_id(); }"),
+        std::string("#include \"self.cl\"\nsub_group_reduce_add"),
+        std::string("\0intel_sub_group_shuffle\xff\xfe", 26)}) {
+    auto r = rewrite(src);
+    EXPECT_EQ(r.status, Status::Error);
+    EXPECT_FALSE(r.log.empty());
+  }
+}
+
+}  // namespace

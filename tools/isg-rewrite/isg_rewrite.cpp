@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+// isg-rewrite: runs the rewriter outside OpenCL, to see what a driver would receive.
+//   isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N] [--fp16] [--fp64]
+//               [--manifest] [--header NAME=PATH]... [build options...] file.cl
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "isg/rewriter.h"
+
+namespace {
+
+int usage() {
+  std::cerr << "usage: isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N] [--fp16]\n"
+               "                   [--fp64] [--manifest] [--header NAME=PATH]...\n"
+               "                   [build options...] file.cl\n"
+               "Prints the source the driver would compile (or the manifest as JSON); exits 1\n"
+               "with the build log when the program cannot be rewritten.\n";
+  return 2;
+}
+
+bool readFile(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  *out = s.str();
+  return true;
+}
+
+// Build options are one string for the driver; keep multi-word arguments together.
+std::string quoteOption(const std::string& a) {
+  if (a.find_first_of(" \t\"'\\") == std::string::npos) return a;
+  std::string q = "\"";
+  for (char c : a) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  isg::RewriteInput in;
+  in.traits.supportedSubGroupSizes = {8, 16, 32};
+  bool manifest = false, haveStrategy = false;
+  std::string file;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](std::string* v) {
+      if (i + 1 >= argc) return false;
+      *v = argv[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "--strategy") {
+      if (!value(&v) || !isg::parseStrategy(v, &in.traits.strategy)) return usage();
+      haveStrategy = true;
+    } else if (a == "--sub-group-size") {
+      if (!value(&v)) return usage();
+      in.traits.defaultSubGroupSize = unsigned(std::strtoul(v.c_str(), nullptr, 10));
+    } else if (a == "--fp16") {
+      in.traits.fp16 = true;
+    } else if (a == "--fp64") {
+      in.traits.fp64 = true;
+    } else if (a == "--manifest") {
+      manifest = true;
+    } else if (a == "--header") {
+      std::size_t eq;
+      if (!value(&v) || (eq = v.find('=')) == std::string::npos) return usage();
+      isg::SourceFile h{v.substr(0, eq), {}};
+      if (!readFile(v.substr(eq + 1), &h.text)) {
+        std::cerr << "isg-rewrite: cannot read " << v.substr(eq + 1) << "\n";
+        return 2;
+      }
+      in.headers.push_back(std::move(h));
+    } else if (a == "--help" || a == "-h") {
+      return usage();
+    } else if (i == argc - 1) {
+      file = a;
+    } else {
+      in.options += (in.options.empty() ? "" : " ") + quoteOption(a);
+    }
+  }
+  if (!haveStrategy || file.empty()) return usage();
+  if (!readFile(file, &in.source)) {
+    std::cerr << "isg-rewrite: cannot read " << file << "\n";
+    return 2;
+  }
+  bool found = false;
+  for (unsigned s : in.traits.supportedSubGroupSizes) found |= s == in.traits.defaultSubGroupSize;
+  if (!found) in.traits.supportedSubGroupSizes.push_back(in.traits.defaultSubGroupSize);
+
+  isg::RewriteResult r = isg::rewriteProgram(in);
+  if (manifest) {
+    std::cout << isg::manifestToJson(r);
+  } else if (r.status == isg::RewriteResult::Status::Rewritten) {
+    std::cout << r.source;
+  } else if (r.status == isg::RewriteResult::Status::PassThrough) {
+    std::cout << in.source;
+  }
+  if (r.status == isg::RewriteResult::Status::Error) {
+    std::cerr << r.log;
+    return 1;
+  }
+  return 0;
+}
