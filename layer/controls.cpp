@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+#include "controls.h"
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+
+namespace isg {
+namespace {
+
+struct NamedValue {
+  const char* name;
+  int value;
+};
+
+template <class Enum, std::size_t N>
+bool parseNamed(std::string_view text, const NamedValue (&names)[N], Enum* out) {
+  for (const NamedValue& n : names) {
+    if (text == n.name) {
+      *out = static_cast<Enum>(n.value);
+      return true;
+    }
+  }
+  return false;
+}
+
+template <class Enum, std::size_t N>
+std::string formatNamed(Enum value, const NamedValue (&names)[N]) {
+  for (const NamedValue& n : names)
+    if (static_cast<int>(value) == n.value) return n.name;
+  return "?";
+}
+
+const NamedValue kLogLevelNames[] = {{"error", static_cast<int>(LogLevel::Error)},
+                                     {"warning", static_cast<int>(LogLevel::Warning)},
+                                     {"info", static_cast<int>(LogLevel::Info)},
+                                     {"debug", static_cast<int>(LogLevel::Debug)}};
+
+// The spellings are those of isg::strategyName (rewriter.h), which the layer maps them to.
+const NamedValue kStrategyNames[] = {{"auto", static_cast<int>(StrategyChoice::Auto)},
+                                     {"native", static_cast<int>(StrategyChoice::Native)},
+                                     {"nvidia-ptx", static_cast<int>(StrategyChoice::NvidiaPtx)},
+                                     {"khr", static_cast<int>(StrategyChoice::Khr)},
+                                     {"local", static_cast<int>(StrategyChoice::Local)}};
+
+}  // namespace
+
+bool parseControlValue(std::string_view text, LogLevel* out) {
+  return parseNamed(text, kLogLevelNames, out);
+}
+bool parseControlValue(std::string_view text, StrategyChoice* out) {
+  return parseNamed(text, kStrategyNames, out);
+}
+bool parseControlValue(std::string_view text, bool* out) {
+  if (text == "1" || text == "true" || text == "on" || text == "yes") {
+    *out = true;
+    return true;
+  }
+  if (text == "0" || text == "false" || text == "off" || text == "no") {
+    *out = false;
+    return true;
+  }
+  return false;
+}
+bool parseControlValue(std::string_view text, unsigned* out) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos) return false;
+  std::string copy(text);
+  errno = 0;
+  unsigned long long value = std::strtoull(copy.c_str(), nullptr, 10);
+  if (errno != 0 || value > UINT_MAX) return false;
+  *out = static_cast<unsigned>(value);
+  return true;
+}
+bool parseControlValue(std::string_view text, std::string* out) {
+  *out = std::string(text);
+  return true;
+}
+
+std::string formatControlValue(LogLevel value) { return formatNamed(value, kLogLevelNames); }
+std::string formatControlValue(StrategyChoice value) { return formatNamed(value, kStrategyNames); }
+std::string formatControlValue(bool value) { return value ? "1" : "0"; }
+std::string formatControlValue(unsigned value) { return std::to_string(value); }
+std::string formatControlValue(const std::string& value) { return value; }
+
+const char* controlTypeDescription(const LogLevel*) { return "error | warning | info | debug"; }
+const char* controlTypeDescription(const StrategyChoice*) {
+  return "auto | native | nvidia-ptx | khr | local";
+}
+const char* controlTypeDescription(const bool*) { return "0 | 1"; }
+const char* controlTypeDescription(const unsigned*) { return "unsigned integer"; }
+const char* controlTypeDescription(const std::string*) { return "text"; }
+
+std::vector<ControlDescription> describeControls() {
+  std::vector<ControlDescription> rows;
+#define ISG_CONTROL(type, name, def, doc)                                                         \
+  {                                                                                               \
+    type probe{};                                                                                 \
+    rows.push_back({"ISG_" #name, controlTypeDescription(static_cast<const type*>(nullptr)), def, \
+                    doc, parseControlValue(def, &probe)});                                        \
+  }
+  ISG_CONTROLS(ISG_CONTROL)
+#undef ISG_CONTROL
+  return rows;
+}
+
+Config loadConfig(const std::function<const char*(const char*)>& lookup,
+                  std::vector<std::string>* problems, std::vector<std::string>* nonDefaults) {
+  Config config;
+#define ISG_CONTROL(type, name, def, doc)                                              \
+  if (const char* text = lookup("ISG_" #name)) {                                       \
+    type value{};                                                                      \
+    if (parseControlValue(text, &value)) {                                             \
+      config.name = value;                                                             \
+    } else if (problems) {                                                             \
+      problems->push_back(std::string("ISG_" #name "='") + text + "' is not " +        \
+                          controlTypeDescription(static_cast<const type*>(nullptr)) +  \
+                          "; keeping the default '" + def + "'");                      \
+    }                                                                                  \
+  }                                                                                    \
+  if (nonDefaults &&                                                                   \
+      formatControlValue(config.name) != formatControlValue(parsedDefault<type>(def))) \
+    nonDefaults->push_back("ISG_" #name "=" + formatControlValue(config.name));
+  ISG_CONTROLS(ISG_CONTROL)
+#undef ISG_CONTROL
+  return config;
+}
+
+}  // namespace isg

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// The layer's configuration, generated from controls.def. This header and controls.cpp depend on
+// nothing but the standard library so that tools/gen-controls-doc can expand the same table.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace isg {
+
+enum class LogLevel { Error, Warning, Info, Debug };
+
+// ISG_STRATEGY: Auto detects per device; the others force one strategy.
+enum class StrategyChoice { Auto, Native, NvidiaPtx, Khr, Local };
+
+// One parser, printer and description per control type; a row of controls.def with a type that
+// has none of these does not compile.
+bool parseControlValue(std::string_view text, LogLevel* out);
+bool parseControlValue(std::string_view text, StrategyChoice* out);
+bool parseControlValue(std::string_view text, bool* out);
+bool parseControlValue(std::string_view text, unsigned* out);
+bool parseControlValue(std::string_view text, std::string* out);
+
+std::string formatControlValue(LogLevel value);
+std::string formatControlValue(StrategyChoice value);
+std::string formatControlValue(bool value);
+std::string formatControlValue(unsigned value);
+std::string formatControlValue(const std::string& value);
+
+// What a value of the type may be, for docs/controls.md.
+const char* controlTypeDescription(const LogLevel*);
+const char* controlTypeDescription(const StrategyChoice*);
+const char* controlTypeDescription(const bool*);
+const char* controlTypeDescription(const unsigned*);
+const char* controlTypeDescription(const std::string*);
+
+// A default that does not parse is a bug in controls.def; the default-constructed value is
+// used and gen-controls-doc (run as a test) reports it.
+template <class T>
+T parsedDefault(const char* text) {
+  T value{};
+  parseControlValue(text, &value);
+  return value;
+}
+
+#include "controls.def"
+
+struct Config {
+#define ISG_CONTROL(type, name, def, doc) type name = parsedDefault<type>(def);
+  ISG_CONTROLS(ISG_CONTROL)
+#undef ISG_CONTROL
+};
+
+// One row of the table as text, for the documentation generator.
+struct ControlDescription {
+  std::string environmentVariable;  // ISG_<name>
+  std::string type;                 // controlTypeDescription
+  std::string defaultText;          // as written in controls.def
+  std::string doc;
+  bool defaultParses = true;
+};
+std::vector<ControlDescription> describeControls();
+
+// Reads every control from the environment (`lookup` returns nullptr for unset variables).
+// Invalid values keep the default and are described in *problems; *nonDefaults lists
+// "ISG_X=value" for each control that differs from its default.
+Config loadConfig(const std::function<const char*(const char*)>& lookup,
+                  std::vector<std::string>* problems, std::vector<std::string>* nonDefaults);
+
+}  // namespace isg

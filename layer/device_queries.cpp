@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+// clGetDeviceInfo: a device the layer emulates on reports the Intel extensions and the
+// sub-group limits the emulation gives it.
+#include <CL/cl_ext.h>
+
+#include <string>
+#include <vector>
+
+#include "device_strategy.h"
+#include "driver_queries.h"
+#include "layer_api.h"
+#include "param_util.h"
+
+// The advertised extensions come from the builtins table, not from a list of our own.
+#include "builtins.def"
+
+namespace isg {
+namespace {
+
+struct AdvertisedExtension {
+  const char* name;
+  cl_version version;
+};
+
+const AdvertisedExtension kAdvertisedExtensions[] = {
+#define ISG_EXTENSION(name, major, minor, patch) {#name, CL_MAKE_VERSION(major, minor, patch)},
+    ISG_EXTENSIONS(ISG_EXTENSION)
+#undef ISG_EXTENSION
+};
+
+bool containsWord(const std::string& list, const std::string& word) {
+  size_t pos = 0;
+  while ((pos = list.find(word, pos)) != std::string::npos) {
+    bool startOk = pos == 0 || list[pos - 1] == ' ';
+    bool endOk = pos + word.size() == list.size() || list[pos + word.size()] == ' ';
+    if (startOk && endOk) return true;
+    pos += word.size();
+  }
+  return false;
+}
+
+// Keeps the driver's convention: if its list ends with a space, so does ours.
+std::string extendedExtensionString(const std::string& driver) {
+  std::string out = driver;
+  const bool trailingSpace = !out.empty() && out.back() == ' ';
+  for (const AdvertisedExtension& e : kAdvertisedExtensions) {
+    if (containsWord(out, e.name)) continue;
+    if (!out.empty() && out.back() != ' ') out += ' ';
+    out += e.name;
+    if (trailingSpace) out += ' ';
+  }
+  return out;
+}
+
+cl_int answerExtensions(cl_device_id device, size_t size, void* value, size_t* size_ret) {
+  std::string driver;
+  cl_int err = deviceString(device, CL_DEVICE_EXTENSIONS, &driver);
+  if (err != CL_SUCCESS) return err;
+  return writeString(size, value, size_ret, extendedExtensionString(driver));
+}
+
+cl_int answerExtensionsWithVersion(cl_device_id device, size_t size, void* value,
+                                   size_t* size_ret) {
+  std::vector<cl_name_version> list;
+  cl_int err = deviceArray(device, CL_DEVICE_EXTENSIONS_WITH_VERSION, &list);
+  if (err != CL_SUCCESS) return err;  // an OpenCL 1.x device does not know the query
+  for (const AdvertisedExtension& e : kAdvertisedExtensions) {
+    bool present = false;
+    for (const cl_name_version& v : list) present = present || std::string(v.name) == e.name;
+    if (present) continue;
+    cl_name_version entry{};
+    entry.version = e.version;
+    std::snprintf(entry.name, sizeof entry.name, "%s", e.name);
+    list.push_back(entry);
+  }
+  return writeArray(size, value, size_ret, list);
+}
+
+}  // namespace
+
+cl_int CL_API_CALL clGetDeviceInfo_layer(cl_device_id device, cl_device_info param_name,
+                                         size_t param_value_size, void* param_value,
+                                         size_t* param_value_size_ret) {
+  return guardedEntry("clGetDeviceInfo", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clGetDeviceInfo);
+    auto forward = [&] {
+      return next().clGetDeviceInfo(device, param_name, param_value_size, param_value,
+                                    param_value_size_ret);
+    };
+    const DeviceProfile* profile = DeviceStrategy::of(device);
+    if (!profile || profile->isNative()) return forward();
+    switch (param_name) {
+      case CL_DEVICE_EXTENSIONS:
+        return answerExtensions(device, param_value_size, param_value, param_value_size_ret);
+      case CL_DEVICE_EXTENSIONS_WITH_VERSION:
+        return answerExtensionsWithVersion(device, param_value_size, param_value,
+                                           param_value_size_ret);
+      case CL_DEVICE_SUB_GROUP_SIZES_INTEL: {
+        std::vector<size_t> sizes(profile->traits.supportedSubGroupSizes.begin(),
+                                  profile->traits.supportedSubGroupSizes.end());
+        return writeArray(param_value_size, param_value, param_value_size_ret, sizes);
+      }
+      case CL_DEVICE_MAX_NUM_SUB_GROUPS: {
+        size_t smallest = profile->smallestSubGroupSize();
+        cl_uint count = static_cast<cl_uint>((profile->maxWorkGroupSize + smallest - 1) / smallest);
+        return writeValue(param_value_size, param_value, param_value_size_ret, count);
+      }
+      case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS: {
+        // Local-memory exchanges need every work-item of the group at each barrier.
+        cl_bool independent = CL_FALSE;
+        return writeValue(param_value_size, param_value, param_value_size_ret, independent);
+      }
+      default:
+        return forward();
+    }
+  });
+}
+
+}  // namespace isg

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// Which strategy realises the sub-group builtins on a device, and what the rewriter and the
+// queries must know about that device. Detected once per device and cached.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <vector>
+
+#include "isg/rewriter.h"
+
+namespace isg {
+
+struct DeviceProfile {
+  Strategy detected = Strategy::Local;  // what the device could do (before the library check)
+  Strategy strategy = Strategy::Local;  // what the layer uses on it
+  DeviceTraits traits;                  // traits.strategy == strategy
+  size_t maxWorkGroupSize = 1;
+  std::vector<size_t> maxWorkItemSizes;
+  cl_ulong localMemSize = 0;
+
+  bool isNative() const { return strategy == Strategy::Native; }
+  unsigned smallestSubGroupSize() const;
+};
+
+class DeviceStrategy {
+ public:
+  // nullptr when the driver does not answer for the device (an invalid handle): callers forward
+  // and let the driver report the error.
+  static const DeviceProfile* of(cl_device_id device);
+
+  // Traits to rewrite one program for all of `devices`. *allNative: every device is native, the
+  // program must pass through untouched. Devices with different strategies get the local
+  // strategy, which works on every device.
+  static DeviceTraits traitsForBuild(const std::vector<cl_device_id>& devices, bool* allNative);
+};
+
+}  // namespace isg

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+// Kernel objects of rewritten programs: the application's view of their arguments, their
+// program and their lifetime, and the hidden arguments set at every enqueue.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device_strategy.h"
+#include "driver_queries.h"
+#include "kernel_records.h"
+#include "layer_api.h"
+#include "object_registry.h"
+#include "param_util.h"
+
+namespace isg {
+
+ObjectRegistry<cl_kernel, KernelRecord>& kernelRegistry() {
+  static auto* registry = new ObjectRegistry<cl_kernel, KernelRecord>;
+  return *registry;
+}
+
+void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::string& name) {
+  auto record = std::make_shared<KernelRecord>();
+  record->appProgram = program.app;
+  if (const KernelManifest* manifest = program.findKernel(name)) {
+    record->manifest = *manifest;
+  } else {
+    // A kernel the rewriter did not describe uses no builtin: the device default, no hidden
+    // arguments, every argument the application's.
+    record->manifest.name = name;
+    record->manifest.subGroupSize = program.defaultSubGroupSize;
+    cl_uint args = 0;
+    kernelValue(kernel, CL_KERNEL_NUM_ARGS, &args);
+    record->manifest.numUserArgs = args;
+  }
+  // The driver kernel keeps the shadow alive; the application's program must stay alive as
+  // long as a kernel can name it (CL_KERNEL_PROGRAM).
+  if (program.kind == ProgramRecord::Kind::Shadowed && next().clRetainProgram) {
+    next().clRetainProgram(program.app);
+    record->holdsAppProgram = true;
+  }
+  kernelRegistry().put(kernel, record);
+}
+
+namespace {
+
+size_t roundUp(size_t value, size_t multiple) {
+  return multiple ? (value + multiple - 1) / multiple * multiple : value;
+}
+
+// The local size the layer picks when the application passes none: the kernel's required one,
+// else per dimension (x first) the largest divisor of the global size that still fits the
+// kernel's work-group limit, so every work-group is full.
+cl_int chooseLocalSize(cl_kernel kernel, cl_device_id device, const DeviceProfile& profile,
+                       const KernelManifest& manifest, cl_uint dims, const size_t* global,
+                       size_t* local) {
+  if (manifest.reqdWorkGroupSize[0] != 0) {
+    for (cl_uint d = 0; d < dims; ++d) local[d] = manifest.reqdWorkGroupSize[d];
+    return CL_SUCCESS;
+  }
+  size_t budget = 0;
+  cl_int err = kernelWorkGroupValue(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, &budget);
+  if (err != CL_SUCCESS) return err;
+  budget = std::max<size_t>(budget, 1);
+  for (cl_uint d = 0; d < dims; ++d) {
+    size_t limit = budget;
+    if (d < profile.maxWorkItemSizes.size()) limit = std::min(limit, profile.maxWorkItemSizes[d]);
+    size_t best = 1;
+    for (size_t candidate = std::min(limit, global[d]); candidate >= 1; --candidate) {
+      if (global[d] % candidate == 0) {
+        best = candidate;
+        break;
+      }
+    }
+    local[d] = best;
+    budget /= best;
+  }
+  return CL_SUCCESS;
+}
+
+// Sizes the hidden local scratch for one work-group of `items` work-items, and refuses a launch
+// whose local memory then exceeds the device's.
+cl_int setHiddenArguments(cl_kernel kernel, cl_device_id device, const DeviceProfile& profile,
+                          const KernelManifest& manifest, size_t items) {
+  size_t scratchBytes = 0;
+  for (const HiddenArg& hidden : manifest.hiddenArgs) {
+    if (hidden.kind != HiddenArg::Kind::LocalScratch) continue;
+    const size_t slot = std::max<size_t>(manifest.scratchBytesPerItem, 1);
+    scratchBytes = 2 * roundUp(items, manifest.subGroupSize) * slot;
+    cl_int err = next().clSetKernelArg(kernel, hidden.index, scratchBytes, nullptr);
+    if (err != CL_SUCCESS) {
+      ISG_LOG_ERROR("kernel " << manifest.name << ": setting the sub-group scratch ("
+                              << scratchBytes << " bytes) failed with " << err);
+      return err;
+    }
+  }
+  if (scratchBytes == 0) return CL_SUCCESS;
+  cl_ulong used = 0;
+  if (kernelWorkGroupValue(kernel, device, CL_KERNEL_LOCAL_MEM_SIZE, &used) != CL_SUCCESS)
+    return CL_SUCCESS;  // cannot tell; the driver decides at launch
+  // Some drivers leave local arguments out of CL_KERNEL_LOCAL_MEM_SIZE.
+  if (used < scratchBytes) used += scratchBytes;
+  if (profile.localMemSize != 0 && used > profile.localMemSize) {
+    ISG_LOG_ERROR("kernel " << manifest.name << ": " << used << " bytes of local memory ("
+                            << scratchBytes << " of them the sub-group scratch for " << items
+                            << " work-items) exceed the device's " << profile.localMemSize);
+    return CL_OUT_OF_RESOURCES;
+  }
+  return CL_SUCCESS;
+}
+
+cl_int queueDevice(cl_command_queue queue, cl_device_id* device) {
+  if (!next().clGetCommandQueueInfo) return CL_INVALID_OPERATION;
+  return next().clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof *device, device, nullptr);
+}
+
+}  // namespace
+
+cl_kernel CL_API_CALL clCloneKernel_layer(cl_kernel source_kernel, cl_int* errcode_ret) {
+  return guardedCreate<cl_kernel>("clCloneKernel", errcode_ret, [&]() -> cl_kernel {
+    ISG_REQUIRE_NEXT_CREATE(clCloneKernel, errcode_ret);
+    cl_kernel clone = next().clCloneKernel(source_kernel, errcode_ret);
+    std::shared_ptr<KernelRecord> source = kernelRegistry().find(source_kernel);
+    if (!clone || !source) return clone;
+    auto record = std::make_shared<KernelRecord>();
+    record->appProgram = source->appProgram;
+    record->manifest = source->manifest;
+    if (source->holdsAppProgram && next().clRetainProgram) {
+      next().clRetainProgram(record->appProgram);
+      record->holdsAppProgram = true;
+    }
+    kernelRegistry().put(clone, record);
+    return clone;
+  });
+}
+
+cl_int CL_API_CALL clReleaseKernel_layer(cl_kernel kernel) {
+  return guardedEntry("clReleaseKernel", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clReleaseKernel);
+    if (!kernelRegistry().find(kernel)) return next().clReleaseKernel(kernel);
+    cl_uint references = 0;
+    kernelValue(kernel, CL_KERNEL_REFERENCE_COUNT, &references);
+    if (references != 1) return next().clReleaseKernel(kernel);
+    std::shared_ptr<KernelRecord> record = kernelRegistry().take(kernel);
+    cl_int err = next().clReleaseKernel(kernel);
+    if (err != CL_SUCCESS) {
+      if (record) kernelRegistry().put(kernel, record);
+      return err;
+    }
+    // Through the layer's own entry: this may be the application program's last reference,
+    // and then its shadow goes too.
+    if (record && record->holdsAppProgram) clReleaseProgram_layer(record->appProgram);
+    return CL_SUCCESS;
+  });
+}
+
+cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
+                                        const void* arg_value) {
+  return guardedEntry("clSetKernelArg", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clSetKernelArg);
+    if (auto record = kernelRegistry().find(kernel);
+        record && arg_index >= record->manifest.numUserArgs)
+      return CL_INVALID_ARG_INDEX;
+    return next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
+  });
+}
+
+cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel, cl_uint arg_index,
+                                                  const void* arg_value) {
+  return guardedEntry("clSetKernelArgSVMPointer", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clSetKernelArgSVMPointer);
+    if (auto record = kernelRegistry().find(kernel);
+        record && arg_index >= record->manifest.numUserArgs)
+      return CL_INVALID_ARG_INDEX;
+    return next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
+  });
+}
+
+cl_int CL_API_CALL clGetKernelInfo_layer(cl_kernel kernel, cl_kernel_info param_name,
+                                         size_t param_value_size, void* param_value,
+                                         size_t* param_value_size_ret) {
+  return guardedEntry("clGetKernelInfo", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clGetKernelInfo);
+    std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
+    if (record) {
+      switch (param_name) {
+        case CL_KERNEL_PROGRAM:
+          return writeValue(param_value_size, param_value, param_value_size_ret,
+                            record->appProgram);
+        case CL_KERNEL_NUM_ARGS:
+          return writeValue(param_value_size, param_value, param_value_size_ret,
+                            cl_uint{record->manifest.numUserArgs});
+        default:
+          break;
+      }
+    }
+    return next().clGetKernelInfo(kernel, param_name, param_value_size, param_value,
+                                  param_value_size_ret);
+  });
+}
+
+cl_int CL_API_CALL clGetKernelArgInfo_layer(cl_kernel kernel, cl_uint arg_index,
+                                            cl_kernel_arg_info param_name, size_t param_value_size,
+                                            void* param_value, size_t* param_value_size_ret) {
+  return guardedEntry("clGetKernelArgInfo", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clGetKernelArgInfo);
+    if (auto record = kernelRegistry().find(kernel);
+        record && arg_index >= record->manifest.numUserArgs)
+      return CL_INVALID_ARG_INDEX;
+    return next().clGetKernelArgInfo(kernel, arg_index, param_name, param_value_size, param_value,
+                                     param_value_size_ret);
+  });
+}
+
+cl_int CL_API_CALL clEnqueueNDRangeKernel_layer(cl_command_queue queue, cl_kernel kernel,
+                                                cl_uint work_dim, const size_t* global_work_offset,
+                                                const size_t* global_work_size,
+                                                const size_t* local_work_size,
+                                                cl_uint num_events_in_wait_list,
+                                                const cl_event* event_wait_list, cl_event* event) {
+  return guardedEntry("clEnqueueNDRangeKernel", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clEnqueueNDRangeKernel);
+    auto forwardWith = [&](const size_t* local) {
+      return next().clEnqueueNDRangeKernel(queue, kernel, work_dim, global_work_offset,
+                                           global_work_size, local, num_events_in_wait_list,
+                                           event_wait_list, event);
+    };
+    std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
+    if (!record || record->manifest.hiddenArgs.empty() || work_dim < 1 || work_dim > 3 ||
+        !global_work_size)
+      return forwardWith(local_work_size);
+    cl_device_id device = nullptr;
+    cl_int err = queueDevice(queue, &device);
+    if (err != CL_SUCCESS) return forwardWith(local_work_size);  // the driver names the error
+    const DeviceProfile* profile = DeviceStrategy::of(device);
+    if (!profile) return forwardWith(local_work_size);
+
+    // The scratch is sized per work-group, so the layer must know the work-group size.
+    size_t chosen[3] = {1, 1, 1};
+    const size_t* local = local_work_size;
+    if (!local) {
+      err = chooseLocalSize(kernel, device, *profile, record->manifest, work_dim, global_work_size,
+                            chosen);
+      if (err != CL_SUCCESS) return err;
+      local = chosen;
+    }
+    size_t items = 1;
+    for (cl_uint d = 0; d < work_dim; ++d) items *= local[d];
+
+    std::lock_guard<std::mutex> lock(record->enqueueMutex);
+    err = setHiddenArguments(kernel, device, *profile, record->manifest, items);
+    if (err != CL_SUCCESS) return err;
+    return forwardWith(local);
+  });
+}
+
+cl_int CL_API_CALL clEnqueueTask_layer(cl_command_queue queue, cl_kernel kernel,
+                                       cl_uint num_events_in_wait_list,
+                                       const cl_event* event_wait_list, cl_event* event) {
+  return guardedEntry("clEnqueueTask", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clEnqueueTask);
+    auto forward = [&] {
+      return next().clEnqueueTask(queue, kernel, num_events_in_wait_list, event_wait_list, event);
+    };
+    std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
+    if (!record || record->manifest.hiddenArgs.empty()) return forward();
+    cl_device_id device = nullptr;
+    if (queueDevice(queue, &device) != CL_SUCCESS) return forward();
+    const DeviceProfile* profile = DeviceStrategy::of(device);
+    if (!profile) return forward();
+    // A task is one work-group of one work-item.
+    std::lock_guard<std::mutex> lock(record->enqueueMutex);
+    cl_int err = setHiddenArguments(kernel, device, *profile, record->manifest, 1);
+    if (err != CL_SUCCESS) return err;
+    return forward();
+  });
+}
+
+}  // namespace isg

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// What the layer's dispatch table is made of: the entries it intercepts, the next layer's table
+// it forwards to, and the guard every entry point runs its body under.
+#pragma once
+
+#include <CL/cl_icd.h>
+
+#include <new>
+#include <type_traits>
+
+#include "controls.h"
+#include "logger.h"
+
+// Every entry the layer replaces. The table is filled from this list, and the loader must give
+// the layer at least as many entries as the last one of them needs.
+#define ISG_INTERCEPTED_ENTRIES(X) \
+  X(clGetDeviceInfo)               \
+  X(clBuildProgram)                \
+  X(clCompileProgram)              \
+  X(clLinkProgram)                 \
+  X(clReleaseProgram)              \
+  X(clGetProgramInfo)              \
+  X(clGetProgramBuildInfo)         \
+  X(clCreateKernel)                \
+  X(clCreateKernelsInProgram)      \
+  X(clCloneKernel)                 \
+  X(clReleaseKernel)               \
+  X(clSetKernelArg)                \
+  X(clSetKernelArgSVMPointer)      \
+  X(clGetKernelInfo)               \
+  X(clGetKernelArgInfo)            \
+  X(clEnqueueNDRangeKernel)        \
+  X(clEnqueueTask)                 \
+  X(clGetKernelSubGroupInfo)       \
+  X(clGetKernelSubGroupInfoKHR)    \
+  X(clGetExtensionFunctionAddress) \
+  X(clGetExtensionFunctionAddressForPlatform)
+
+namespace isg {
+
+// The layer's replacement for entry `name` is `name##_layer`, with exactly the dispatch type.
+// Deprecated entries (clGetExtensionFunctionAddress) are still in every loader's table.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#define ISG_DECLARE_LAYER_ENTRY(name) std::remove_pointer_t<cl_api_##name> name##_layer;
+ISG_INTERCEPTED_ENTRIES(ISG_DECLARE_LAYER_ENTRY)
+#undef ISG_DECLARE_LAYER_ENTRY
+#pragma GCC diagnostic pop
+
+// The next layer's (or the driver's) entries. Entries the loader did not hand over are NULL.
+const cl_icd_dispatch& next();
+
+// The configuration read when the loader initialised the layer.
+const Config& config();
+
+// Runs an entry point's body; the layer must never let an exception reach the application.
+template <class Body>
+cl_int guardedEntry(const char* api, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    ISG_LOG_ERROR(api << ": out of host memory");
+  } catch (...) {
+    ISG_LOG_ERROR(api << ": internal error");
+  }
+  return CL_OUT_OF_HOST_MEMORY;
+}
+
+// The same for entries that return an object and report through errcode_ret.
+template <class Object, class Body>
+Object guardedCreate(const char* api, cl_int* errcode_ret, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    ISG_LOG_ERROR(api << ": out of host memory");
+  } catch (...) {
+    ISG_LOG_ERROR(api << ": internal error");
+  }
+  if (errcode_ret) *errcode_ret = CL_OUT_OF_HOST_MEMORY;
+  return nullptr;
+}
+
+}  // namespace isg
+
+// A NULL next entry means the driver lacks the function: answer as the loader contract asks
+// instead of calling through it.
+#define ISG_REQUIRE_NEXT(entry) \
+  if (!::isg::next().entry) return CL_INVALID_OPERATION
+
+#define ISG_REQUIRE_NEXT_CREATE(entry, errcode_ret)         \
+  if (!::isg::next().entry) {                               \
+    if (errcode_ret) *(errcode_ret) = CL_INVALID_OPERATION; \
+    return nullptr;                                         \
+  }

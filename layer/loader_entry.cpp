@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+// The three symbols the ICD loader looks for, and the dispatch tables behind them.
+#include <CL/cl_layer.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+
+#include "layer_api.h"
+
+// Headers before the Khronos loader's clInitLayerWithProperties lack this type; repeating a
+// typedef of the same type is legal C++ when they have it.
+typedef cl_properties cl_layer_properties;
+
+#define ISG_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace isg {
+namespace {
+
+// Loaders newer than our headers pass more entries than cl_icd_dispatch has; the extra ones are
+// forwarded untouched, so the tables are kept as raw entry arrays this long.
+constexpr std::size_t kMaxDispatchEntries = 1024;
+
+union DispatchTable {
+  cl_icd_dispatch table;
+  void* entries[kMaxDispatchEntries];
+};
+static_assert(sizeof(cl_icd_dispatch) % sizeof(void*) == 0, "dispatch entries are pointers");
+
+DispatchTable g_layerDispatch;  // what the loader calls
+DispatchTable g_nextDispatch;   // what the layer forwards to; entries beyond num_entries stay NULL
+Config g_config;
+
+// The loader must hand over at least every entry the layer replaces.
+constexpr std::size_t minimumEntries() {
+  std::size_t last = 0;
+#define ISG_ENTRY_END(name) \
+  last = std::max(last, offsetof(cl_icd_dispatch, name) / sizeof(void*) + 1);
+  ISG_INTERCEPTED_ENTRIES(ISG_ENTRY_END)
+#undef ISG_ENTRY_END
+  return last;
+}
+
+void applyConfig() {
+  std::vector<std::string> problems, nonDefaults;
+  g_config =
+      loadConfig([](const char* name) { return std::getenv(name); }, &problems, &nonDefaults);
+  configureLog(g_config.LOG, g_config.LOG_FILE);
+  for (const std::string& p : problems) ISG_LOG_WARNING(p);
+  for (const std::string& c : nonDefaults) ISG_LOG_INFO("control " << c << " (not the default)");
+}
+
+cl_int initLayer(cl_uint num_entries, const cl_icd_dispatch* target_dispatch,
+                 cl_uint* num_entries_ret, const cl_icd_dispatch** layer_dispatch_ret) {
+  if (!target_dispatch || !num_entries_ret || !layer_dispatch_ret) return CL_INVALID_VALUE;
+  applyConfig();
+  if (num_entries < minimumEntries()) {
+    ISG_LOG_ERROR("the loader offers " << num_entries << " dispatch entries; the layer needs "
+                                       << minimumEntries());
+    return CL_INVALID_VALUE;
+  }
+  const std::size_t count = std::min<std::size_t>(num_entries, kMaxDispatchEntries);
+  std::memset(&g_nextDispatch, 0, sizeof g_nextDispatch);
+  std::memcpy(g_nextDispatch.entries, target_dispatch, count * sizeof(void*));
+  // Unintercepted entries are the target's own: the loader calls straight through.
+  g_layerDispatch = g_nextDispatch;
+  if (g_config.DISABLE) {
+    ISG_LOG_INFO("ISG_DISABLE: pure pass-through");
+  } else {
+#define ISG_FILL_ENTRY(name) g_layerDispatch.table.name = &name##_layer;
+    ISG_INTERCEPTED_ENTRIES(ISG_FILL_ENTRY)
+#undef ISG_FILL_ENTRY
+  }
+  *num_entries_ret = static_cast<cl_uint>(count);
+  *layer_dispatch_ret = &g_layerDispatch.table;
+  ISG_LOG_DEBUG("initialised with " << count << " dispatch entries");
+  return CL_SUCCESS;
+}
+
+}  // namespace
+
+const cl_icd_dispatch& next() { return g_nextDispatch.table; }
+const Config& config() { return g_config; }
+
+}  // namespace isg
+
+ISG_EXPORT CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_name,
+                                                          size_t param_value_size,
+                                                          void* param_value,
+                                                          size_t* param_value_size_ret) {
+  static const char kLayerName[] = "IntelSubgroupsLayer (cl_intel_subgroups emulation)";
+  const void* data = nullptr;
+  size_t size = 0;
+  cl_layer_api_version version = CL_LAYER_API_VERSION_100;
+  switch (param_name) {
+    case CL_LAYER_API_VERSION:
+      data = &version;
+      size = sizeof version;
+      break;
+    case CL_LAYER_NAME:
+      data = kLayerName;
+      size = sizeof kLayerName;
+      break;
+    default:
+      return CL_INVALID_VALUE;
+  }
+  if (param_value) {
+    if (param_value_size < size) return CL_INVALID_VALUE;
+    std::memcpy(param_value, data, size);
+  }
+  if (param_value_size_ret) *param_value_size_ret = size;
+  return CL_SUCCESS;
+}
+
+ISG_EXPORT CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries,
+                                                       const cl_icd_dispatch* target_dispatch,
+                                                       cl_uint* num_entries_ret,
+                                                       const cl_icd_dispatch** layer_dispatch_ret) {
+  return isg::guardedEntry("clInitLayer", [&] {
+    return isg::initLayer(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
+  });
+}
+
+ISG_EXPORT CL_API_ENTRY cl_int CL_API_CALL clInitLayerWithProperties(
+    cl_uint num_entries, const cl_icd_dispatch* target_dispatch, cl_uint* num_entries_ret,
+    const cl_icd_dispatch** layer_dispatch_ret, const cl_layer_properties* properties) {
+  return isg::guardedEntry("clInitLayerWithProperties", [&] {
+    cl_int err = isg::initLayer(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
+    // No property is defined for layers yet; an unknown one must not cost the application the
+    // layer, so it is only noted.
+    for (const cl_layer_properties* p = properties; p && *p; p += 2)
+      ISG_LOG_INFO("clInitLayerWithProperties: ignoring property 0x" << std::hex << *p);
+    return err;
+  });
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// What the layer remembers about the application's programs and kernels, and the mutex-guarded
+// maps that hold it. Records are shared_ptr so a caller can keep using one after another
+// thread has replaced or erased it.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "isg/rewriter.h"
+
+namespace isg {
+
+// An application program the layer has taken over at build, compile or link time.
+struct ProgramRecord {
+  enum class Kind {
+    Shadowed,       // `shadow` was built from the rewritten source; the app's program never was
+    RewriteFailed,  // the rewriter said Error: the build failed before reaching the driver
+    Linked          // the app's handle is the driver's linked program of rewritten objects
+  };
+  Kind kind = Kind::Shadowed;
+  cl_program app = nullptr;
+  cl_program shadow = nullptr;  // Shadowed only; the layer holds one reference
+  RewriteResult rewrite;        // Linked: only `kernels` (merged from the inputs)
+  std::string appOptions;       // as the application passed them
+  unsigned defaultSubGroupSize = 16;
+
+  // Where kernels, binaries and build state really live.
+  cl_program driverProgram() const { return shadow ? shadow : app; }
+  const KernelManifest* findKernel(const std::string& name) const {
+    for (const KernelManifest& k : rewrite.kernels)
+      if (k.name == name) return &k;
+    return nullptr;
+  }
+};
+
+// A kernel created from a program the layer took over.
+struct KernelRecord {
+  cl_program appProgram = nullptr;
+  bool holdsAppProgram =
+      false;  // the layer retained appProgram (the driver kernel holds the shadow)
+  KernelManifest manifest;
+  // Setting the hidden arguments and enqueueing must not interleave with another enqueue of
+  // the same kernel.
+  std::mutex enqueueMutex;
+};
+
+template <class Handle, class Record>
+class ObjectRegistry {
+ public:
+  std::shared_ptr<Record> find(Handle h) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = records_.find(h);
+    return it == records_.end() ? nullptr : it->second;
+  }
+  // Returns the record it replaces, if any.
+  std::shared_ptr<Record> put(Handle h, std::shared_ptr<Record> r) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::shared_ptr<Record>& slot = records_[h];
+    std::swap(slot, r);
+    return r;
+  }
+  std::shared_ptr<Record> take(Handle h) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = records_.find(h);
+    if (it == records_.end()) return nullptr;
+    std::shared_ptr<Record> r = std::move(it->second);
+    records_.erase(it);
+    return r;
+  }
+  template <class Predicate>
+  bool any(Predicate&& p) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [h, r] : records_)
+      if (p(*r)) return true;
+    return false;
+  }
+  size_t size() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return records_.size();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<Handle, std::shared_ptr<Record>> records_;
+};
+
+// Never destroyed: a record's driver objects must not be released from static destructors,
+// when the driver may already be gone.
+ObjectRegistry<cl_program, ProgramRecord>& programRegistry();
+ObjectRegistry<cl_kernel, KernelRecord>& kernelRegistry();
+
+// Releases the layer's reference to a record's shadow program.
+void releaseShadow(const std::shared_ptr<ProgramRecord>& record);
+
+}  // namespace isg

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+#include "program_dump.h"
+
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "layer_api.h"
+
+namespace isg {
+namespace {
+
+// FNV-1a: stable across runs and processes, so dumps of the same program overwrite each other
+// instead of piling up.
+void hashBytes(std::uint64_t* hash, const std::string& bytes) {
+  for (unsigned char c : bytes) {
+    *hash ^= c;
+    *hash *= 1099511628211ull;
+  }
+  *hash ^= 0xff;  // separates consecutive fields
+  *hash *= 1099511628211ull;
+}
+
+std::string programKey(const RewriteInput& input) {
+  std::uint64_t hash = 14695981039346656037ull;
+  hashBytes(&hash, input.source);
+  for (const SourceFile& h : input.headers) {
+    hashBytes(&hash, h.name);
+    hashBytes(&hash, h.text);
+  }
+  hashBytes(&hash, input.options);
+  hashBytes(&hash, strategyName(input.traits.strategy));
+  hashBytes(&hash, std::to_string(input.traits.defaultSubGroupSize));
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+std::string fileSafe(const std::string& name) {
+  std::string out;
+  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.') ? c : '_';
+  return out;
+}
+
+bool writeFile(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+void dumpRewrittenProgram(const RewriteInput& input, const RewriteResult& result) {
+  const std::string& dir = config().DUMP_DIR;
+  if (dir.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string key = programKey(input);
+  const std::filesystem::path base(dir);
+  bool ok = writeFile(base / (key + ".original.cl"), input.source) &&
+            writeFile(base / (key + ".rewritten.cl"), result.source) &&
+            writeFile(base / (key + ".manifest.json"), manifestToJson(result));
+  for (const SourceFile& h : input.headers)
+    ok = ok && writeFile(base / (key + ".original-header." + fileSafe(h.name)), h.text);
+  for (const SourceFile& h : result.headers)
+    ok = ok && writeFile(base / (key + ".rewritten-header." + fileSafe(h.name)), h.text);
+  if (ok)
+    ISG_LOG_DEBUG("dumped program " << key << " to " << dir);
+  else
+    ISG_LOG_WARNING("ISG_DUMP_DIR: cannot write program " << key << " to " << dir);
+}
+
+}  // namespace isg

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT
+// Program ownership (docs/design.md §3): the application keeps its driver program; a program
+// that needs rewriting is built as a shadow from the rewritten source, and every later question
+// about the application's program is routed to where the answer lives.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device_strategy.h"
+#include "driver_queries.h"
+#include "kernel_records.h"
+#include "layer_api.h"
+#include "object_registry.h"
+#include "param_util.h"
+#include "program_dump.h"
+
+namespace isg {
+
+ObjectRegistry<cl_program, ProgramRecord>& programRegistry() {
+  static auto* registry = new ObjectRegistry<cl_program, ProgramRecord>;
+  return *registry;
+}
+
+void releaseShadow(const std::shared_ptr<ProgramRecord>& record) {
+  if (record && record->shadow && next().clReleaseProgram) next().clReleaseProgram(record->shadow);
+}
+
+namespace {
+
+using ProgramCallback = void(CL_CALLBACK*)(cl_program, void*);
+
+struct RewritePlan {
+  enum class Action { Forward, Shadow, Fail };
+  Action action = Action::Forward;
+  RewriteInput input;
+  RewriteResult result;
+};
+
+// Decides what a build or compile of `program` does. An error means the layer cannot tell
+// (invalid program, no source): the caller forwards and the driver answers.
+cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* device_list,
+                   const char* options, std::vector<SourceFile> headers, RewritePlan* plan) {
+  std::vector<cl_device_id> devices;
+  if (device_list) {
+    devices.assign(device_list, device_list + num_devices);
+  } else if (cl_int err = programDevices(program, &devices); err != CL_SUCCESS) {
+    return err;
+  }
+  std::string source;
+  if (cl_int err = programString(program, CL_PROGRAM_SOURCE, &source); err != CL_SUCCESS)
+    return err;
+  plan->action = RewritePlan::Action::Forward;
+  if (source.empty()) return CL_SUCCESS;  // built from binaries or IL: nothing to rewrite
+  bool allNative = true;
+  DeviceTraits traits = DeviceStrategy::traitsForBuild(devices, &allNative);
+  if (allNative) return CL_SUCCESS;
+  plan->input.source = std::move(source);
+  plan->input.headers = std::move(headers);
+  plan->input.options = options ? options : "";
+  plan->input.traits = traits;
+  if (!mayNeedRewrite(plan->input)) return CL_SUCCESS;
+  plan->result = rewriteProgram(plan->input);
+  switch (plan->result.status) {
+    case RewriteResult::Status::PassThrough:
+      break;
+    case RewriteResult::Status::Rewritten:
+      plan->action = RewritePlan::Action::Shadow;
+      dumpRewrittenProgram(plan->input, plan->result);
+      ISG_LOG_DEBUG("rewrote a program for " << strategyName(traits.strategy) << " ("
+                                             << plan->result.kernels.size() << " kernels)");
+      break;
+    case RewriteResult::Status::Error:
+      plan->action = RewritePlan::Action::Fail;
+      ISG_LOG_INFO("the rewriter rejected a program:\n" << plan->result.log);
+      break;
+  }
+  return CL_SUCCESS;
+}
+
+cl_program createDriverProgram(cl_program like, const std::string& text, cl_int* err) {
+  cl_context context = nullptr;
+  *err = programValue(like, CL_PROGRAM_CONTEXT, &context);
+  if (*err != CL_SUCCESS) return nullptr;
+  if (!next().clCreateProgramWithSource) {
+    *err = CL_INVALID_OPERATION;
+    return nullptr;
+  }
+  const char* strings[] = {text.c_str()};
+  const size_t lengths[] = {text.size()};
+  return next().clCreateProgramWithSource(context, 1, strings, lengths, err);
+}
+
+std::shared_ptr<ProgramRecord> recordFor(cl_program app, const RewritePlan& plan,
+                                         const char* options) {
+  auto record = std::make_shared<ProgramRecord>();
+  record->app = app;
+  record->rewrite = plan.result;
+  record->appOptions = options ? options : "";
+  record->defaultSubGroupSize = plan.input.traits.defaultSubGroupSize;
+  return record;
+}
+
+// Installs the record for the new build; the previous build's shadow goes (rebuilds replace it).
+void installRecord(cl_program app, std::shared_ptr<ProgramRecord> record) {
+  std::shared_ptr<ProgramRecord> previous =
+      record ? programRegistry().put(app, std::move(record)) : programRegistry().take(app);
+  releaseShadow(previous);
+}
+
+// The driver calls back with the shadow; the application must see its own handle.
+struct BuildNotification {
+  ProgramCallback pfn;
+  void* userData;
+  cl_program app;
+};
+
+void CL_CALLBACK notifyWithAppProgram(cl_program, void* data) {
+  // Owned by the callback: drivers call it exactly once per started build.
+  std::unique_ptr<BuildNotification> n(static_cast<BuildNotification*>(data));
+  n->pfn(n->app, n->userData);
+}
+
+bool programHasKernels(cl_program program) {
+  return kernelRegistry().any([&](const KernelRecord& k) { return k.appProgram == program; });
+}
+
+// The build of a program the rewriter rejected fails before the driver; the application still
+// gets its callback, as it would from a failed driver build.
+cl_int failBuild(cl_program program, const RewritePlan& plan, const char* options,
+                 ProgramCallback pfn_notify, void* user_data) {
+  auto record = recordFor(program, plan, options);
+  record->kind = ProgramRecord::Kind::RewriteFailed;
+  installRecord(program, record);
+  if (pfn_notify) pfn_notify(program, user_data);
+  return CL_BUILD_PROGRAM_FAILURE;
+}
+
+}  // namespace
+
+cl_int CL_API_CALL clBuildProgram_layer(cl_program program, cl_uint num_devices,
+                                        const cl_device_id* device_list, const char* options,
+                                        ProgramCallback pfn_notify, void* user_data) {
+  return guardedEntry("clBuildProgram", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clBuildProgram);
+    auto forward = [&] {
+      return next().clBuildProgram(program, num_devices, device_list, options, pfn_notify,
+                                   user_data);
+    };
+    // Malformed arguments are the driver's to report.
+    if ((num_devices == 0) != (device_list == nullptr) || (!pfn_notify && user_data))
+      return forward();
+    // The driver cannot see kernels made from the shadow, so the layer enforces this rule.
+    if (programHasKernels(program)) return CL_INVALID_OPERATION;
+    RewritePlan plan;
+    if (planRewrite(program, num_devices, device_list, options, {}, &plan) != CL_SUCCESS)
+      return forward();
+    switch (plan.action) {
+      case RewritePlan::Action::Forward:
+        installRecord(program, nullptr);
+        return forward();
+      case RewritePlan::Action::Fail:
+        return failBuild(program, plan, options, pfn_notify, user_data);
+      case RewritePlan::Action::Shadow:
+        break;
+    }
+    cl_int err = CL_SUCCESS;
+    auto record = recordFor(program, plan, options);
+    record->shadow = createDriverProgram(program, plan.result.source, &err);
+    if (!record->shadow) return err;
+    // Installed before the driver build: a callback may query the program from inside it.
+    installRecord(program, record);
+    std::unique_ptr<BuildNotification> notification;
+    if (pfn_notify) notification.reset(new BuildNotification{pfn_notify, user_data, program});
+    err =
+        next().clBuildProgram(record->shadow, num_devices, device_list, plan.result.options.c_str(),
+                              notification ? notifyWithAppProgram : nullptr, notification.get());
+    if (notification) notification.release();  // the callback owns it now
+    return err;
+  });
+}
+
+cl_int CL_API_CALL clCompileProgram_layer(cl_program program, cl_uint num_devices,
+                                          const cl_device_id* device_list, const char* options,
+                                          cl_uint num_input_headers,
+                                          const cl_program* input_headers,
+                                          const char** header_include_names,
+                                          ProgramCallback pfn_notify, void* user_data) {
+  return guardedEntry("clCompileProgram", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clCompileProgram);
+    auto forward = [&] {
+      return next().clCompileProgram(program, num_devices, device_list, options, num_input_headers,
+                                     input_headers, header_include_names, pfn_notify, user_data);
+    };
+    if ((num_devices == 0) != (device_list == nullptr) || (!pfn_notify && user_data) ||
+        (num_input_headers != 0 && (!input_headers || !header_include_names)))
+      return forward();
+    if (programHasKernels(program)) return CL_INVALID_OPERATION;
+
+    std::vector<SourceFile> headers;
+    for (cl_uint i = 0; i < num_input_headers; ++i) {
+      SourceFile header;
+      header.name = header_include_names[i] ? header_include_names[i] : "";
+      if (programString(input_headers[i], CL_PROGRAM_SOURCE, &header.text) != CL_SUCCESS)
+        return forward();
+      headers.push_back(std::move(header));
+    }
+    RewritePlan plan;
+    if (planRewrite(program, num_devices, device_list, options, headers, &plan) != CL_SUCCESS)
+      return forward();
+    switch (plan.action) {
+      case RewritePlan::Action::Forward:
+        installRecord(program, nullptr);
+        return forward();
+      case RewritePlan::Action::Fail:
+        return failBuild(program, plan, options, pfn_notify, user_data);
+      case RewritePlan::Action::Shadow:
+        break;
+    }
+
+    // Headers the rewriter changed become driver programs of their own; unchanged ones are the
+    // application's header programs as they are.
+    std::vector<cl_program> driverHeaders(input_headers, input_headers + num_input_headers);
+    std::vector<cl_program> createdHeaders;
+    auto releaseCreated = [&] {
+      for (cl_program h : createdHeaders) next().clReleaseProgram(h);
+    };
+    cl_int err = CL_SUCCESS;
+    for (const SourceFile& rewritten : plan.result.headers) {
+      for (cl_uint i = 0; i < num_input_headers; ++i) {
+        if (headers[i].name != rewritten.name || headers[i].text == rewritten.text) continue;
+        cl_program created = createDriverProgram(program, rewritten.text, &err);
+        if (!created) {
+          releaseCreated();
+          return err;
+        }
+        createdHeaders.push_back(created);
+        driverHeaders[i] = created;
+      }
+    }
+    auto record = recordFor(program, plan, options);
+    record->shadow = createDriverProgram(program, plan.result.source, &err);
+    if (!record->shadow) {
+      releaseCreated();
+      return err;
+    }
+    installRecord(program, record);
+    std::unique_ptr<BuildNotification> notification;
+    if (pfn_notify) notification.reset(new BuildNotification{pfn_notify, user_data, program});
+    err = next().clCompileProgram(
+        record->shadow, num_devices, device_list, plan.result.options.c_str(), num_input_headers,
+        num_input_headers ? driverHeaders.data() : nullptr, header_include_names,
+        notification ? notifyWithAppProgram : nullptr, notification.get());
+    if (notification) notification.release();
+    // The driver keeps what it needs of the headers; the layer's references can go.
+    releaseCreated();
+    return err;
+  });
+}
+
+namespace {
+
+// A linked program is the driver's own object: the callback already gets the handle the
+// application will hold, but the record must exist before the application's callback runs.
+struct LinkNotification {
+  ProgramCallback pfn;
+  void* userData;
+  std::shared_ptr<ProgramRecord> prototype;
+};
+
+void installLinkedRecord(cl_program linked, const ProgramRecord& prototype) {
+  if (programRegistry().find(linked)) return;
+  auto record = std::make_shared<ProgramRecord>(prototype);
+  record->app = linked;
+  programRegistry().put(linked, record);
+}
+
+void CL_CALLBACK notifyLinked(cl_program linked, void* data) {
+  std::unique_ptr<LinkNotification> n(static_cast<LinkNotification*>(data));
+  if (linked) installLinkedRecord(linked, *n->prototype);
+  n->pfn(linked, n->userData);
+}
+
+}  // namespace
+
+cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devices,
+                                           const cl_device_id* device_list, const char* options,
+                                           cl_uint num_input_programs,
+                                           const cl_program* input_programs,
+                                           ProgramCallback pfn_notify, void* user_data,
+                                           cl_int* errcode_ret) {
+  return guardedCreate<cl_program>("clLinkProgram", errcode_ret, [&]() -> cl_program {
+    ISG_REQUIRE_NEXT_CREATE(clLinkProgram, errcode_ret);
+    auto forward = [&] {
+      return next().clLinkProgram(context, num_devices, device_list, options, num_input_programs,
+                                  input_programs, pfn_notify, user_data, errcode_ret);
+    };
+    if (num_input_programs == 0 || !input_programs || (!pfn_notify && user_data)) return forward();
+
+    auto prototype = std::make_shared<ProgramRecord>();
+    prototype->kind = ProgramRecord::Kind::Linked;
+    prototype->appOptions = options ? options : "";
+    std::vector<cl_program> driverInputs;
+    bool anyTakenOver = false;
+    for (cl_uint i = 0; i < num_input_programs; ++i) {
+      std::shared_ptr<ProgramRecord> input = programRegistry().find(input_programs[i]);
+      driverInputs.push_back(input ? input->driverProgram() : input_programs[i]);
+      if (!input || input->kind == ProgramRecord::Kind::RewriteFailed) continue;
+      if (!anyTakenOver) prototype->defaultSubGroupSize = input->defaultSubGroupSize;
+      anyTakenOver = true;
+      prototype->rewrite.kernels.insert(prototype->rewrite.kernels.end(),
+                                        input->rewrite.kernels.begin(),
+                                        input->rewrite.kernels.end());
+    }
+    if (!anyTakenOver) return forward();
+
+    std::unique_ptr<LinkNotification> notification;
+    if (pfn_notify) notification.reset(new LinkNotification{pfn_notify, user_data, prototype});
+    cl_program linked = next().clLinkProgram(
+        context, num_devices, device_list, options, num_input_programs, driverInputs.data(),
+        notification ? notifyLinked : nullptr, notification.get(), errcode_ret);
+    if (notification) notification.release();
+    if (linked) installLinkedRecord(linked, *prototype);
+    return linked;
+  });
+}
+
+cl_int CL_API_CALL clReleaseProgram_layer(cl_program program) {
+  return guardedEntry("clReleaseProgram", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clReleaseProgram);
+    if (!programRegistry().find(program)) return next().clReleaseProgram(program);
+    cl_uint references = 0;
+    programValue(program, CL_PROGRAM_REFERENCE_COUNT, &references);
+    if (references != 1) return next().clReleaseProgram(program);
+    // The last release: the record goes first, so the handle is never found after the driver
+    // may have reused it.
+    std::shared_ptr<ProgramRecord> record = programRegistry().take(program);
+    cl_int err = next().clReleaseProgram(program);
+    if (err != CL_SUCCESS) {
+      if (record) programRegistry().put(program, record);
+      return err;
+    }
+    releaseShadow(record);
+    return CL_SUCCESS;
+  });
+}
+
+cl_int CL_API_CALL clGetProgramInfo_layer(cl_program program, cl_program_info param_name,
+                                          size_t param_value_size, void* param_value,
+                                          size_t* param_value_size_ret) {
+  return guardedEntry("clGetProgramInfo", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clGetProgramInfo);
+    cl_program target = program;
+    switch (param_name) {
+      // What the application created: its own handle answers.
+      case CL_PROGRAM_SOURCE:
+      case CL_PROGRAM_IL:
+      case CL_PROGRAM_REFERENCE_COUNT:
+      case CL_PROGRAM_CONTEXT:
+      case CL_PROGRAM_NUM_DEVICES:
+      case CL_PROGRAM_DEVICES:
+        break;
+      // What the build produced: the shadow answers.
+      default:
+        if (auto record = programRegistry().find(program)) target = record->driverProgram();
+        break;
+    }
+    return next().clGetProgramInfo(target, param_name, param_value_size, param_value,
+                                   param_value_size_ret);
+  });
+}
+
+cl_int CL_API_CALL clGetProgramBuildInfo_layer(cl_program program, cl_device_id device,
+                                               cl_program_build_info param_name,
+                                               size_t param_value_size, void* param_value,
+                                               size_t* param_value_size_ret) {
+  return guardedEntry("clGetProgramBuildInfo", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clGetProgramBuildInfo);
+    auto forwardTo = [&](cl_program target) {
+      return next().clGetProgramBuildInfo(target, device, param_name, param_value_size, param_value,
+                                          param_value_size_ret);
+    };
+    std::shared_ptr<ProgramRecord> record = programRegistry().find(program);
+    if (!record || record->kind == ProgramRecord::Kind::Linked) return forwardTo(program);
+
+    // The driver validates the device against the application's program.
+    cl_build_status driverStatus = CL_BUILD_NONE;
+    cl_int err = next().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS,
+                                              sizeof driverStatus, &driverStatus, nullptr);
+    if (err != CL_SUCCESS) return err;
+
+    if (param_name == CL_PROGRAM_BUILD_OPTIONS)
+      return writeString(param_value_size, param_value, param_value_size_ret, record->appOptions);
+
+    if (record->kind == ProgramRecord::Kind::RewriteFailed) {
+      switch (param_name) {
+        case CL_PROGRAM_BUILD_STATUS:
+          return writeValue(param_value_size, param_value, param_value_size_ret,
+                            cl_build_status{CL_BUILD_ERROR});
+        case CL_PROGRAM_BUILD_LOG:
+          return writeString(param_value_size, param_value, param_value_size_ret,
+                             record->rewrite.log);
+        case CL_PROGRAM_BINARY_TYPE:
+          return writeValue(param_value_size, param_value, param_value_size_ret,
+                            cl_program_binary_type{CL_PROGRAM_BINARY_TYPE_NONE});
+        default:
+          return forwardTo(program);
+      }
+    }
+
+    if (param_name == CL_PROGRAM_BUILD_LOG) {
+      std::string driverLog;
+      err = programBuildString(record->shadow, device, CL_PROGRAM_BUILD_LOG, &driverLog);
+      if (err != CL_SUCCESS) return err;
+      std::string log = mapBuildLog(driverLog, record->rewrite);
+      if (!record->rewrite.log.empty()) log = record->rewrite.log + "\n" + log;
+      return writeString(param_value_size, param_value, param_value_size_ret, log);
+    }
+    return forwardTo(record->shadow);
+  });
+}
+
+cl_kernel CL_API_CALL clCreateKernel_layer(cl_program program, const char* kernel_name,
+                                           cl_int* errcode_ret) {
+  return guardedCreate<cl_kernel>("clCreateKernel", errcode_ret, [&]() -> cl_kernel {
+    ISG_REQUIRE_NEXT_CREATE(clCreateKernel, errcode_ret);
+    std::shared_ptr<ProgramRecord> record = programRegistry().find(program);
+    if (!record) return next().clCreateKernel(program, kernel_name, errcode_ret);
+    if (record->kind == ProgramRecord::Kind::RewriteFailed) {
+      if (errcode_ret) *errcode_ret = CL_INVALID_PROGRAM_EXECUTABLE;
+      return nullptr;
+    }
+    cl_kernel kernel = next().clCreateKernel(record->driverProgram(), kernel_name, errcode_ret);
+    if (kernel) registerKernel(kernel, *record, kernel_name);
+    return kernel;
+  });
+}
+
+cl_int CL_API_CALL clCreateKernelsInProgram_layer(cl_program program, cl_uint num_kernels,
+                                                  cl_kernel* kernels, cl_uint* num_kernels_ret) {
+  return guardedEntry("clCreateKernelsInProgram", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clCreateKernelsInProgram);
+    std::shared_ptr<ProgramRecord> record = programRegistry().find(program);
+    if (!record)
+      return next().clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
+    if (record->kind == ProgramRecord::Kind::RewriteFailed) return CL_INVALID_PROGRAM_EXECUTABLE;
+    cl_uint created = 0;
+    cl_int err =
+        next().clCreateKernelsInProgram(record->driverProgram(), num_kernels, kernels, &created);
+    if (num_kernels_ret) *num_kernels_ret = created;
+    if (err != CL_SUCCESS || !kernels) return err;
+    for (cl_uint i = 0; i < created; ++i) {
+      std::string name;
+      kernelString(kernels[i], CL_KERNEL_FUNCTION_NAME, &name);
+      registerKernel(kernels[i], *record, name);
+    }
+    return CL_SUCCESS;
+  });
+}
+
+}  // namespace isg

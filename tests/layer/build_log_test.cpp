@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+// Build results of rewritten programs: the log points at the user's lines, a program the
+// rewriter rejects fails like a driver build failure, and asynchronous builds call back with
+// the application's own handle and user_data.
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "cl_harness.h"
+#include "layer_test_util.h"
+
+namespace {
+
+using isgtest::env;
+
+// Line 4 has the error; the builtin on line 3 forces a rewrite (with a prelude before line 1).
+const char* kBrokenSource =
+    "#pragma OPENCL EXTENSION cl_intel_subgroups : enable\n"           // 1
+    "kernel void broken(global int* out) {\n"                          // 2
+    "  int v = intel_sub_group_shuffle((int)get_global_id(0), 0u);\n"  // 3
+    "  out[get_global_id(0)] = v + undeclared_variable_xyz;\n"         // 4
+    "}\n";                                                             // 5
+
+cl_program createProgram(const std::string& source) {
+  const char* text = source.c_str();
+  cl_int err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithSource(env().context, 1, &text, nullptr, &err);
+  EXPECT_EQ(err, CL_SUCCESS);
+  return p;
+}
+
+cl_build_status buildStatus(cl_program p) {
+  cl_build_status status = CL_BUILD_NONE;
+  EXPECT_EQ(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_STATUS, sizeof status, &status,
+                                  nullptr),
+            CL_SUCCESS);
+  return status;
+}
+
+std::string buildOptions(cl_program p) {
+  size_t n = 0;
+  clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, 0, nullptr, &n);
+  std::string s(n, '\0');
+  clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, n, s.data(), nullptr);
+  return s.c_str();
+}
+
+TEST(BuildLog, DriverErrorNamesTheUsersLine) {
+  ISG_REQUIRE_ENV();
+  cl_program p = createProgram(kBrokenSource);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(clBuildProgram(p, 1, &env().device, "", nullptr, nullptr), CL_BUILD_PROGRAM_FAILURE);
+  EXPECT_EQ(buildStatus(p), CL_BUILD_ERROR);
+  std::string log = isgtest::buildLog(p, env().device);
+  // Every diagnostic about the undeclared name must carry line 4, and none a prelude line.
+  std::istringstream lines(log);
+  bool found = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("undeclared_variable_xyz") == std::string::npos) continue;
+    std::smatch m;
+    if (!std::regex_search(line, m, std::regex(R"(:(\d+):\d+:\s*error)"))) continue;
+    found = true;
+    EXPECT_EQ(m[1].str(), "4") << line;
+  }
+  EXPECT_TRUE(found) << "no error naming the undeclared identifier in:\n" << log;
+  clReleaseProgram(p);
+}
+
+TEST(BuildLog, RewriterRejectionFailsTheBuild) {
+  ISG_REQUIRE_ENV();
+  const std::string source =
+      "kernel __attribute__((intel_reqd_sub_group_size(3)))\n"
+      "void odd(global int* out) { out[get_global_id(0)] = (int)get_sub_group_local_id(); }\n";
+  cl_program p = createProgram(source);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(clBuildProgram(p, 1, &env().device, "-DSOMETHING=1", nullptr, nullptr),
+            CL_BUILD_PROGRAM_FAILURE);
+  EXPECT_EQ(buildStatus(p), CL_BUILD_ERROR);
+  EXPECT_EQ(buildOptions(p), "-DSOMETHING=1");
+  std::string log = isgtest::buildLog(p, env().device);
+  EXPECT_NE(log.find('3'), std::string::npos) << log;
+  EXPECT_TRUE(log.find("sub_group_size") != std::string::npos ||
+              log.find("sub-group size") != std::string::npos)
+      << log;
+  cl_int err = CL_SUCCESS;
+  EXPECT_EQ(clCreateKernel(p, "odd", &err), nullptr);
+  EXPECT_EQ(err, CL_INVALID_PROGRAM_EXECUTABLE);
+  clReleaseProgram(p);
+}
+
+TEST(BuildLog, OptionsAreTheApplicationsOwn) {
+  ISG_REQUIRE_ENV();
+  std::string log;
+  cl_program p = isgtest::buildProgram(isgtest::rotateKernelSource(""), "-DUNUSED_OPTION=7", &log);
+  ASSERT_NE(p, nullptr) << log;
+  EXPECT_EQ(buildOptions(p), "-DUNUSED_OPTION=7");
+  EXPECT_EQ(buildStatus(p), CL_BUILD_SUCCESS);
+  clReleaseProgram(p);
+}
+
+struct Notification {
+  std::mutex mutex;
+  std::condition_variable cv;
+  int calls = 0;
+  cl_program program = nullptr;
+  void* userData = nullptr;
+};
+
+void CL_CALLBACK onBuilt(cl_program program, void* data) {
+  auto* n = static_cast<Notification*>(data);
+  std::lock_guard<std::mutex> lock(n->mutex);
+  n->calls++;
+  n->program = program;
+  n->userData = data;
+  n->cv.notify_all();
+}
+
+void expectNotified(Notification& n, cl_program app) {
+  std::unique_lock<std::mutex> lock(n.mutex);
+  ASSERT_TRUE(n.cv.wait_for(lock, std::chrono::seconds(120), [&] { return n.calls > 0; }))
+      << "pfn_notify was never called";
+  EXPECT_EQ(n.calls, 1);
+  EXPECT_EQ(n.program, app);
+  EXPECT_EQ(n.userData, &n);
+}
+
+TEST(AsyncBuild, SuccessCallsBackWithTheApplicationsHandle) {
+  ISG_REQUIRE_ENV();
+  cl_program p = createProgram(isgtest::rotateKernelSource(""));
+  ASSERT_NE(p, nullptr);
+  Notification n;
+  cl_int err = clBuildProgram(p, 1, &env().device, "", onBuilt, &n);
+  EXPECT_EQ(err, CL_SUCCESS);
+  expectNotified(n, p);
+  EXPECT_EQ(buildStatus(p), CL_BUILD_SUCCESS);
+  clReleaseProgram(p);
+}
+
+TEST(AsyncBuild, DriverFailureCallsBackWithTheApplicationsHandle) {
+  ISG_REQUIRE_ENV();
+  cl_program p = createProgram(kBrokenSource);
+  ASSERT_NE(p, nullptr);
+  Notification n;
+  cl_int err = clBuildProgram(p, 1, &env().device, "", onBuilt, &n);
+  EXPECT_TRUE(err == CL_SUCCESS || err == CL_BUILD_PROGRAM_FAILURE) << err;
+  expectNotified(n, p);
+  EXPECT_EQ(buildStatus(p), CL_BUILD_ERROR);
+  clReleaseProgram(p);
+}
+
+TEST(AsyncBuild, RewriterFailureCallsBackWithTheApplicationsHandle) {
+  ISG_REQUIRE_ENV();
+  cl_program p = createProgram(
+      "kernel __attribute__((intel_reqd_sub_group_size(3)))\n"
+      "void odd(global int* out) { out[0] = (int)get_sub_group_size(); }\n");
+  ASSERT_NE(p, nullptr);
+  Notification n;
+  cl_int err = clBuildProgram(p, 1, &env().device, "", onBuilt, &n);
+  EXPECT_TRUE(err == CL_SUCCESS || err == CL_BUILD_PROGRAM_FAILURE) << err;
+  expectNotified(n, p);
+  EXPECT_EQ(buildStatus(p), CL_BUILD_ERROR);
+  clReleaseProgram(p);
+}
+
+}  // namespace

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+// Programs that name no sub-group builtin reach the driver untouched and behave as without the
+// layer; programs that are rewritten still show the application its own source.
+#include <string>
+#include <vector>
+
+#include "cl_harness.h"
+#include "layer_test_util.h"
+
+namespace {
+
+using isgtest::env;
+
+const char* kPlainSource =
+    "// a plain kernel: no sub-group builtin anywhere\n"
+    "kernel void scale(global const int* in, global int* out) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  out[i] = in[i] * 3 + FACTOR;\n"
+    "}\n";
+
+TEST(PassThrough, PlainProgramKeepsSourceAndComputes) {
+  ISG_REQUIRE_ENV();
+  std::string log;
+  cl_program p = isgtest::buildProgram(kPlainSource, "-DFACTOR=5", &log);
+  ASSERT_NE(p, nullptr) << log;
+  EXPECT_EQ(isgtest::programSource(p), kPlainSource);
+
+  size_t optionsSize = 0;
+  ISG_CL_CHECK(
+      clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, 0, nullptr, &optionsSize));
+  std::string options(optionsSize, '\0');
+  ISG_CL_CHECK(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, optionsSize,
+                                     options.data(), nullptr));
+  EXPECT_EQ(std::string(options.c_str()), "-DFACTOR=5");
+
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(p, "scale", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  cl_uint args = 0;
+  ISG_CL_CHECK(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr));
+  EXPECT_EQ(args, 2u);
+  cl_program owner = nullptr;
+  ISG_CL_CHECK(clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof owner, &owner, nullptr));
+  EXPECT_EQ(owner, p);
+
+  const size_t n = 1000;
+  std::vector<cl_int> in = isgtest::iota(n), out;
+  isgtest::runIntKernel(k, in, &out, n, 0);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] * 3 + 5) << i;
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+}
+
+TEST(PassThrough, PlainProgramBuildErrorIsTheDriversOwn) {
+  ISG_REQUIRE_ENV();
+  std::string log;
+  cl_int status = CL_SUCCESS;
+  cl_program p = isgtest::buildProgram(kPlainSource, "", &log, &status);  // FACTOR undefined
+  EXPECT_EQ(p, nullptr);
+  EXPECT_EQ(status, CL_BUILD_PROGRAM_FAILURE);
+  EXPECT_NE(log.find("FACTOR"), std::string::npos) << log;
+}
+
+TEST(PassThrough, RewrittenProgramStillShowsTheUsersSource) {
+  ISG_REQUIRE_ENV();
+  const std::string source = isgtest::rotateKernelSource("");
+  std::string log;
+  cl_program p = isgtest::buildProgram(source, "", &log);
+  ASSERT_NE(p, nullptr) << log;
+  EXPECT_EQ(isgtest::programSource(p), source);
+  clReleaseProgram(p);
+}
+
+}  // namespace
