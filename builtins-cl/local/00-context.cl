@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Local strategy: the sub-group context and the exchange primitives every family shares.
+ *
+ * Sub-groups are runs of S consecutive linear local ids (x fastest); the last one may be
+ * partial. Data moves between work-items through the hidden __local scratch argument: each
+ * exchange writes into one half, passes one work-group barrier, reads, and flips to the other
+ * half. Because consecutive exchanges use different halves, a work-item that runs ahead into
+ * the next exchange can never overwrite a slot someone is still reading (that reader has not
+ * yet reached the barrier the writer already passed), so no second barrier is needed.
+ *
+ * The price: every work-item of the work-group must reach every builtin that exchanges, in the
+ * same order, i.e. sub-group builtins must be reached in work-group-uniform control flow.
+ */
+
+#ifdef cl_khr_fp16
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#endif
+#if defined(cl_khr_fp64) && __OPENCL_C_VERSION__ < 300
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+/* Table rows carry a requirement; a row whose requirement the device lacks expands to nothing. */
+#define ISG_REQ_none(...) __VA_ARGS__
+#ifdef cl_khr_fp16
+#define ISG_REQ_fp16(...) __VA_ARGS__
+#else
+#define ISG_REQ_fp16(...)
+#endif
+#if defined(cl_khr_fp64) || (__OPENCL_C_VERSION__ >= 300 && defined(__opencl_c_fp64))
+#define ISG_REQ_fp64(...) __VA_ARGS__
+#else
+#define ISG_REQ_fp64(...)
+#endif
+#if !defined(__EMBEDDED_PROFILE__) || defined(cles_khr_int64)
+#define ISG_REQ_int64(...) __VA_ARGS__
+#else
+#define ISG_REQ_int64(...)
+#endif
+
+#define __ISG_OVL static inline __attribute__((overloadable))
+
+typedef struct {
+  uint lid;       /* linear local id */
+  uint lsize;     /* work-items in this work-group */
+  uint S;         /* sub-group size the kernel was compiled for */
+  uint sgid;      /* sub-group id */
+  uint sglid;     /* sub-group local id */
+  uint sgsize;    /* members of this sub-group (< S only for a partial last one) */
+  uint base;      /* linear local id of this sub-group's member 0 */
+  __local uchar* scratch;
+  uint slot;      /* bytes one work-item may exchange at once (power of two) */
+  uint rounded;   /* lsize rounded up to a multiple of S: slots per half */
+  uint toggle;    /* which half of the scratch the next exchange uses */
+} __isg_ctx_t;
+
+static inline __isg_ctx_t __isg_ctx_init(__local ulong16* scratch, uint S, uint slot) {
+  __isg_ctx_t c;
+  uint lx = (uint)get_local_size(0), ly = (uint)get_local_size(1);
+  c.lid = (uint)get_local_id(0) + lx * ((uint)get_local_id(1) + ly * (uint)get_local_id(2));
+  c.lsize = lx * ly * (uint)get_local_size(2);
+  c.S = S;
+  c.sgid = c.lid / S;
+  c.sglid = c.lid % S;
+  c.base = c.sgid * S;
+  c.sgsize = min(S, c.lsize - c.base);
+  c.scratch = (__local uchar*)scratch;
+  c.slot = slot;
+  c.rounded = (c.lsize + S - 1) / S * S;
+  c.toggle = 0;
+  return c;
+}
+
+/* Kept on one line: the rewriter inserts it into the user's first kernel line. */
+#define __ISG_KERNEL_PROLOGUE(S, SLOT) __isg_ctx_t __isg_ctx_v = __isg_ctx_init(__isg_scratch, (S), (SLOT)); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
+
+/* Start of the half the current exchange writes into. */
+static inline __local uchar* __isg_exchange_area(__isg_ctx_t* ctx) {
+  return ctx->scratch + ctx->toggle * ctx->rounded * ctx->slot;
+}
+
+/* The one barrier of an exchange: everything written before it is visible after it. */
+static inline void __isg_exchange_sync(void) { barrier(CLK_LOCAL_MEM_FENCE); }
+
+static inline void __isg_exchange_done(__isg_ctx_t* ctx) { ctx->toggle ^= 1u; }
+
+/* Slot of member `i` of this sub-group; out-of-range ids are wrapped into the sub-group's own
+ * slots so that an undefined index reads garbage, never memory outside the scratch. */
+static inline uint __isg_member_slot(__isg_ctx_t* ctx, uint i) { return ctx->base + i % ctx->S; }
+
+/* Identities of the min/max scans, by scalar type name. */
+#define __ISG_MAX_char CHAR_MAX
+#define __ISG_MAX_uchar UCHAR_MAX
+#define __ISG_MAX_short SHRT_MAX
+#define __ISG_MAX_ushort USHRT_MAX
+#define __ISG_MAX_int INT_MAX
+#define __ISG_MAX_uint UINT_MAX
+#define __ISG_MAX_long LONG_MAX
+#define __ISG_MAX_ulong ULONG_MAX
+#define __ISG_MAX_float INFINITY
+#define __ISG_MAX_half ((half)INFINITY)
+#define __ISG_MAX_double ((double)INFINITY)
+#define __ISG_MIN_char CHAR_MIN
+#define __ISG_MIN_uchar 0
+#define __ISG_MIN_short SHRT_MIN
+#define __ISG_MIN_ushort 0
+#define __ISG_MIN_int INT_MIN
+#define __ISG_MIN_uint 0
+#define __ISG_MIN_long LONG_MIN
+#define __ISG_MIN_ulong 0
+#define __ISG_MIN_float (-INFINITY)
+#define __ISG_MIN_half ((half)-INFINITY)
+#define __ISG_MIN_double (-(double)INFINITY)

@@ -1,0 +1,913 @@
+// SPDX-License-Identifier: MIT
+// End-to-end: Intel-style OpenCL C, written the way an application writes it, built through
+// clCreateProgramWithSource/clBuildProgram (the layer rewrites it) and checked against the host
+// reference model (tests/reference/subgroup_model.h).
+//
+// Kernels are generated from builtins.def: one kernel per (family, S) holding every builtin and
+// type of the family, run on several work-group shapes; PoCL compiles each (kernel, local size)
+// once, so batching keeps the run short. A case is builtin x type x S; it passes when every
+// shape and every defined work-item result agrees with the model.
+#include <CL/cl.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "builtin_table.h"
+#include "cl_harness.h"
+#include "subgroup_model.h"
+
+// Seam for running the same cases without the layer (a local harness composes the prelude and
+// sets the scratch argument itself); empty in the real suite.
+#ifdef ISG_E2E_SELF_HOSTED
+#include ISG_E2E_SELF_HOSTED
+#else
+namespace isge2e_host {
+inline std::string prepareSource(const std::string& src) { return src; }
+inline void prepareLaunch(cl_kernel, unsigned /*userArgs*/, unsigned /*S*/, unsigned /*slot*/,
+                          size_t /*localItems*/) {}
+}  // namespace isge2e_host
+#endif
+
+namespace {
+
+using namespace isge2e;
+using isgref::WorkGroup;
+
+const unsigned kSizes[] = {8, 16, 32};
+
+// ---- case bookkeeping: builtin x type x S ----------------------------------------------------
+
+struct Tally {
+  std::map<std::string, bool> cases;  // key -> all checks passed
+  std::set<std::string> skipped;      // rows the device cannot compile (fp16 ...)
+  void record(const std::string& key, bool ok) {
+    auto it = cases.find(key);
+    if (it == cases.end())
+      cases[key] = ok;
+    else
+      it->second = it->second && ok;
+  }
+};
+Tally& tally() {
+  static Tally t;
+  return t;
+}
+std::string caseKey(const std::string& builtin, const std::string& type, unsigned S) {
+  return builtin + "(" + type + ")@" + std::to_string(S);
+}
+
+std::map<unsigned, cl_program>& programs();
+
+class SummaryPrinter : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    size_t pass = 0;
+    for (auto& [k, ok] : tally().cases) pass += ok;
+    std::printf("[isg-e2e] %zu/%zu builtin x type x size cases passed (%zu rows skipped: "
+                "device lacks the type)\n",
+                pass, tally().cases.size(), tally().skipped.size());
+    for (auto& [k, ok] : tally().cases)
+      if (!ok) std::printf("[isg-e2e]   FAILED %s\n", k.c_str());
+    for (auto& [S, p] : programs())
+      if (p) clReleaseProgram(p);
+    programs().clear();
+  }
+};
+const auto* const kSummary = ::testing::AddGlobalTestEnvironment(new SummaryPrinter);
+
+// ---- device traits --------------------------------------------------------------------------
+
+bool deviceHas(const std::string& ext) {
+  std::string all = " " + isgtest::deviceString(isgtest::env().device, CL_DEVICE_EXTENSIONS) + " ";
+  return all.find(" " + ext + " ") != std::string::npos;
+}
+bool typeAvailable(const TypeRow& t) {
+  if (t.req == "fp16") return deviceHas("cl_khr_fp16");
+  if (t.req == "fp64") return deviceHas("cl_khr_fp64");
+  return true;
+}
+
+// ---- work-group shapes ------------------------------------------------------------------------
+
+struct Shape {
+  const char* name;
+  size_t local[3];
+};
+// 1-D/2-D/3-D, full and with a partial last sub-group, for a given S. Two work-groups along x
+// check that sub-groups restart in every work-group.
+std::vector<Shape> shapesFor(unsigned S, bool partialToo) {
+  if (!partialToo) return {{"1d", {2 * S, 1, 1}}, {"2d", {4, S / 2, 1}}, {"3d", {2, 2, S / 2}}};
+  return {{"1d", {2 * S, 1, 1}},
+          {"1d-partial", {2 * S + 3, 1, 1}},
+          {"2d-partial", {5, 7, 1}},
+          {"3d-partial", {3, 4, 5}}};
+}
+
+// The global linear index a kernel computes (wi) for every (work-group, local linear id).
+struct Launch {
+  WorkGroup g;
+  size_t global[3];
+  unsigned groups = 2;
+  size_t items() const { return size_t(g.size()) * groups; }
+  size_t wi(unsigned group, uint32_t lid) const {
+    uint32_t x = lid % g.local[0], y = (lid / g.local[0]) % g.local[1],
+             z = lid / (g.local[0] * g.local[1]);
+    size_t gx = group * g.local[0] + x;
+    return gx + global[0] * (y + global[1] * z);
+  }
+};
+Launch makeLaunch(unsigned S, const Shape& s) {
+  Launch l;
+  l.g.S = S;
+  for (int d = 0; d < 3; ++d) l.g.local[d] = uint32_t(s.local[d]);
+  l.global[0] = s.local[0] * l.groups;
+  l.global[1] = s.local[1];
+  l.global[2] = s.local[2];
+  return l;
+}
+
+// Kernel-side spelling of the same index.
+const char* kWiExpr =
+    "(uint)(get_global_id(0) + get_global_size(0) * (get_global_id(1) + get_global_size(1) * "
+    "get_global_id(2)))";
+
+// ---- OpenCL plumbing ---------------------------------------------------------------------------
+
+struct Kernel {
+  cl_kernel k = nullptr;
+  ~Kernel() {
+    if (k) clReleaseKernel(k);
+  }
+};
+struct Mem {
+  cl_mem m = nullptr;
+  ~Mem() {
+    if (m) clReleaseMemObject(m);
+  }
+};
+
+cl_mem makeBuffer(size_t bytes, const void* init) {
+  cl_int err = CL_SUCCESS;
+  cl_mem m = clCreateBuffer(isgtest::env().context,
+                            CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0),
+                            std::max<size_t>(bytes, 16), const_cast<void*>(init), &err);
+  EXPECT_EQ(err, CL_SUCCESS);
+  return m;
+}
+
+// -cl-opt-disable: PoCL compiles every (kernel, local size) at first enqueue, and with the
+// optimiser on, the hundreds of exchange sites here cost ~10x more compile time than they run.
+// ISG_E2E_OPTIMIZE=1 runs the same cases optimised.
+std::string buildOptions() {
+  const char* o = std::getenv("ISG_E2E_OPTIMIZE");
+  return o && *o == '1' ? "" : "-cl-opt-disable";
+}
+
+std::string allKernelsSource(unsigned S);
+
+// One program per S holds every kernel: PoCL's build step has a fixed cost of about a second.
+std::map<unsigned, cl_program>& programs() {
+  static std::map<unsigned, cl_program> p;
+  return p;
+}
+void programFor(unsigned S, cl_program* out) {
+  auto it = programs().find(S);
+  if (it == programs().end()) {
+    std::string log, src = allKernelsSource(S);
+    cl_int status = CL_SUCCESS;
+    cl_program p =
+        isgtest::buildProgram(isge2e_host::prepareSource(src), buildOptions(), &log, &status);
+    it = programs().emplace(S, p).first;
+    ASSERT_NE(p, nullptr) << "build failed (" << status << "):\n" << log << "\n" << src;
+  }
+  ASSERT_NE(it->second, nullptr) << "the program for S=" << S << " did not build";
+  *out = it->second;
+}
+void kernelFor(unsigned S, const std::string& name, Kernel& k) {
+  cl_program p = nullptr;
+  ASSERT_NO_FATAL_FAILURE(programFor(S, &p));
+  cl_int err = CL_SUCCESS;
+  k.k = clCreateKernel(p, name.c_str(), &err);
+  ASSERT_EQ(err, CL_SUCCESS) << name;
+}
+
+void run(cl_kernel k, const Launch& l, unsigned userArgs, unsigned S, unsigned slot) {
+  isge2e_host::prepareLaunch(k, userArgs, S, slot, l.g.size());
+  size_t local[3] = {l.g.local[0], l.g.local[1], l.g.local[2]};
+  ISG_CL_CHECK(clEnqueueNDRangeKernel(isgtest::env().queue, k, 3, nullptr, l.global, local, 0,
+                                      nullptr, nullptr));
+  ISG_CL_CHECK(clFinish(isgtest::env().queue));
+}
+
+void readBuffer(cl_mem m, void* dst, size_t bytes) {
+  ISG_CL_CHECK(clEnqueueReadBuffer(isgtest::env().queue, m, CL_TRUE, 0, bytes, dst, 0, nullptr,
+                                   nullptr));
+}
+
+// ---- deterministic data ----------------------------------------------------------------------
+
+std::mt19937_64& rng() {
+  static std::mt19937_64 r(20240611);
+  return r;
+}
+uint64_t rnd() { return rng()(); }
+
+// One scalar of `scalar` type into dst. `narrow` keeps integers small enough that sums of up to
+// 32 values cannot overflow (the spec gives no overflow rule we could test against).
+void randomScalar(const std::string& scalar, bool narrow, uint8_t* dst) {
+  unsigned n = scalarBytes(scalar);
+  if (scalar == "float") {
+    float f = float(int64_t(rnd() % 200001) - 100000) / 64.0f;
+    std::memcpy(dst, &f, 4);
+  } else if (scalar == "double") {
+    double d = double(int64_t(rnd() % 20000001) - 10000000) / 1024.0;
+    std::memcpy(dst, &d, 8);
+  } else if (scalar == "half") {
+    uint16_t h = uint16_t(0x3c00 + rnd() % 0x0800);  // [1, 4): finite
+    if (rnd() & 1) h |= 0x8000;
+    std::memcpy(dst, &h, 2);
+  } else {
+    uint64_t v = rnd();
+    if (narrow) {
+      unsigned bits = std::max(3u, n * 8 - 7);
+      v &= (uint64_t(1) << bits) - 1;
+      if (scalarIsSigned(scalar)) v -= uint64_t(1) << (bits - 1);
+    }
+    std::memcpy(dst, &v, n);
+  }
+}
+
+template <class T>
+T load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// ---- the family kernels --------------------------------------------------------------------------
+
+// One builtin x type of a family inside the family kernel.
+struct Case {
+  const FuncRow* func;
+  TypeRow type;  // for shapes without gentype: the return type
+  std::string key;
+};
+
+// Bytes one work-item exchanges at once for a call (design.md §2): what the rewriter computes.
+unsigned exchangeBytes(const Case& c) {
+  if (c.func->family == "identity" || c.func->family == "barrier") return 0;
+  if (c.func->family == "vote") return 4;
+  unsigned b = storageBytes(c.type);
+  return c.func->shape == "T_TTU" ? 2 * b : b;
+}
+unsigned slotFor(const std::vector<Case>& cases) {
+  unsigned m = 0;
+  for (auto& c : cases) m = std::max(m, exchangeBytes(c));
+  unsigned p = 1;
+  while (p < m) p *= 2;
+  return m ? p : 0;
+}
+
+std::vector<Case> casesOf(const std::string& family, unsigned S) {
+  std::vector<Case> v;
+  for (const FuncRow& f : funcRows()) {
+    if (f.family != family) continue;
+    if (f.types.empty()) {
+      TypeRow t{f.shape == "I_I" ? "int" : "uint", f.shape == "I_I" ? "int" : "uint", 1, "none"};
+      v.push_back({&f, t, caseKey(f.name, "-", S)});
+      continue;
+    }
+    for (const TypeRow& t : f.types) {
+      if (!typeAvailable(t)) {
+        tally().skipped.insert(f.name + "(" + t.type + ")");
+        continue;
+      }
+      v.push_back({&f, t, caseKey(f.name, t.type, S)});
+    }
+  }
+  return v;
+}
+
+// Region sizes: every case owns `stride` bytes of output and two such regions of input.
+constexpr size_t kMaxValueBytes = 128;
+
+std::string familyKernelSource(const std::string& family, unsigned S,
+                               const std::vector<Case>& cases) {
+  std::ostringstream o;
+  o << "#pragma OPENCL EXTENSION cl_intel_subgroups : enable\n";
+  bool fp64 = false, fp16 = false;
+  for (auto& c : cases) {
+    fp64 |= c.type.req == "fp64";
+    fp16 |= c.type.req == "fp16";
+  }
+  if (fp64) o << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  if (fp16) o << "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
+  o << "__attribute__((intel_reqd_sub_group_size(" << S << ")))\n"
+    << "__kernel void isg_" << family << "_" << S
+    << "(__global const uchar* in, __global uchar* out, __global const uint* idx, uint stride,"
+       " uint n)\n{\n"
+    << "  const uint wi = " << kWiExpr << ";\n";
+  if (family == "barrier") o << "  __local uint lm[512];\n";
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    const std::string& T = c.type.type;
+    const std::string& f = c.func->name;
+    o << "  { /* " << f << " " << T << " */\n"
+      << "    __global const " << T << "* a = (__global const " << T << "*)(in + " << 2 * i
+      << "u * stride);\n"
+      << "    __global const " << T << "* b = (__global const " << T << "*)(in + " << 2 * i + 1
+      << "u * stride);\n"
+      << "    __global const uint* ix = idx + " << i << "u * n;\n"
+      << "    __global " << T << "* o = (__global " << T << "*)(out + " << i << "u * stride);\n";
+    const std::string& sh = c.func->shape;
+    if (sh == "U_V") {
+      o << "    o[wi] = " << f << "();\n";
+    } else if (sh == "V_FLAGS") {
+      // Each member publishes a value, passes the sub-group barrier and reads its neighbour's:
+      // once through local memory, once through global memory.
+      o << "    uint l = get_sub_group_id() * get_max_sub_group_size() + get_sub_group_local_id();\n"
+        << "    uint nb = get_sub_group_id() * get_max_sub_group_size() + (get_sub_group_local_id() + 1) % get_sub_group_size();\n"
+        << "    lm[l] = a[wi];\n"
+        << "    " << f << "(CLK_LOCAL_MEM_FENCE);\n"
+        << "    uint r = lm[nb];\n"
+        << "    " << f << "(CLK_LOCAL_MEM_FENCE);\n"
+        << "    __global uint* gm = (__global uint*)(out + " << cases.size() << "u * stride) + (get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2))) * get_local_size(0) * get_local_size(1) * get_local_size(2);\n"
+        << "    gm[l] = b[wi];\n"
+        << "    " << f << "(CLK_GLOBAL_MEM_FENCE);\n"
+        << "    o[wi] = r ^ gm[nb];\n";
+    } else if (sh == "I_I") {
+      o << "    o[wi] = " << f << "(a[wi]);\n";
+    } else if (sh == "T_T") {
+      o << "    o[wi] = " << f << "(a[wi]);\n";
+    } else if (sh == "T_TU") {
+      o << "    o[wi] = " << f << "(a[wi], ix[wi]);\n";
+    } else if (sh == "T_TTU") {
+      o << "    o[wi] = " << f << "(a[wi], b[wi], ix[wi]);\n";
+    }
+    o << "  }\n";
+  }
+  o << "}\n";
+  return o.str();
+}
+
+// Per-work-item index argument (shuffle lane, delta, xor value, broadcast id), chosen so that
+// the result is defined except where the case wants to cover the spec's edges.
+uint32_t indexFor(const Case& c, const Launch& l, uint32_t lid, unsigned group, unsigned salt) {
+  const WorkGroup& g = l.g;
+  const std::string& f = c.func->name;
+  uint32_t sgsize = g.subGroupSize(lid);
+  if (f.find("shuffle_down") != std::string::npos || f.find("shuffle_up") != std::string::npos)
+    return (lid * 5 + salt) % (g.S + 1);  // every delta in [0, S] occurs in each work-group
+  if (f.find("shuffle_xor") != std::string::npos)
+    return g.subGroupLocalId(lid) ^ uint32_t(rnd() % sgsize);
+  if (f.find("broadcast") != std::string::npos)  // uniform per sub-group
+    return uint32_t((g.subGroupId(lid) * 7 + group * 3 + salt) % sgsize);
+  return uint32_t(rnd() % sgsize);
+}
+
+// Checks one case's outputs for one launch against the model; returns the number of mismatches
+// and reports the first few.
+size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
+                 const std::vector<uint32_t>& idx, const std::vector<uint8_t>& out, size_t ci,
+                 size_t stride, const std::string& where) {
+  const WorkGroup& g = l.g;
+  const size_t n = l.items();
+  const uint8_t* A = in.data() + 2 * ci * stride;
+  const uint8_t* B = in.data() + (2 * ci + 1) * stride;
+  const uint32_t* IX = idx.data() + ci * n;
+  const uint8_t* O = out.data() + ci * stride;
+  const unsigned sb = storageBytes(c.type), eb = scalarBytes(c.type.scalar);
+  const std::string& f = c.func->name;
+  const std::string& fam = c.func->family;
+  size_t bad = 0;
+  auto fail = [&](size_t wi, const std::string& msg) {
+    if (++bad <= 3) ADD_FAILURE() << c.key << " " << where << " wi " << wi << ": " << msg;
+  };
+  for (unsigned grp = 0; grp < l.groups; ++grp) {
+    for (uint32_t lid = 0; lid < g.size(); ++lid) {
+      size_t wi = l.wi(grp, lid);
+      const uint8_t* got = O + wi * sb;
+      if (fam == "identity") {
+        uint32_t want = 0;
+        if (f == "get_sub_group_size") want = g.subGroupSize(lid);
+        else if (f == "get_max_sub_group_size") want = g.maxSubGroupSize();
+        else if (f == "get_num_sub_groups") want = g.numSubGroups();
+        else if (f == "get_enqueued_num_sub_groups") want = g.enqueuedNumSubGroups();
+        else if (f == "get_sub_group_id") want = g.subGroupId(lid);
+        else if (f == "get_sub_group_local_id") want = g.subGroupLocalId(lid);
+        else { fail(wi, "no model for " + f); continue; }
+        uint32_t v = load<uint32_t>(got);
+        if (v != want) fail(wi, "got " + std::to_string(v) + " want " + std::to_string(want));
+      } else if (fam == "barrier") {
+        uint32_t nb = g.subGroupBase(lid) + (g.subGroupLocalId(lid) + 1) % g.subGroupSize(lid);
+        size_t nwi = l.wi(grp, nb);
+        uint32_t want = load<uint32_t>(A + nwi * 4) ^ load<uint32_t>(B + nwi * 4);
+        uint32_t v = load<uint32_t>(got);
+        if (v != want) fail(wi, "got " + std::to_string(v) + " want " + std::to_string(want));
+      } else if (fam == "vote") {
+        std::vector<int32_t> pred(g.size());
+        for (uint32_t m = 0; m < g.size(); ++m) pred[m] = load<int32_t>(A + l.wi(grp, m) * 4);
+        bool want = f == "sub_group_all" ? isgref::voteAll(g, lid, pred) : isgref::voteAny(g, lid, pred);
+        bool v = load<int32_t>(got) != 0;
+        if (v != want) fail(wi, std::string("got ") + (v ? "true" : "false"));
+      } else if (fam == "shuffle" || fam == "broadcast") {
+        std::optional<isgref::Source> src;
+        uint32_t x = IX[wi];
+        if (fam == "broadcast") src = isgref::broadcast(g, lid, x);
+        else if (f.find("shuffle_down") != std::string::npos) src = isgref::shuffleDown(g, lid, x);
+        else if (f.find("shuffle_up") != std::string::npos) src = isgref::shuffleUp(g, lid, x);
+        else if (f.find("shuffle_xor") != std::string::npos) src = isgref::shuffleXor(g, lid, x);
+        else src = isgref::shuffle(g, lid, x);
+        if (!src) continue;  // undefined by the spec
+        const uint8_t* want = (src->which ? B : A) + l.wi(grp, src->lid) * sb;
+        if (std::memcmp(got, want, eb * c.type.width) != 0)
+          fail(wi, "index " + std::to_string(x) + ": wrong data (expected lid " +
+                       std::to_string(src->lid) + " source " + std::to_string(src->which) + ")");
+      } else if (fam == "reduce" || fam == "scan") {
+        isgref::Kind kind = fam == "reduce" ? isgref::Kind::Reduce
+                            : f.find("inclusive") != std::string::npos ? isgref::Kind::ScanInclusive
+                                                                        : isgref::Kind::ScanExclusive;
+        isgref::Op op = f.find("_add") != std::string::npos   ? isgref::Op::Add
+                        : f.find("_min") != std::string::npos ? isgref::Op::Min
+                                                              : isgref::Op::Max;
+        const std::string& s = c.type.scalar;
+        auto gather = [&](auto tag) {
+          using T = decltype(tag);
+          std::vector<T> x(g.size());
+          for (uint32_t m = 0; m < g.size(); ++m) x[m] = load<T>(A + l.wi(grp, m) * sb);
+          return x;
+        };
+        auto checkInt = [&](auto tag) {
+          using T = decltype(tag);
+          T want = isgref::integerCollective<T>(g, lid, kind, op, gather(tag));
+          T v = load<T>(got);
+          if (v != want)
+            fail(wi, "got " + std::to_string(v) + " want " + std::to_string(want));
+        };
+        auto checkFloat = [&](auto tag, long double u) {
+          using T = decltype(tag);
+          isgref::FloatExpect e = isgref::floatCollective<T>(g, lid, kind, op, gather(tag), u);
+          T v = load<T>(got);
+          if (!e.ok(v))
+            fail(wi, "got " + std::to_string(double(v)) + " want " + std::to_string(double(e.value)) +
+                         " +- " + std::to_string(double(e.tolerance)));
+        };
+        if (s == "int") checkInt(int32_t{});
+        else if (s == "uint") checkInt(uint32_t{});
+        else if (s == "long") checkInt(int64_t{});
+        else if (s == "ulong") checkInt(uint64_t{});
+        else if (s == "short") checkInt(int16_t{});
+        else if (s == "ushort") checkInt(uint16_t{});
+        else if (s == "char") checkInt(int8_t{});
+        else if (s == "uchar") checkInt(uint8_t{});
+        else if (s == "float") checkFloat(float{}, std::ldexp(1.0L, -24));
+        else if (s == "double") checkFloat(double{}, std::ldexp(1.0L, -53));
+        else fail(wi, "no model for scalar " + s);
+      }
+    }
+  }
+  return bad;
+}
+
+void runFamily(const std::string& family, unsigned S) {
+  ISG_REQUIRE_ENV();
+  std::vector<Case> cases = casesOf(family, S);
+  ASSERT_FALSE(cases.empty()) << "the table has no " << family << " builtins";
+  Kernel k;
+  ASSERT_NO_FATAL_FAILURE(kernelFor(S, "isg_" + family + "_" + std::to_string(S), k));
+  const unsigned slot = slotFor(cases);
+
+  unsigned salt = 0;
+  for (const Shape& shape : shapesFor(S, true)) {
+    Launch l = makeLaunch(S, shape);
+    const size_t n = l.items(), stride = n * kMaxValueBytes;
+    std::vector<uint8_t> in(2 * cases.size() * stride, 0);
+    std::vector<uint32_t> idx(cases.size() * n, 0);
+    for (size_t ci = 0; ci < cases.size(); ++ci) {
+      const Case& c = cases[ci];
+      const unsigned sb = storageBytes(c.type), eb = scalarBytes(c.type.scalar);
+      const bool narrow = c.func->family == "reduce" || c.func->family == "scan";
+      ++salt;
+      for (unsigned grp = 0; grp < l.groups; ++grp) {
+        for (uint32_t lid = 0; lid < l.g.size(); ++lid) {
+          size_t wi = l.wi(grp, lid);
+          for (unsigned src = 0; src < 2; ++src) {
+            uint8_t* v = in.data() + (2 * ci + src) * stride + wi * sb;
+            for (unsigned lane = 0; lane < c.type.width; ++lane)
+              randomScalar(c.type.scalar, narrow, v + lane * eb);
+          }
+          if (c.func->family == "vote") {
+            // Per sub-group: all set, none set, or mixed, so both answers occur.
+            uint32_t mode = (l.g.subGroupId(lid) + grp + salt) % 3;
+            int32_t pv = mode == 0 ? int32_t(rnd() | 1) : mode == 1 ? 0 : int32_t(rnd() % 3 == 0);
+            std::memcpy(in.data() + 2 * ci * stride + wi * 4, &pv, 4);
+          }
+          idx[ci * n + wi] = indexFor(c, l, lid, grp, salt);
+        }
+      }
+    }
+    std::vector<uint8_t> out((cases.size() + 1) * stride, 0xcd);
+    Mem bin, bout, bidx;
+    bin.m = makeBuffer(in.size(), in.data());
+    bout.m = makeBuffer(out.size(), out.data());
+    bidx.m = makeBuffer(idx.size() * 4, idx.data());
+    cl_uint st = cl_uint(stride), nn = cl_uint(n);
+    ISG_CL_CHECK(clSetKernelArg(k.k, 0, sizeof(cl_mem), &bin.m));
+    ISG_CL_CHECK(clSetKernelArg(k.k, 1, sizeof(cl_mem), &bout.m));
+    ISG_CL_CHECK(clSetKernelArg(k.k, 2, sizeof(cl_mem), &bidx.m));
+    ISG_CL_CHECK(clSetKernelArg(k.k, 3, sizeof(cl_uint), &st));
+    ISG_CL_CHECK(clSetKernelArg(k.k, 4, sizeof(cl_uint), &nn));
+    ASSERT_NO_FATAL_FAILURE(run(k.k, l, 5, S, slot));
+    ASSERT_NO_FATAL_FAILURE(readBuffer(bout.m, out.data(), out.size()));
+    for (size_t ci = 0; ci < cases.size(); ++ci) {
+      size_t bad = checkCase(cases[ci], l, in, idx, out, ci, stride, shape.name);
+      tally().record(cases[ci].key, bad == 0);
+    }
+  }
+}
+
+class Family : public ::testing::TestWithParam<std::tuple<std::string, unsigned>> {};
+
+TEST_P(Family, MatchesReferenceModel) { runFamily(std::get<0>(GetParam()), std::get<1>(GetParam())); }
+
+std::vector<std::string> familiesInTable() {
+  std::vector<std::string> v;
+  for (const FuncRow& f : funcRows())
+    if (std::find(v.begin(), v.end(), f.family) == v.end()) v.push_back(f.family);
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Builtins, Family,
+                         ::testing::Combine(::testing::ValuesIn(familiesInTable()),
+                                            ::testing::ValuesIn(kSizes)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_S" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
+
+// ---- block reads and writes on buffers -----------------------------------------------------------
+
+std::string vecType(const std::string& e, unsigned w) { return w == 1 ? e : e + std::to_string(w); }
+
+std::string blockBufferSource(unsigned S) {
+  std::ostringstream o;
+  o << "__attribute__((intel_reqd_sub_group_size(" << S << ")))\n"
+    << "__kernel void isg_block_buffer_" << S
+    << "(__global const uchar* in, __global uchar* out, __global uchar* out2, uint stride)\n{\n"
+    << "  const uint wi = " << kWiExpr << ";\n"
+    << "  const uint sg = (get_group_id(0) + get_num_groups(0) * (get_group_id(1) + "
+       "get_num_groups(1) * get_group_id(2))) * get_num_sub_groups() + get_sub_group_id();\n";
+  const auto& rows = blockRows();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const BlockRow& r = rows[i];
+    const std::string E = r.element, V = vecType(E, r.width), w = std::to_string(r.width);
+    o << "  { /* " << r.read << " / " << r.write << " */\n"
+      << "    __global const " << E << "* src = (__global const " << E << "*)(in + " << i
+      << "u * stride) + sg * " << S * r.width << "u;\n"
+      << "    " << V << " v = " << r.read << "(src);\n";
+    if (r.width == 1)
+      o << "    ((__global " << E << "*)(out + " << i << "u * stride))[wi] = v;\n";
+    else
+      o << "    vstore" << w << "(v, wi, (__global " << E << "*)(out + " << i << "u * stride));\n";
+    o << "    __global " << E << "* dst = (__global " << E << "*)(out2 + " << i
+      << "u * stride) + sg * " << S * r.width << "u;\n";
+    if (r.width == 1)
+      o << "    " << r.write << "(dst, ((__global const " << E << "*)(in + " << i
+        << "u * stride))[wi] ^ (" << E << ")0x5a);\n";
+    else
+      o << "    " << r.write << "(dst, vload" << w << "(wi, (__global const " << E << "*)(in + "
+        << i << "u * stride)) ^ (" << V << ")0x5a);\n";
+    o << "  }\n";
+  }
+  o << "}\n";
+  return o.str();
+}
+
+class BlockBuffer : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(BlockBuffer, MatchesReferenceModel) {
+  ISG_REQUIRE_ENV();
+  const unsigned S = GetParam();
+  Kernel k;
+  ASSERT_NO_FATAL_FAILURE(kernelFor(S, "isg_block_buffer_" + std::to_string(S), k));
+  const auto& rows = blockRows();
+  for (const Shape& shape : shapesFor(S, true)) {
+    Launch l = makeLaunch(S, shape);
+    const size_t n = l.items();
+    const size_t sgs = size_t(l.g.numSubGroups()) * l.groups;
+    const size_t stride = sgs * S * 8 * 8 + 64;  // room for every sub-group's block of ulong8
+    std::vector<uint8_t> in(rows.size() * stride), out(rows.size() * stride, 0),
+        out2(rows.size() * stride, 0);
+    for (auto& b : in) b = uint8_t(rnd());
+    Mem bin, bout, bout2;
+    bin.m = makeBuffer(in.size(), in.data());
+    bout.m = makeBuffer(out.size(), out.data());
+    bout2.m = makeBuffer(out2.size(), out2.data());
+    cl_uint st = cl_uint(stride);
+    ISG_CL_CHECK(clSetKernelArg(k.k, 0, sizeof(cl_mem), &bin.m));
+    ISG_CL_CHECK(clSetKernelArg(k.k, 1, sizeof(cl_mem), &bout.m));
+    ISG_CL_CHECK(clSetKernelArg(k.k, 2, sizeof(cl_mem), &bout2.m));
+    ISG_CL_CHECK(clSetKernelArg(k.k, 3, sizeof(cl_uint), &st));
+    ASSERT_NO_FATAL_FAILURE(run(k.k, l, 4, S, 0));
+    ASSERT_NO_FATAL_FAILURE(readBuffer(bout.m, out.data(), out.size()));
+    ASSERT_NO_FATAL_FAILURE(readBuffer(bout2.m, out2.data(), out2.size()));
+    (void)n;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const BlockRow& r = rows[i];
+      const unsigned eb = scalarBytes(r.element);
+      size_t badRead = 0, badWrite = 0;
+      for (unsigned grp = 0; grp < l.groups; ++grp) {
+        for (uint32_t lid = 0; lid < l.g.size(); ++lid) {
+          size_t wi = l.wi(grp, lid);
+          size_t sg = size_t(grp) * l.g.numSubGroups() + l.g.subGroupId(lid);
+          for (unsigned kk = 0; kk < r.width; ++kk) {
+            auto at = isgref::blockBufferIndex(l.g, lid, kk);
+            if (!at) continue;  // partial sub-group: undefined
+            size_t elem = sg * S * r.width + *at;
+            // read: out[wi*width + k] == in[block + index]
+            const uint8_t* got = out.data() + i * stride + (wi * r.width + kk) * eb;
+            const uint8_t* want = in.data() + i * stride + elem * eb;
+            if (std::memcmp(got, want, eb) != 0 && ++badRead <= 3)
+              ADD_FAILURE() << r.read << "@" << S << " " << shape.name << " wi " << wi << " k " << kk;
+            // write: out2[block + index] == in[wi*width + k] ^ 0x5a
+            std::vector<uint8_t> w(in.begin() + i * stride + (wi * r.width + kk) * eb,
+                                   in.begin() + i * stride + (wi * r.width + kk + 1) * eb);
+            w[0] ^= 0x5a;
+            if (std::memcmp(out2.data() + i * stride + elem * eb, w.data(), eb) != 0 &&
+                ++badWrite <= 3)
+              ADD_FAILURE() << r.write << "@" << S << " " << shape.name << " wi " << wi << " k " << kk;
+          }
+        }
+      }
+      tally().record(caseKey(r.read, "buffer", S), badRead == 0);
+      tally().record(caseKey(r.write, "buffer", S), badWrite == 0);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Builtins, BlockBuffer, ::testing::ValuesIn(kSizes),
+                         [](const auto& info) { return "S" + std::to_string(info.param); });
+
+// ---- block reads and writes on images --------------------------------------------------------------
+
+struct ImageFormat {
+  const char* name;
+  cl_channel_order order;
+  cl_channel_type type;
+  unsigned channels, channelBytes;
+  bool isFloat;
+};
+const ImageFormat kFormats[] = {
+    {"R_UINT8", CL_R, CL_UNSIGNED_INT8, 1, 1, false},
+    {"RG_UINT8", CL_RG, CL_UNSIGNED_INT8, 2, 1, false},
+    {"RGBA_UINT8", CL_RGBA, CL_UNSIGNED_INT8, 4, 1, false},
+    {"R_UNORM8", CL_R, CL_UNORM_INT8, 1, 1, false},
+    {"RG_UNORM8", CL_RG, CL_UNORM_INT8, 2, 1, false},
+    {"RGBA_UNORM8", CL_RGBA, CL_UNORM_INT8, 4, 1, false},
+    {"R_UINT16", CL_R, CL_UNSIGNED_INT16, 1, 2, false},
+    {"RG_UINT16", CL_RG, CL_UNSIGNED_INT16, 2, 2, false},
+    {"RGBA_UINT16", CL_RGBA, CL_UNSIGNED_INT16, 4, 2, false},
+    {"R_UINT32", CL_R, CL_UNSIGNED_INT32, 1, 4, false},
+    {"RG_UINT32", CL_RG, CL_UNSIGNED_INT32, 2, 4, false},
+    {"RGBA_UINT32", CL_RGBA, CL_UNSIGNED_INT32, 4, 4, false},
+    {"R_FLOAT", CL_R, CL_FLOAT, 1, 4, true},
+    {"RG_FLOAT", CL_RG, CL_FLOAT, 2, 4, true},
+    {"RGBA_FLOAT", CL_RGBA, CL_FLOAT, 4, 4, true},
+};
+
+bool formatSupported(const ImageFormat& f) {
+  cl_uint n = 0;
+  clGetSupportedImageFormats(isgtest::env().context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0,
+                             nullptr, &n);
+  std::vector<cl_image_format> v(n);
+  clGetSupportedImageFormats(isgtest::env().context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, n,
+                             v.data(), nullptr);
+  for (auto& x : v)
+    if (x.image_channel_order == f.order && x.image_channel_data_type == f.type) return true;
+  return false;
+}
+
+isgref::RawImage randomImage(const ImageFormat& f, uint32_t widthBytes, uint32_t height) {
+  isgref::RawImage img;
+  img.elementBytes = f.channels * f.channelBytes;
+  img.width = widthBytes / img.elementBytes;
+  img.height = height;
+  img.bytes.resize(size_t(img.width) * height * img.elementBytes);
+  if (f.isFloat) {  // finite floats only: the layer's raw-bit recovery goes through read_imagef
+    for (size_t i = 0; i < img.bytes.size(); i += 4) {
+      float x = float(int64_t(rnd() % 2000001) - 1000000) / 128.0f;
+      std::memcpy(&img.bytes[i], &x, 4);
+    }
+  } else {
+    for (auto& b : img.bytes) b = uint8_t(rnd());
+  }
+  return img;
+}
+
+cl_mem makeImage(const ImageFormat& f, const isgref::RawImage& img) {
+  cl_image_format fmt{f.order, f.type};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = img.width;
+  desc.image_height = img.height;
+  cl_int err = CL_SUCCESS;
+  cl_mem m = clCreateImage(isgtest::env().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &fmt,
+                           &desc, const_cast<uint8_t*>(img.bytes.data()), &err);
+  EXPECT_EQ(err, CL_SUCCESS) << f.name;
+  return m;
+}
+
+// The uint rows (element "uint") are the ones with image forms in cl_intel_subgroups.
+std::vector<const BlockRow*> uintBlockRows() {
+  std::vector<const BlockRow*> v;
+  for (const BlockRow& r : blockRows())
+    if (r.element == "uint") v.push_back(&r);
+  return v;
+}
+
+std::string blockImageSource(unsigned S) {
+  std::ostringstream o;
+  const std::string sgExpr =
+      "(get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * "
+      "get_group_id(2))) * get_num_sub_groups() + get_sub_group_id()";
+  o << "__attribute__((intel_reqd_sub_group_size(" << S << ")))\n"
+    << "__kernel void isg_image_read_" << S
+    << "(__read_only image2d_t img, __global const int* coords, __global uint* out)\n{\n"
+    << "  const uint wi = " << kWiExpr << ";\n"
+    << "  const uint sg = " << sgExpr << ";\n"
+    << "  const int2 c = (int2)(coords[2 * sg], coords[2 * sg + 1]);\n";
+  unsigned off = 0;
+  for (const BlockRow* r : uintBlockRows()) {
+    o << "  { " << vecType("uint", r->width) << " v = " << r->read << "(img, c);\n";
+    for (unsigned kk = 0; kk < r->width; ++kk)
+      o << "    out[wi * 15u + " << off + kk << "u] = v"
+        << (r->width == 1 ? "" : ".s" + std::string(1, "0123456789abcdef"[kk])) << ";\n";
+    o << "  }\n";
+    off += r->width;
+  }
+  o << "}\n"
+    << "__attribute__((intel_reqd_sub_group_size(" << S << ")))\n"
+    << "__kernel void isg_image_write_" << S
+    << "(__write_only image2d_t img, __global const int* coords, __global const uint* in, "
+       "uint which)\n{\n"
+    << "  const uint wi = " << kWiExpr << ";\n"
+    << "  const uint sg = " << sgExpr << ";\n"
+    << "  const int2 c = (int2)(coords[2 * sg], coords[2 * sg + 1]);\n";
+  for (const BlockRow* r : uintBlockRows()) {
+    // `which` is a kernel argument: uniform across the work-group, as the local strategy needs.
+    o << "  if (which == " << r->width << "u) " << r->write << "(img, c, "
+      << (r->width == 1 ? "in[wi * 8u]" : "vload" + std::to_string(r->width) + "(0, in + wi * 8u)")
+      << ");\n";
+  }
+  o << "}\n";
+  return o.str();
+}
+
+class BlockImage : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(BlockImage, MatchesReferenceModel) {
+  ISG_REQUIRE_ENV();
+  cl_bool images = CL_FALSE;
+  clGetDeviceInfo(isgtest::env().device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  if (!images) GTEST_SKIP() << "device has no images";
+  const unsigned S = GetParam();
+  const auto rows = uintBlockRows();
+  ASSERT_FALSE(rows.empty());
+  Kernel kr, kw;
+  ASSERT_NO_FATAL_FAILURE(kernelFor(S, "isg_image_read_" + std::to_string(S), kr));
+  ASSERT_NO_FATAL_FAILURE(kernelFor(S, "isg_image_write_" + std::to_string(S), kw));
+
+  for (const Shape& shape : shapesFor(S, false)) {
+    Launch l = makeLaunch(S, shape);
+    const size_t n = l.items();
+    const uint32_t sgs = l.g.numSubGroups() * l.groups;
+    // Write layout: each sub-group owns a disjoint S*4-byte x 8-row tile; the image is 8 bytes
+    // narrower and 3 rows shorter than the tiles, so the last column and row of tiles cross the
+    // right and bottom edges.
+    const uint32_t cols = 3, tileRows = (sgs + cols - 1) / cols;
+    const uint32_t widthBytes = cols * S * 4 - 8, height = tileRows * 8 - 3;
+    for (const ImageFormat& f : kFormats) {
+      if (!formatSupported(f)) {
+        tally().skipped.insert(std::string("image format ") + f.name);
+        continue;
+      }
+      const std::string fkey = std::string("image ") + f.name;
+      isgref::RawImage img = randomImage(f, widthBytes, height);
+      // ---- reads: arbitrary byte x (also negative and past the edges), rows past the bottom
+      std::vector<int32_t> rc(2 * sgs);
+      for (uint32_t s = 0; s < sgs; ++s) {
+        rc[2 * s] = int32_t(rnd() % (widthBytes + 16)) - 8;
+        rc[2 * s + 1] = int32_t(rnd() % (height + 4)) - 2;
+      }
+      rc[0] = int32_t(widthBytes) - 2 * int32_t(S) - 1;  // crosses the right edge, unaligned
+      rc[1] = int32_t(height) - 3;                       // block_read8 crosses the bottom edge
+      if (sgs > 1) {                                     // before the left and top edges
+        rc[2] = -5;
+        rc[3] = -1;
+      }
+      {
+        Mem im, bc, bo;
+        im.m = makeImage(f, img);
+        bc.m = makeBuffer(rc.size() * 4, rc.data());
+        std::vector<uint32_t> out(n * 15, 0);
+        bo.m = makeBuffer(out.size() * 4, out.data());
+        ISG_CL_CHECK(clSetKernelArg(kr.k, 0, sizeof(cl_mem), &im.m));
+        ISG_CL_CHECK(clSetKernelArg(kr.k, 1, sizeof(cl_mem), &bc.m));
+        ISG_CL_CHECK(clSetKernelArg(kr.k, 2, sizeof(cl_mem), &bo.m));
+        ASSERT_NO_FATAL_FAILURE(run(kr.k, l, 3, S, 0));
+        ASSERT_NO_FATAL_FAILURE(readBuffer(bo.m, out.data(), out.size() * 4));
+        unsigned off = 0;
+        for (const BlockRow* r : rows) {
+          size_t bad = 0;
+          for (unsigned grp = 0; grp < l.groups; ++grp)
+            for (uint32_t lid = 0; lid < l.g.size(); ++lid) {
+              uint32_t sg = grp * l.g.numSubGroups() + l.g.subGroupId(lid);
+              for (unsigned kk = 0; kk < r->width; ++kk) {
+                auto want = isgref::imageBlockRead(l.g, lid, img, rc[2 * sg], rc[2 * sg + 1], kk, 4);
+                if (!want) continue;
+                uint32_t got = out[l.wi(grp, lid) * 15 + off + kk];
+                if (got != uint32_t(*want) && ++bad <= 3)
+                  ADD_FAILURE() << r->read << "@" << S << " " << f.name << " " << shape.name
+                                << " lid " << lid << " k " << kk << " coord (" << rc[2 * sg] << ","
+                                << rc[2 * sg + 1] << ") got " << std::hex << got << " want "
+                                << *want << std::dec;
+              }
+            }
+          tally().record(caseKey(r->read, fkey, S), bad == 0);
+          off += r->width;
+        }
+      }
+      // ---- writes: spec-defined for element sizes up to 4 bytes only
+      if (img.elementBytes > 4) continue;
+      std::vector<int32_t> wc(2 * sgs);
+      for (uint32_t s = 0; s < sgs; ++s) {
+        wc[2 * s] = int32_t((s % cols) * S * 4);
+        wc[2 * s + 1] = int32_t((s / cols) * 8);
+      }
+      std::vector<uint32_t> data(n * 8);
+      for (auto& d : data) d = uint32_t(rnd());
+      if (f.isFloat)
+        for (auto& d : data) {
+          float x = float(int64_t(rnd() % 2000001) - 1000000) / 64.0f;
+          std::memcpy(&d, &x, 4);
+        }
+      for (const BlockRow* r : rows) {
+        Mem im, bc, bd;
+        im.m = makeImage(f, img);
+        bc.m = makeBuffer(wc.size() * 4, wc.data());
+        bd.m = makeBuffer(data.size() * 4, data.data());
+        cl_uint which = r->width;
+        ISG_CL_CHECK(clSetKernelArg(kw.k, 0, sizeof(cl_mem), &im.m));
+        ISG_CL_CHECK(clSetKernelArg(kw.k, 1, sizeof(cl_mem), &bc.m));
+        ISG_CL_CHECK(clSetKernelArg(kw.k, 2, sizeof(cl_mem), &bd.m));
+        ISG_CL_CHECK(clSetKernelArg(kw.k, 3, sizeof(cl_uint), &which));
+        ASSERT_NO_FATAL_FAILURE(run(kw.k, l, 4, S, 0));
+        isgref::RawImage got = img, want = img;
+        size_t origin[3] = {0, 0, 0}, region[3] = {img.width, img.height, 1};
+        ISG_CL_CHECK(clEnqueueReadImage(isgtest::env().queue, im.m, CL_TRUE, origin, region, 0, 0,
+                                        got.bytes.data(), 0, nullptr, nullptr));
+        for (unsigned grp = 0; grp < l.groups; ++grp)
+          for (uint32_t lid = 0; lid < l.g.size(); ++lid) {
+            if (l.g.partial(lid)) continue;
+            uint32_t sg = grp * l.g.numSubGroups() + l.g.subGroupId(lid);
+            for (unsigned kk = 0; kk < r->width; ++kk)
+              isgref::imageWriteBytes(want, wc[2 * sg] + 4 * int64_t(l.g.subGroupLocalId(lid)),
+                                      wc[2 * sg + 1] + int64_t(kk), 4,
+                                      data[l.wi(grp, lid) * 8 + kk]);
+          }
+        size_t bad = 0;
+        for (size_t b = 0; b < want.bytes.size(); ++b)
+          if (got.bytes[b] != want.bytes[b] && ++bad <= 3)
+            ADD_FAILURE() << r->write << "@" << S << " " << f.name << " " << shape.name
+                          << " byte " << b << " (row " << b / (img.width * img.elementBytes)
+                          << ") got " << int(got.bytes[b]) << " want " << int(want.bytes[b]);
+        tally().record(caseKey(r->write, fkey, S), bad == 0);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Builtins, BlockImage, ::testing::ValuesIn(kSizes),
+                         [](const auto& info) { return "S" + std::to_string(info.param); });
+
+std::string allKernelsSource(unsigned S) {
+  std::string src;
+  for (const std::string& f : familiesInTable()) src += familyKernelSource(f, S, casesOf(f, S));
+  src += blockBufferSource(S);
+  cl_bool images = CL_FALSE;
+  clGetDeviceInfo(isgtest::env().device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  if (images) src += blockImageSource(S);
+  return src;
+}
+
+}  // namespace

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+// The host reference model ("oracle") of the sub-group builtins, written from the text of
+// cl_intel_subgroups (rev 8) and the cl_khr_subgroups function descriptions, never from the
+// OpenCL C library it checks. Everything here works on one work-group at a time, identified by
+// its local size; work-items are named by their linear local id (x fastest), which is also how
+// the project lays out sub-groups: runs of S consecutive linear ids, the last possibly partial.
+//
+// Where the spec leaves a result undefined the model says so (std::nullopt), and tests must
+// treat such a work-item's result as "anything".
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+namespace isgref {
+
+// ---- layout ----------------------------------------------------------------------------------
+
+struct WorkGroup {
+  uint32_t S = 16;                   // max_sub_group_size
+  uint32_t local[3] = {1, 1, 1};     // local work size
+
+  uint32_t size() const { return local[0] * local[1] * local[2]; }
+  uint32_t linearId(uint32_t x, uint32_t y, uint32_t z) const {
+    return x + local[0] * (y + local[1] * z);
+  }
+  uint32_t numSubGroups() const { return (size() + S - 1) / S; }
+  uint32_t subGroupId(uint32_t lid) const { return lid / S; }
+  uint32_t subGroupLocalId(uint32_t lid) const { return lid % S; }
+  uint32_t subGroupBase(uint32_t lid) const { return subGroupId(lid) * S; }
+  // "all sub-groups within a work-group will be the same size, apart from the sub-group with
+  // the maximum index, which may be smaller"
+  uint32_t subGroupSize(uint32_t lid) const { return std::min(S, size() - subGroupBase(lid)); }
+  bool partial(uint32_t lid) const { return subGroupSize(lid) < S; }
+  // Uniform work-groups only (OpenCL 1.2 and this test suite): equals get_num_sub_groups.
+  uint32_t enqueuedNumSubGroups() const { return numSubGroups(); }
+  uint32_t maxSubGroupSize() const { return S; }
+  // The linear id of member `m` of lid's sub-group, if that member exists.
+  std::optional<uint32_t> member(uint32_t lid, uint32_t m) const {
+    if (m >= subGroupSize(lid)) return std::nullopt;
+    return subGroupBase(lid) + m;
+  }
+};
+
+// ---- shuffles: which work-item's which source a work-item receives ---------------------------
+
+struct Source {
+  uint32_t lid;    // the work-item whose data is returned
+  unsigned which;  // 0: first data argument (data / current / previous), 1: second (next / current)
+};
+
+// intel_sub_group_shuffle: "the value of data for the work item identified by
+// sub_group_local_id"; out-of-range ids have no defined behaviour.
+inline std::optional<Source> shuffle(const WorkGroup& g, uint32_t lid, uint32_t c) {
+  auto m = g.member(lid, c);
+  if (!m) return std::nullopt;
+  return Source{*m, 0};
+}
+
+// intel_sub_group_shuffle_down(current, next, delta): unsigned index = sglid + delta;
+// < max_sub_group_size: current of that member; < 2*max: next of (index - max); else undefined.
+inline std::optional<Source> shuffleDown(const WorkGroup& g, uint32_t lid, uint32_t delta) {
+  uint64_t i = uint64_t(g.subGroupLocalId(lid)) + delta;
+  const uint64_t S = g.maxSubGroupSize();
+  unsigned which = 0;
+  if (i >= S && i < 2 * S) {
+    i -= S;
+    which = 1;
+  } else if (i >= 2 * S) {
+    return std::nullopt;
+  }
+  auto m = g.member(lid, uint32_t(i));
+  if (!m) return std::nullopt;  // a member a partial sub-group does not have
+  return Source{*m, which};
+}
+
+// intel_sub_group_shuffle_up(previous, current, delta): signed index = sglid - delta;
+// [0, max): current of that member; [-max, 0): previous of (index + max); else undefined.
+inline std::optional<Source> shuffleUp(const WorkGroup& g, uint32_t lid, uint32_t delta) {
+  int64_t i = int64_t(g.subGroupLocalId(lid)) - int64_t(delta);
+  const int64_t S = g.maxSubGroupSize();
+  unsigned which = 1;
+  if (i < 0 && i >= -S) {
+    i += S;
+    which = 0;
+  } else if (i < -S || i >= S) {
+    return std::nullopt;
+  }
+  auto m = g.member(lid, uint32_t(i));
+  if (!m) return std::nullopt;
+  return Source{*m, which};
+}
+
+// intel_sub_group_shuffle_xor: the member sglid ^ value; "greater than max_sub_group_size" is
+// out of range, and an index naming no member has no data either.
+inline std::optional<Source> shuffleXor(const WorkGroup& g, uint32_t lid, uint32_t value) {
+  uint32_t i = g.subGroupLocalId(lid) ^ value;
+  auto m = g.member(lid, i);
+  if (!m) return std::nullopt;
+  return Source{*m, 0};
+}
+
+// sub_group_broadcast: the member identified by sub_group_local_id (which must be uniform
+// across the sub-group and below the sub-group size).
+inline std::optional<Source> broadcast(const WorkGroup& g, uint32_t lid, uint32_t id) {
+  return shuffle(g, lid, id);
+}
+
+// ---- votes -----------------------------------------------------------------------------------
+
+// sub_group_all / sub_group_any return "a non-zero value" or zero: the model gives the truth.
+inline bool voteAll(const WorkGroup& g, uint32_t lid, const std::vector<int32_t>& pred) {
+  for (uint32_t m = 0; m < g.subGroupSize(lid); ++m)
+    if (pred[g.subGroupBase(lid) + m] == 0) return false;
+  return true;
+}
+inline bool voteAny(const WorkGroup& g, uint32_t lid, const std::vector<int32_t>& pred) {
+  for (uint32_t m = 0; m < g.subGroupSize(lid); ++m)
+    if (pred[g.subGroupBase(lid) + m] != 0) return true;
+  return false;
+}
+
+// ---- reductions and scans --------------------------------------------------------------------
+
+enum class Op { Add, Min, Max };
+enum class Kind { Reduce, ScanInclusive, ScanExclusive };
+
+// Identities from the cl_khr_subgroups text: add 0; min the type's maximum (+INF for floating
+// point); max the type's minimum (-INF).
+template <class T>
+T identity(Op op) {
+  if (op == Op::Add) return T(0);
+  if constexpr (std::is_floating_point_v<T>)
+    return op == Op::Min ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+  else
+    return op == Op::Min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+}
+
+// Integers: exact, add wraps modulo 2^bits (computed unsigned, so no host UB).
+template <class T>
+T combineInt(Op op, T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  switch (op) {
+    case Op::Add: return T(U(U(a) + U(b)));
+    case Op::Min: return std::min(a, b);
+    default: return std::max(a, b);
+  }
+}
+
+// The work-items whose x takes part in lid's result, in scan order (increasing local id).
+inline std::vector<uint32_t> operands(const WorkGroup& g, uint32_t lid, Kind k) {
+  std::vector<uint32_t> r;
+  uint32_t n = g.subGroupSize(lid);
+  if (k == Kind::ScanInclusive) n = g.subGroupLocalId(lid) + 1;
+  if (k == Kind::ScanExclusive) n = g.subGroupLocalId(lid);
+  for (uint32_t m = 0; m < n; ++m) r.push_back(g.subGroupBase(lid) + m);
+  return r;
+}
+
+template <class T>
+T integerCollective(const WorkGroup& g, uint32_t lid, Kind k, Op op, const std::vector<T>& x) {
+  T acc = identity<T>(op);
+  for (uint32_t i : operands(g, lid, k)) acc = combineInt(op, acc, x[i]);
+  return acc;
+}
+
+// Floating point: the order of operations is unspecified, so min/max are exact and add is the
+// exact sum (in long double) with a bound: any summation order of n terms is within
+// (n-1) * eps * sum|x_i| of the exact sum (eps = unit roundoff of T).
+struct FloatExpect {
+  long double value = 0;
+  long double tolerance = 0;
+  bool ok(long double got) const {
+    if (std::isinf(value) || std::isinf(got)) return value == got;
+    return std::fabs(got - value) <= tolerance;
+  }
+};
+
+template <class T>
+FloatExpect floatCollective(const WorkGroup& g, uint32_t lid, Kind k, Op op,
+                            const std::vector<T>& x, long double unitRoundoff) {
+  FloatExpect e;
+  auto ids = operands(g, lid, k);
+  if (op != Op::Add) {
+    long double acc = identity<long double>(op);
+    for (uint32_t i : ids) acc = op == Op::Min ? std::min<long double>(acc, x[i])
+                                                : std::max<long double>(acc, x[i]);
+    e.value = acc;
+    return e;
+  }
+  long double sum = 0, mag = 0;
+  for (uint32_t i : ids) {
+    sum += x[i];
+    mag += std::fabs(static_cast<long double>(x[i]));
+  }
+  e.value = sum;
+  e.tolerance = (ids.empty() ? 0 : ids.size() - 1) * unitRoundoff * mag * 1.01L;
+  return e;
+}
+
+// ---- block reads and writes: buffers -----------------------------------------------------------
+
+// intel_sub_group_block_read{,2,4,8}(p) and the _us/_uc/_ul forms: the k-th value of member i
+// is p[i + k * max_sub_group_size]. Undefined in a partial sub-group (spec restriction).
+inline std::optional<size_t> blockBufferIndex(const WorkGroup& g, uint32_t lid, uint32_t k) {
+  if (g.partial(lid)) return std::nullopt;
+  return size_t(g.subGroupLocalId(lid)) + size_t(k) * g.maxSubGroupSize();
+}
+
+// ---- block reads and writes: images --------------------------------------------------------------
+
+// A 2D image as the raw bytes it holds: row-major, elementBytes per element, no padding.
+struct RawImage {
+  uint32_t width = 0, height = 0, elementBytes = 4;
+  std::vector<uint8_t> bytes;
+  uint8_t at(uint32_t e, uint32_t y, uint32_t o) const {
+    return bytes[(size_t(y) * width + e) * elementBytes + o];
+  }
+  uint8_t& at(uint32_t e, uint32_t y, uint32_t o) {
+    return bytes[(size_t(y) * width + e) * elementBytes + o];
+  }
+};
+
+inline int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// Image block read: member i's k-th value of n bytes (n = sizeof(element type)) is read from
+// byte x = byte_coord.x + n * i of row byte_coord.y + k, "without format conversion". Bounds:
+// out-of-bounds reads return the edge element (CLAMP_TO_EDGE), which the spec guarantees for
+// 4-byte elements; the model applies the same element clamp to every element size.
+inline uint64_t imageReadBytes(const RawImage& img, int64_t bx, int64_t y, unsigned n) {
+  uint64_t r = 0;
+  const int64_t es = img.elementBytes;
+  int64_t yy = std::clamp<int64_t>(y, 0, int64_t(img.height) - 1);
+  for (unsigned i = 0; i < n; ++i) {
+    int64_t b = bx + i, e = floorDiv(b, es), o = b - e * es;
+    int64_t ee = std::clamp<int64_t>(e, 0, int64_t(img.width) - 1);
+    r |= uint64_t(img.at(uint32_t(ee), uint32_t(yy), uint32_t(o))) << (8 * i);
+  }
+  return r;
+}
+inline std::optional<uint64_t> imageBlockRead(const WorkGroup& g, uint32_t lid,
+                                              const RawImage& img, int32_t cx, int32_t cy,
+                                              uint32_t k, unsigned n) {
+  if (g.partial(lid)) return std::nullopt;
+  return imageReadBytes(img, int64_t(cx) + int64_t(n) * g.subGroupLocalId(lid), int64_t(cy) + k, n);
+}
+
+// Image block write of n bytes at byte x (a multiple of 4 for the spec's uint writes), row y:
+// elements outside the image are left alone ("out-of-bounds writes will be ignored"). The
+// model writes whole elements only, which every element size <= n satisfies.
+inline void imageWriteBytes(RawImage& img, int64_t bx, int64_t y, unsigned n, uint64_t v) {
+  const int64_t es = img.elementBytes;
+  if (y < 0 || y >= int64_t(img.height) || es > int64_t(n) || floorDiv(bx, es) * es != bx) return;
+  for (int64_t off = 0; off + es <= int64_t(n); off += es) {
+    int64_t e = (bx + off) / es;
+    if (e < 0 || e >= int64_t(img.width)) continue;
+    for (int64_t o = 0; o < es; ++o)
+      img.at(uint32_t(e), uint32_t(y), uint32_t(o)) = uint8_t(v >> (8 * (off + o)));
+  }
+}
+
+}  // namespace isgref
