@@ -16,9 +16,10 @@
 namespace isg {
 namespace {
 
-// Strategies the layer can use today: native needs no library, local has builtins-cl/local.
-// A detected strategy outside this list falls back to local until its library lands.
-constexpr Strategy kImplementedStrategies[] = {Strategy::Native, Strategy::Local};
+// Strategies the layer can use today: native needs no library, the others have their folder in
+// builtins-cl/. A detected strategy outside this list falls back to local until its library lands.
+constexpr Strategy kImplementedStrategies[] = {Strategy::Native, Strategy::NvidiaPtx,
+                                               Strategy::Local};
 
 bool isImplemented(Strategy s) {
   return std::find(std::begin(kImplementedStrategies), std::end(kImplementedStrategies), s) !=
@@ -122,6 +123,13 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   if (wanted == Strategy::Native && p->detected != Strategy::Native) {
     ISG_LOG_WARNING("ISG_STRATEGY=native ignored for '"
                     << name << "': it does not report cl_intel_subgroups");
+    wanted = p->detected;
+  }
+  // Hardware strategies compile to that hardware's instructions (inline PTX, khr builtins): on
+  // any other device the program could not build, so the request falls back to detection.
+  if ((wanted == Strategy::NvidiaPtx || wanted == Strategy::Khr) && p->detected != wanted) {
+    ISG_LOG_WARNING("ISG_STRATEGY=" << strategyName(wanted) << " ignored for '" << name
+                                    << "': the device does not qualify for it");
     wanted = p->detected;
   }
   if (wanted != Strategy::Native && p->detected == Strategy::Native)

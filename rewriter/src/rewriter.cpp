@@ -218,6 +218,22 @@ bool applyEdits(const std::string& file, const std::string& text,
   return true;
 }
 
+// The strategy's library: builtins-cl/common/ and builtins-cl/<strategy>/ merged in file-name
+// order, a strategy file replacing the common file of the same name. Shared families (identity,
+// block) are written once; exchanges differ per strategy.
+std::vector<const detail::EmbeddedFile*> libraryFiles(Strategy strategy) {
+  std::map<std::string_view, const detail::EmbeddedFile*> byName;
+  auto add = [&byName](std::string_view folder) {
+    for (const detail::EmbeddedFile* f : detail::embeddedUnder(folder))
+      byName[std::string_view(f->name).substr(folder.size() + 1)] = f;
+  };
+  add("common");
+  add(strategyName(strategy));
+  std::vector<const detail::EmbeddedFile*> files;
+  for (const auto& entry : byName) files.push_back(entry.second);
+  return files;
+}
+
 std::string buildPrelude(const DeviceTraits& traits, const detail::Analysis& a) {
   std::string p;
   for (const std::string& f : a.families) p += "#define ISG_NEED_" + f + " 1\n";
@@ -226,8 +242,7 @@ std::string buildPrelude(const DeviceTraits& traits, const detail::Analysis& a) 
     if (!text.empty() && text.back() != '\n') p += '\n';
   };
   if (const detail::EmbeddedFile* def = detail::findEmbedded("builtins.def")) append(def->text());
-  for (const detail::EmbeddedFile* f : detail::embeddedUnder(strategyName(traits.strategy)))
-    append(f->text());
+  for (const detail::EmbeddedFile* f : libraryFiles(traits.strategy)) append(f->text());
   p += detail::builtinMacros(a.userDefined);
   return p;
 }

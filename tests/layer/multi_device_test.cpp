@@ -25,7 +25,8 @@ TEST(MultiDevice, BuildsRunsAndAnswersPerDevice) {
   cl_platform_id platform = isgtest::env().platform;
   cl_uint n = 0;
   ISG_CL_CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &n));
-  ASSERT_GE(n, 2u) << "the test needs a platform with two devices (PoCL: POCL_DEVICES)";
+  // PoCL always gives two (POCL_DEVICES above); a GPU platform with one device cannot run this.
+  if (n < 2) GTEST_SKIP() << "the platform has " << n << " device(s); the test needs two";
   std::vector<cl_device_id> devices(n);
   ISG_CL_CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, n, devices.data(), nullptr));
   devices.resize(2);

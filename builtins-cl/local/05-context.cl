@@ -13,33 +13,6 @@
  * same order, i.e. sub-group builtins must be reached in work-group-uniform control flow.
  */
 
-#ifdef cl_khr_fp16
-#pragma OPENCL EXTENSION cl_khr_fp16 : enable
-#endif
-#if defined(cl_khr_fp64) && __OPENCL_C_VERSION__ < 300
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#endif
-
-/* Table rows carry a requirement; a row whose requirement the device lacks expands to nothing. */
-#define ISG_REQ_none(...) __VA_ARGS__
-#ifdef cl_khr_fp16
-#define ISG_REQ_fp16(...) __VA_ARGS__
-#else
-#define ISG_REQ_fp16(...)
-#endif
-#if defined(cl_khr_fp64) || (__OPENCL_C_VERSION__ >= 300 && defined(__opencl_c_fp64))
-#define ISG_REQ_fp64(...) __VA_ARGS__
-#else
-#define ISG_REQ_fp64(...)
-#endif
-#if !defined(__EMBEDDED_PROFILE__) || defined(cles_khr_int64)
-#define ISG_REQ_int64(...) __VA_ARGS__
-#else
-#define ISG_REQ_int64(...)
-#endif
-
-#define __ISG_OVL static inline __attribute__((overloadable))
-
 typedef struct {
   uint lid;       /* linear local id */
   uint lsize;     /* work-items in this work-group */
@@ -87,27 +60,3 @@ static inline void __isg_exchange_done(__isg_ctx_t* ctx) { ctx->toggle ^= 1u; }
 /* Slot of member `i` of this sub-group; out-of-range ids are wrapped into the sub-group's own
  * slots so that an undefined index reads garbage, never memory outside the scratch. */
 static inline uint __isg_member_slot(__isg_ctx_t* ctx, uint i) { return ctx->base + i % ctx->S; }
-
-/* Identities of the min/max scans, by scalar type name. */
-#define __ISG_MAX_char CHAR_MAX
-#define __ISG_MAX_uchar UCHAR_MAX
-#define __ISG_MAX_short SHRT_MAX
-#define __ISG_MAX_ushort USHRT_MAX
-#define __ISG_MAX_int INT_MAX
-#define __ISG_MAX_uint UINT_MAX
-#define __ISG_MAX_long LONG_MAX
-#define __ISG_MAX_ulong ULONG_MAX
-#define __ISG_MAX_float INFINITY
-#define __ISG_MAX_half ((half)INFINITY)
-#define __ISG_MAX_double ((double)INFINITY)
-#define __ISG_MIN_char CHAR_MIN
-#define __ISG_MIN_uchar 0
-#define __ISG_MIN_short SHRT_MIN
-#define __ISG_MIN_ushort 0
-#define __ISG_MIN_int INT_MIN
-#define __ISG_MIN_uint 0
-#define __ISG_MIN_long LONG_MIN
-#define __ISG_MIN_ulong 0
-#define __ISG_MIN_float (-INFINITY)
-#define __ISG_MIN_half ((half)-INFINITY)
-#define __ISG_MIN_double (-(double)INFINITY)

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every strategy's library builds on: the requirement guards that let one table row
+ * expand to nothing on a device without its type, the declaration prefix of every function,
+ * and the identities of the min/max scans. Files of builtins-cl/common/ and of the strategy's
+ * folder are concatenated in file-name order; a strategy file with the same name as a common
+ * one replaces it.
+ */
+
+#ifdef cl_khr_fp16
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#endif
+#if defined(cl_khr_fp64) && __OPENCL_C_VERSION__ < 300
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+/* Table rows carry a requirement; a row whose requirement the device lacks expands to nothing. */
+#define ISG_REQ_none(...) __VA_ARGS__
+#ifdef cl_khr_fp16
+#define ISG_REQ_fp16(...) __VA_ARGS__
+#else
+#define ISG_REQ_fp16(...)
+#endif
+#if defined(cl_khr_fp64) || (__OPENCL_C_VERSION__ >= 300 && defined(__opencl_c_fp64))
+#define ISG_REQ_fp64(...) __VA_ARGS__
+#else
+#define ISG_REQ_fp64(...)
+#endif
+#if !defined(__EMBEDDED_PROFILE__) || defined(cles_khr_int64)
+#define ISG_REQ_int64(...) __VA_ARGS__
+#else
+#define ISG_REQ_int64(...)
+#endif
+
+#define __ISG_OVL static inline __attribute__((overloadable))
+
+/* Identities of the min/max scans, by scalar type name. */
+#define __ISG_MAX_char CHAR_MAX
+#define __ISG_MAX_uchar UCHAR_MAX
+#define __ISG_MAX_short SHRT_MAX
+#define __ISG_MAX_ushort USHRT_MAX
+#define __ISG_MAX_int INT_MAX
+#define __ISG_MAX_uint UINT_MAX
+#define __ISG_MAX_long LONG_MAX
+#define __ISG_MAX_ulong ULONG_MAX
+#define __ISG_MAX_float INFINITY
+#define __ISG_MAX_half ((half)INFINITY)
+#define __ISG_MAX_double ((double)INFINITY)
+#define __ISG_MIN_char CHAR_MIN
+#define __ISG_MIN_uchar 0
+#define __ISG_MIN_short SHRT_MIN
+#define __ISG_MIN_ushort 0
+#define __ISG_MIN_int INT_MIN
+#define __ISG_MIN_uint 0
+#define __ISG_MIN_long LONG_MIN
+#define __ISG_MIN_ulong 0
+#define __ISG_MIN_float (-INFINITY)
+#define __ISG_MIN_half ((half)-INFINITY)
+#define __ISG_MIN_double (-(double)INFINITY)
