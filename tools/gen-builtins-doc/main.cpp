@@ -4,6 +4,7 @@
 //   isg-gen-builtins-doc                 print the document
 //   isg-gen-builtins-doc --output FILE   write it
 //   isg-gen-builtins-doc --check FILE    fail unless FILE is exactly the generated text
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -62,6 +63,30 @@ std::vector<Row> rows() {
   return r;
 }
 
+// The strategies with a column, and whether each implements a family: its builtins-cl/ folder
+// (or common/) guards the family's code with ISG_NEED_<family>. Read from the library itself,
+// so the table cannot claim a family no library carries.
+const char* const kStrategies[] = {"local", "nvidia-ptx", "khr"};
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool implements(const std::string& strategy, const std::string& family) {
+  namespace fs = std::filesystem;
+  const fs::path root = ISG_BUILTINS_CL_DIR;
+  if (!fs::is_directory(root / strategy)) return false;
+  for (const char* folder : {"common", strategy.c_str()})
+    for (const auto& entry : fs::directory_iterator(root / folder))
+      if (entry.path().extension() == ".cl" &&
+          slurp(entry.path()).find("ISG_NEED_" + family) != std::string::npos)
+        return true;
+  return false;
+}
+
 std::string escapeCell(const std::string& text) {
   std::string out;
   for (char c : text) {
@@ -101,15 +126,27 @@ std::string generate() {
      << "  approximate, writes are skipped). Out-of-bounds image reads clamp each element to\n"
      << "  the edge, writes outside the image are ignored, and a write that covers only part of\n"
      << "  an element (elements wider than 4 bytes, undefined in the spec) is skipped.\n"
-     << "* **nvidia-ptx** and **khr**: planned.\n"
+     << "* **nvidia-ptx** (NVIDIA, sm_70 and newer, S = 8, 16 or 32): each builtin is inline\n"
+     << "  PTX: `shfl.sync` (idx, bfly) per 32-bit word with the segment mask that keeps an\n"
+     << "  exchange inside its S-lane segment of the warp, `vote.sync.ballot`, `bar.warp.sync`;\n"
+     << "  reductions are butterflies (a partial last sub-group folds a tree instead), scans\n"
+     << "  Hillis-Steele. The active lane mask is the member mask, so shuffles are legal in\n"
+     << "  divergent control flow, as the spec allows. No local memory, no work-group barrier.\n"
+     << "  Sizes other than 8, 16 and 32 fail the build with a message naming those. NVIDIA's\n"
+     << "  OpenCL has no `cl_khr_fp16`, so half rows do not exist there.\n"
+     << "* **khr**: planned.\n"
      << "* **native**: the device's own implementation; nothing is rewritten.\n\n"
      << "## Builtins\n\n"
      << "| Builtin | Family | Extension | Signature | Types | local | nvidia-ptx | khr |\n"
      << "|---|---|---|---|---|---|---|---|\n";
-  for (const Row& r : rows())
+  for (const Row& r : rows()) {
     md << "| `" << r.name << "` | " << r.family << " | " << r.extension << " | `"
        << escapeCell(r.signature) << "` | " << escapeCell(r.types.empty() ? "-" : r.types)
-       << " | supported | planned | planned |\n";
+       << " |";
+    for (const char* strategy : kStrategies)
+      md << (implements(strategy, r.family) ? " supported |" : " planned |");
+    md << "\n";
+  }
   md << "\nTypes marked (fp16) need `cl_khr_fp16`, (fp64) need `cl_khr_fp64` (or OpenCL C 3.0\n"
      << "with `__opencl_c_fp64`); rows whose requirement the device lacks are left out of the\n"
      << "library for that device.\n";
