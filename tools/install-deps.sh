@@ -4,8 +4,8 @@
 # each is needed). Idempotent: does nothing when everything is already there.
 set -euo pipefail
 packages=(cmake g++ make python3 opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clang-15
-          libclang-15-dev llvm-15-dev libllvmspirvlib-15-dev spirv-tools libgtest-dev clinfo
-          zlib1g-dev libtinfo-dev libzstd-dev libedit-dev libxml2-dev)
+          libclang-15-dev llvm-15-dev libclang-common-15-dev libllvmspirvlib-15-dev spirv-tools
+          libgtest-dev clinfo zlib1g-dev libtinfo-dev libzstd-dev libedit-dev libxml2-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
