@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "capture.h"
 #include "device_strategy.h"
 #include "driver_queries.h"
 #include "kernel_records.h"
@@ -121,6 +122,7 @@ cl_kernel CL_API_CALL clCloneKernel_layer(cl_kernel source_kernel, cl_int* errco
   return guardedCreate<cl_kernel>("clCloneKernel", errcode_ret, [&]() -> cl_kernel {
     ISG_REQUIRE_NEXT_CREATE(clCloneKernel, errcode_ret);
     cl_kernel clone = next().clCloneKernel(source_kernel, errcode_ret);
+    if (clone && capture::enabled()) capture::copyArgs(source_kernel, clone);
     std::shared_ptr<KernelRecord> source = kernelRegistry().find(source_kernel);
     if (!clone || !source) return clone;
     auto record = std::make_shared<KernelRecord>();
@@ -138,6 +140,7 @@ cl_kernel CL_API_CALL clCloneKernel_layer(cl_kernel source_kernel, cl_int* errco
 cl_int CL_API_CALL clReleaseKernel_layer(cl_kernel kernel) {
   return guardedEntry("clReleaseKernel", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clReleaseKernel);
+    if (capture::enabled()) capture::beforeReleaseKernel(kernel);
     if (!kernelRegistry().find(kernel)) return next().clReleaseKernel(kernel);
     cl_uint references = 0;
     kernelValue(kernel, CL_KERNEL_REFERENCE_COUNT, &references);
@@ -162,7 +165,10 @@ cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, siz
     if (auto record = kernelRegistry().find(kernel);
         record && arg_index >= record->manifest.numUserArgs)
       return CL_INVALID_ARG_INDEX;
-    return next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
+    cl_int err = next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
+    if (err == CL_SUCCESS && capture::enabled())
+      capture::rememberArg(kernel, arg_index, arg_size, arg_value);
+    return err;
   });
 }
 
@@ -173,7 +179,10 @@ cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel, cl_uint arg_
     if (auto record = kernelRegistry().find(kernel);
         record && arg_index >= record->manifest.numUserArgs)
       return CL_INVALID_ARG_INDEX;
-    return next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
+    cl_int err = next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
+    if (err == CL_SUCCESS && capture::enabled())
+      capture::rememberSvmArg(kernel, arg_index, arg_value);
+    return err;
   });
 }
 
@@ -213,6 +222,67 @@ cl_int CL_API_CALL clGetKernelArgInfo_layer(cl_kernel kernel, cl_uint arg_index,
   });
 }
 
+namespace {
+
+cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
+                      const size_t* global_work_offset, const size_t* global_work_size,
+                      const size_t* local_work_size, cl_uint num_events_in_wait_list,
+                      const cl_event* event_wait_list, cl_event* event) {
+  auto forwardWith = [&](const size_t* local) {
+    return next().clEnqueueNDRangeKernel(queue, kernel, work_dim, global_work_offset,
+                                         global_work_size, local, num_events_in_wait_list,
+                                         event_wait_list, event);
+  };
+  std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
+  if (!record || record->manifest.hiddenArgs.empty() || work_dim < 1 || work_dim > 3 ||
+      !global_work_size)
+    return forwardWith(local_work_size);
+  cl_device_id device = nullptr;
+  cl_int err = queueDevice(queue, &device);
+  if (err != CL_SUCCESS) return forwardWith(local_work_size);  // the driver names the error
+  const DeviceProfile* profile = DeviceStrategy::of(device);
+  if (!profile) return forwardWith(local_work_size);
+
+  // The scratch is sized per work-group, so the layer must know the work-group size.
+  size_t chosen[3] = {1, 1, 1};
+  const size_t* local = local_work_size;
+  if (!local) {
+    err = chooseLocalSize(kernel, device, *profile, record->manifest, work_dim, global_work_size,
+                          chosen);
+    if (err != CL_SUCCESS) return err;
+    local = chosen;
+  }
+  size_t items = 1;
+  for (cl_uint d = 0; d < work_dim; ++d) items *= local[d];
+
+  std::lock_guard<std::mutex> lock(record->enqueueMutex);
+  err = setHiddenArguments(kernel, device, *profile, record->manifest, items);
+  if (err != CL_SUCCESS) return err;
+  return forwardWith(local);
+}
+
+cl_int enqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint num_events_in_wait_list,
+                   const cl_event* event_wait_list, cl_event* event) {
+  auto forward = [&] {
+    return next().clEnqueueTask(queue, kernel, num_events_in_wait_list, event_wait_list, event);
+  };
+  std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
+  if (!record || record->manifest.hiddenArgs.empty()) return forward();
+  cl_device_id device = nullptr;
+  if (queueDevice(queue, &device) != CL_SUCCESS) return forward();
+  const DeviceProfile* profile = DeviceStrategy::of(device);
+  if (!profile) return forward();
+  // A task is one work-group of one work-item.
+  std::lock_guard<std::mutex> lock(record->enqueueMutex);
+  cl_int err = setHiddenArguments(kernel, device, *profile, record->manifest, 1);
+  if (err != CL_SUCCESS) return err;
+  return forward();
+}
+
+}  // namespace
+
+// Capture (capture.h) brackets the enqueue: it reads the inputs before and the outputs after;
+// it is inert unless ISG_CAPTURE_DIR is set and the enqueue matches its filters.
 cl_int CL_API_CALL clEnqueueNDRangeKernel_layer(cl_command_queue queue, cl_kernel kernel,
                                                 cl_uint work_dim, const size_t* global_work_offset,
                                                 const size_t* global_work_size,
@@ -221,37 +291,13 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel_layer(cl_command_queue queue, cl_kerne
                                                 const cl_event* event_wait_list, cl_event* event) {
   return guardedEntry("clEnqueueNDRangeKernel", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clEnqueueNDRangeKernel);
-    auto forwardWith = [&](const size_t* local) {
-      return next().clEnqueueNDRangeKernel(queue, kernel, work_dim, global_work_offset,
-                                           global_work_size, local, num_events_in_wait_list,
-                                           event_wait_list, event);
-    };
-    std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
-    if (!record || record->manifest.hiddenArgs.empty() || work_dim < 1 || work_dim > 3 ||
-        !global_work_size)
-      return forwardWith(local_work_size);
-    cl_device_id device = nullptr;
-    cl_int err = queueDevice(queue, &device);
-    if (err != CL_SUCCESS) return forwardWith(local_work_size);  // the driver names the error
-    const DeviceProfile* profile = DeviceStrategy::of(device);
-    if (!profile) return forwardWith(local_work_size);
-
-    // The scratch is sized per work-group, so the layer must know the work-group size.
-    size_t chosen[3] = {1, 1, 1};
-    const size_t* local = local_work_size;
-    if (!local) {
-      err = chooseLocalSize(kernel, device, *profile, record->manifest, work_dim, global_work_size,
-                            chosen);
-      if (err != CL_SUCCESS) return err;
-      local = chosen;
-    }
-    size_t items = 1;
-    for (cl_uint d = 0; d < work_dim; ++d) items *= local[d];
-
-    std::lock_guard<std::mutex> lock(record->enqueueMutex);
-    err = setHiddenArguments(kernel, device, *profile, record->manifest, items);
-    if (err != CL_SUCCESS) return err;
-    return forwardWith(local);
+    capture::EnqueueCapture capture({"clEnqueueNDRangeKernel", queue, kernel, work_dim,
+                                     global_work_offset, global_work_size, local_work_size,
+                                     num_events_in_wait_list, event_wait_list});
+    cl_int err = enqueueNDRange(queue, kernel, work_dim, global_work_offset, global_work_size,
+                                local_work_size, num_events_in_wait_list, event_wait_list, event);
+    capture.after(err);
+    return err;
   });
 }
 
@@ -260,20 +306,13 @@ cl_int CL_API_CALL clEnqueueTask_layer(cl_command_queue queue, cl_kernel kernel,
                                        const cl_event* event_wait_list, cl_event* event) {
   return guardedEntry("clEnqueueTask", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clEnqueueTask);
-    auto forward = [&] {
-      return next().clEnqueueTask(queue, kernel, num_events_in_wait_list, event_wait_list, event);
-    };
-    std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
-    if (!record || record->manifest.hiddenArgs.empty()) return forward();
-    cl_device_id device = nullptr;
-    if (queueDevice(queue, &device) != CL_SUCCESS) return forward();
-    const DeviceProfile* profile = DeviceStrategy::of(device);
-    if (!profile) return forward();
-    // A task is one work-group of one work-item.
-    std::lock_guard<std::mutex> lock(record->enqueueMutex);
-    cl_int err = setHiddenArguments(kernel, device, *profile, record->manifest, 1);
-    if (err != CL_SUCCESS) return err;
-    return forward();
+    // A task is an ND-range of one work-item in one work-group, and is recorded as one.
+    static const size_t kOne[1] = {1};
+    capture::EnqueueCapture capture({"clEnqueueTask", queue, kernel, 1, nullptr, kOne, kOne,
+                                     num_events_in_wait_list, event_wait_list});
+    cl_int err = enqueueTask(queue, kernel, num_events_in_wait_list, event_wait_list, event);
+    capture.after(err);
+    return err;
   });
 }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The project's two entry points (README): from a fresh clone, install what is missing, build,
 # and then either run the demo through the layer or run the whole test suite.
-#   tools/dev.sh demo    # Intel-targeted sample kernel through the layer on the default device
+#   tools/dev.sh demo    # Intel-targeted sample kernel through the layer on the default device,
+#                        # captured and replayed with isg-replay (docs/compare.md)
 #   tools/dev.sh test    # the whole suite (CTest), as CI runs it
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -20,7 +21,16 @@ layer="$build/layer/libIntelSubgroupsLayer.so"
 case "$what" in
   demo)
     export OPENCL_LAYERS="$layer"
-    exec "$build/tools/isg-demo/isg-demo"
+    # The demo runs with capture on (docs/compare.md): its kernel run becomes a case, which
+    # isg-replay then runs again and compares output by output.
+    cases="$build/demo-cases"
+    rm -rf "$cases"
+    ISG_CAPTURE_DIR="$cases" ISG_CAPTURE_KERNEL=sgemv "$build/tools/isg-demo/isg-demo"
+    case_dir=$(ls -d "$cases"/sgemv-* | head -n 1)
+    echo
+    echo "captured the sgemv enqueue to $case_dir; replaying it:"
+    echo "  isg-replay $case_dir --repeat 5"
+    exec "$build/tools/isg-replay/isg-replay" "$case_dir" --repeat 5
     ;;
   test)
     exec ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 900

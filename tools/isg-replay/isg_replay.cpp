@@ -1,0 +1,882 @@
+// SPDX-License-Identifier: MIT
+// isg-replay: runs a kernel case captured by the layer (ISG_CAPTURE_DIR, docs/compare.md) on a
+// chosen OpenCL device and compares every output with the captured one. It is an ordinary
+// OpenCL application: with OPENCL_LAYERS naming the layer it replays through it, without it
+// straight on the driver.
+//
+// Exit status: 0 every output matches, 1 some output differs, 2 the case could not be run.
+#include <CL/cl.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "capture_format.h"
+
+namespace {
+
+using isg::capture::Argument;
+using isg::capture::Case;
+using isg::capture::MemoryObject;
+
+struct Options {
+  std::string caseDir;
+  std::string platform, device;  // index or name substring; empty: the first
+  std::uint64_t ulp = 0;
+  double rtol = 0, atol = 0;
+  unsigned repeat = 1;
+  bool compare = true;
+};
+
+// Any failure that stops the replay; main prints it and exits with 2.
+struct Fatal {
+  std::string what;
+};
+
+[[noreturn]] void fatal(const std::string& what) { throw Fatal{what}; }
+
+void check(cl_int err, const std::string& what) {
+  if (err != CL_SUCCESS) fatal(what + " failed with OpenCL error " + std::to_string(err));
+}
+
+const char* kUsage =
+    "usage: isg-replay CASE_DIR [--platform INDEX|SUBSTR] [--device INDEX|SUBSTR]\n"
+    "                  [--ulp N] [--rtol X] [--atol X] [--repeat N] [--no-compare]\n"
+    "Runs a case captured with ISG_CAPTURE_DIR and compares its outputs (docs/compare.md).\n"
+    "Floats match when bit-identical, within N ulp, or within atol + rtol*|captured|;\n"
+    "integers must be bit-exact. Exit status: 0 match, 1 mismatch, 2 error.\n";
+
+bool parseOptions(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) fatal(a + " needs a value");
+      return argv[++i];
+    };
+    auto number = [&](double* out) {
+      std::string v = value();
+      char* end = nullptr;
+      *out = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end || *out < 0) fatal(a + ": '" + v + "' is not a non-negative number");
+    };
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (a == "--platform") {
+      o->platform = value();
+    } else if (a == "--device") {
+      o->device = value();
+    } else if (a == "--ulp" || a == "--repeat") {
+      double v = 0;
+      number(&v);
+      if (v != std::floor(v) || (a == "--repeat" && v < 1)) fatal(a + " needs a whole number");
+      if (a == "--ulp")
+        o->ulp = static_cast<std::uint64_t>(v);
+      else
+        o->repeat = static_cast<unsigned>(v);
+    } else if (a == "--rtol") {
+      number(&o->rtol);
+    } else if (a == "--atol") {
+      number(&o->atol);
+    } else if (a == "--no-compare") {
+      o->compare = false;
+    } else if (!a.empty() && a[0] == '-') {
+      fatal("unknown option " + a);
+    } else if (o->caseDir.empty()) {
+      o->caseDir = a;
+    } else {
+      fatal("more than one case directory");
+    }
+  }
+  return !o->caseDir.empty();
+}
+
+// ---- OpenCL helpers ----------------------------------------------------------------------------
+
+std::string platformText(cl_platform_id p, cl_platform_info what) {
+  size_t n = 0;
+  if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS) return {};
+  std::string s(n, '\0');
+  clGetPlatformInfo(p, what, n, s.data(), nullptr);
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+std::string deviceText(cl_device_id d, cl_device_info what) {
+  size_t n = 0;
+  if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS) return {};
+  std::string s(n, '\0');
+  clGetDeviceInfo(d, what, n, s.data(), nullptr);
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool isIndex(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+bool matches(const std::string& want, size_t index, const std::vector<std::string>& names) {
+  if (want.empty()) return index == 0;
+  if (isIndex(want)) return std::stoul(want) == index;
+  for (const std::string& n : names)
+    if (lower(n).find(lower(want)) != std::string::npos) return true;
+  return false;
+}
+
+void selectDevice(const Options& o, cl_platform_id* platformOut, cl_device_id* deviceOut) {
+  cl_uint n = 0;
+  check(clGetPlatformIDs(0, nullptr, &n), "clGetPlatformIDs");
+  if (n == 0) fatal("no OpenCL platform");
+  std::vector<cl_platform_id> platforms(n);
+  check(clGetPlatformIDs(n, platforms.data(), nullptr), "clGetPlatformIDs");
+  // A device named by substring alone is looked for on every platform.
+  const bool anyPlatform = o.platform.empty() && !o.device.empty() && !isIndex(o.device);
+  for (size_t p = 0; p < platforms.size(); ++p) {
+    if (!anyPlatform && !matches(o.platform, p,
+                                 {platformText(platforms[p], CL_PLATFORM_NAME),
+                                  platformText(platforms[p], CL_PLATFORM_VENDOR)}))
+      continue;
+    cl_uint count = 0;
+    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS)
+      continue;
+    std::vector<cl_device_id> devices(count);
+    clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, count, devices.data(), nullptr);
+    for (size_t d = 0; d < devices.size(); ++d) {
+      if (!matches(o.device, d, {deviceText(devices[d], CL_DEVICE_NAME)})) continue;
+      *platformOut = platforms[p];
+      *deviceOut = devices[d];
+      return;
+    }
+    if (!anyPlatform) break;
+  }
+  fatal("no device matches --platform '" + o.platform + "' --device '" + o.device + "'");
+}
+
+// ---- element types -----------------------------------------------------------------------------
+
+enum class Elem { Bytes, I8, U8, I16, U16, I32, U32, I64, U64, F16, F32, F64 };
+
+size_t elemSize(Elem e) {
+  switch (e) {
+    case Elem::I16:
+    case Elem::U16:
+    case Elem::F16:
+      return 2;
+    case Elem::I32:
+    case Elem::U32:
+    case Elem::F32:
+      return 4;
+    case Elem::I64:
+    case Elem::U64:
+    case Elem::F64:
+      return 8;
+    default:
+      return 1;
+  }
+}
+
+const char* elemName(Elem e) {
+  switch (e) {
+    case Elem::I8:
+      return "char";
+    case Elem::U8:
+      return "uchar";
+    case Elem::I16:
+      return "short";
+    case Elem::U16:
+      return "ushort";
+    case Elem::I32:
+      return "int";
+    case Elem::U32:
+      return "uint";
+    case Elem::I64:
+      return "long";
+    case Elem::U64:
+      return "ulong";
+    case Elem::F16:
+      return "half";
+    case Elem::F32:
+      return "float";
+    case Elem::F64:
+      return "double";
+    default:
+      return "byte";
+  }
+}
+
+bool isFloat(Elem e) { return e == Elem::F16 || e == Elem::F32 || e == Elem::F64; }
+
+// "const float4*", "__global uint*", "unsigned int*" -> the scalar element; Bytes for structs,
+// typedefs and anything else the name does not make plain.
+Elem elemFromTypeName(const std::string& typeName) {
+  std::string t = typeName.substr(0, typeName.find('*'));
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : t + " ") {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+      word += c;
+    } else if (!word.empty()) {
+      words.push_back(word);
+      word.clear();
+    }
+  }
+  bool unsignedWord = false;
+  std::string base;
+  for (const std::string& w : words) {
+    if (w == "const" || w == "volatile" || w == "restrict" || w == "global" || w == "__global" ||
+        w == "constant" || w == "__constant" || w == "signed")
+      continue;
+    if (w == "unsigned") {
+      unsignedWord = true;
+      continue;
+    }
+    base = w;
+  }
+  if (base.empty() && unsignedWord) base = "int";
+  // Vector types: the width does not change the element.
+  for (const char* width : {"16", "8", "4", "3", "2"}) {
+    const size_t n = std::strlen(width);
+    if (base.size() > n && base.compare(base.size() - n, n, width) == 0 &&
+        !std::isdigit(static_cast<unsigned char>(base[base.size() - n - 1]))) {
+      base.resize(base.size() - n);
+      break;
+    }
+  }
+  if (unsignedWord && base.size() && base[0] != 'u') base = "u" + base;
+  static const std::map<std::string, Elem> kTypes = {
+      {"char", Elem::I8},    {"uchar", Elem::U8},   {"bool", Elem::U8},  {"short", Elem::I16},
+      {"ushort", Elem::U16}, {"int", Elem::I32},    {"uint", Elem::U32}, {"long", Elem::I64},
+      {"ulong", Elem::U64},  {"size_t", Elem::U64}, {"half", Elem::F16}, {"float", Elem::F32},
+      {"double", Elem::F64}};
+  auto it = kTypes.find(base);
+  return it == kTypes.end() ? Elem::Bytes : it->second;
+}
+
+Elem elemFromChannelType(std::uint32_t type) {
+  switch (type) {
+    case CL_SNORM_INT8:
+    case CL_SIGNED_INT8:
+      return Elem::I8;
+    case CL_UNORM_INT8:
+    case CL_UNSIGNED_INT8:
+      return Elem::U8;
+    case CL_SNORM_INT16:
+    case CL_SIGNED_INT16:
+      return Elem::I16;
+    case CL_UNORM_INT16:
+    case CL_UNSIGNED_INT16:
+    case CL_UNORM_SHORT_565:
+    case CL_UNORM_SHORT_555:
+      return Elem::U16;
+    case CL_SIGNED_INT32:
+      return Elem::I32;
+    case CL_UNSIGNED_INT32:
+    case CL_UNORM_INT_101010:
+      return Elem::U32;
+    case CL_HALF_FLOAT:
+      return Elem::F16;
+    case CL_FLOAT:
+      return Elem::F32;
+    default:
+      return Elem::Bytes;
+  }
+}
+
+double halfToDouble(std::uint16_t h) {
+  const int sign = h >> 15, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  double v;
+  if (exponent == 0)
+    v = std::ldexp(mantissa, -24);
+  else if (exponent == 31)
+    v = mantissa ? NAN : INFINITY;
+  else
+    v = std::ldexp(mantissa + 1024, exponent - 25);
+  return sign ? -v : v;
+}
+
+struct Element {
+  std::uint64_t bits = 0;  // raw, zero-extended
+  double value = 0;        // as a number (floats and integers)
+};
+
+Element load(const unsigned char* p, Elem e) {
+  Element out;
+  std::memcpy(&out.bits, p, elemSize(e));  // little-endian hosts: the low bytes
+  switch (e) {
+    case Elem::I8:
+      out.value = static_cast<std::int8_t>(out.bits);
+      break;
+    case Elem::I16:
+      out.value = static_cast<std::int16_t>(out.bits);
+      break;
+    case Elem::I32:
+      out.value = static_cast<std::int32_t>(out.bits);
+      break;
+    case Elem::I64:
+      out.value = static_cast<double>(static_cast<std::int64_t>(out.bits));
+      break;
+    case Elem::F16:
+      out.value = halfToDouble(static_cast<std::uint16_t>(out.bits));
+      break;
+    case Elem::F32: {
+      float f;
+      std::memcpy(&f, p, 4);
+      out.value = f;
+      break;
+    }
+    case Elem::F64:
+      std::memcpy(&out.value, p, 8);
+      break;
+    default:
+      out.value = static_cast<double>(out.bits);
+      break;
+  }
+  return out;
+}
+
+// Distance in representable values: floats mapped onto a monotonic integer line.
+std::uint64_t ulpDistance(std::uint64_t a, std::uint64_t b, Elem e) {
+  const int bits = static_cast<int>(elemSize(e) * 8);
+  const std::uint64_t signBit = std::uint64_t{1} << (bits - 1);
+  auto ordered = [&](std::uint64_t v) -> long double {
+    // Sign-magnitude to a signed line: -0 and +0 both map to 0.
+    const std::uint64_t magnitude = v & (signBit - 1);
+    return (v & signBit) ? -static_cast<long double>(magnitude)
+                         : static_cast<long double>(magnitude);
+  };
+  long double d = ordered(a) - ordered(b);
+  return static_cast<std::uint64_t>(d < 0 ? -d : d);
+}
+
+std::string show(const Element& x, Elem e) {
+  char text[96];
+  if (isFloat(e))
+    std::snprintf(text, sizeof text, "%.*g (0x%0*" PRIx64 ")", e == Elem::F64 ? 17 : 9, x.value,
+                  static_cast<int>(elemSize(e) * 2), x.bits);
+  else if (e == Elem::Bytes)
+    std::snprintf(text, sizeof text, "0x%02" PRIx64, x.bits);
+  else
+    std::snprintf(text, sizeof text, "%.0f", x.value);
+  return text;
+}
+
+struct Comparison {
+  size_t elements = 0, mismatches = 0, tolerated = 0;
+  double largestError = 0;
+  std::uint64_t largestUlp = 0;
+  size_t largestAt = 0;
+  std::vector<std::string> first;  // the first few mismatches, printed
+};
+
+Comparison compare(const unsigned char* captured, const unsigned char* replayed, size_t bytes,
+                   Elem e, const Options& o) {
+  constexpr size_t kShown = 8;
+  Comparison c;
+  const size_t step = elemSize(e);
+  c.elements = bytes / step;
+  // A size that is not a whole number of elements leaves a tail, compared bytewise.
+  const size_t tail = bytes % step;
+  for (size_t i = 0; i < c.elements + tail; ++i) {
+    const bool inTail = i >= c.elements;
+    const Elem kind = inTail ? Elem::U8 : e;
+    const size_t offset = inTail ? c.elements * step + (i - c.elements) : i * step;
+    const Element a = load(captured + offset, kind), b = load(replayed + offset, kind);
+    if (a.bits == b.bits) continue;
+    double error = std::fabs(a.value - b.value);
+    std::uint64_t ulp = 0;
+    bool ok = false;
+    if (isFloat(kind)) {
+      const bool aNan = std::isnan(a.value), bNan = std::isnan(b.value);
+      if (aNan && bNan) continue;  // NaN payloads are not results
+      if (aNan || bNan) {
+        error = INFINITY;
+        ulp = UINT64_MAX;
+      } else {
+        ulp = ulpDistance(a.bits, b.bits, kind);
+        ok = ulp <= o.ulp || error <= o.atol + o.rtol * std::fabs(a.value);
+      }
+    }
+    if (ok) {
+      ++c.tolerated;
+    } else {
+      ++c.mismatches;
+      if (c.first.size() < kShown)
+        c.first.push_back(
+            "[" + std::to_string(i) + "] captured " + show(a, kind) + "  replayed " +
+            show(b, kind) +
+            (isFloat(kind) && ulp != UINT64_MAX ? "  (" + std::to_string(ulp) + " ulp)" : ""));
+    }
+    if (error > c.largestError || (error == c.largestError && ulp > c.largestUlp)) {
+      c.largestError = error;
+      c.largestUlp = ulp;
+      c.largestAt = i;
+    }
+  }
+  return c;
+}
+
+// ---- the replay --------------------------------------------------------------------------------
+
+struct LoadedCase {
+  Case c;
+  std::string source;
+  std::vector<std::string> before, after;  // per memory object
+};
+
+LoadedCase loadCase(const std::string& dir) {
+  LoadedCase l;
+  std::string text, error;
+  const std::string path = dir + "/" + isg::capture::kCaseFile;
+  if (!isg::capture::readFile(path, &text)) fatal("cannot read " + path);
+  if (!isg::capture::fromJson(text, &l.c, &error)) fatal(path + ": " + error);
+  if (!isg::capture::readFile(dir + "/" + l.c.sourceFile, &l.source))
+    fatal("cannot read " + dir + "/" + l.c.sourceFile);
+  for (size_t i = 0; i < l.c.memory.size(); ++i) {
+    const MemoryObject& m = l.c.memory[i];
+    if (m.id != i) fatal(path + ": memory ids must be 0, 1, ... in order");
+    std::string before, after;
+    if (!isg::capture::readFile(dir + "/" + m.before, &before) || before.size() != m.size)
+      fatal("memory " + std::to_string(i) + ": " + m.before + " is missing or not " +
+            std::to_string(m.size) + " bytes");
+    if (!m.after.empty() &&
+        (!isg::capture::readFile(dir + "/" + m.after, &after) || after.size() != m.size))
+      fatal("memory " + std::to_string(i) + ": " + m.after + " is missing or not " +
+            std::to_string(m.size) + " bytes");
+    l.before.push_back(std::move(before));
+    l.after.push_back(std::move(after));
+  }
+  for (const Argument& a : l.c.args) {
+    if ((a.kind == "buffer" || a.kind == "image") && a.memory >= l.c.memory.size())
+      fatal("argument " + std::to_string(a.index) + " names a memory object that is not there");
+    if (a.kind == "buffer" && a.origin + a.size > l.c.memory[a.memory].size)
+      fatal("argument " + std::to_string(a.index) + " lies outside its buffer");
+  }
+  if (l.c.ndrange.workDim < 1 || l.c.ndrange.workDim > 3 ||
+      l.c.ndrange.globalSize.size() != l.c.ndrange.workDim)
+    fatal("the case's ND-range is malformed");
+  return l;
+}
+
+std::string dims(const std::optional<std::vector<std::uint64_t>>& v) {
+  if (!v) return "NULL";
+  std::string out = "[";
+  for (size_t i = 0; i < v->size(); ++i) out += (i ? ", " : "") + std::to_string((*v)[i]);
+  return out + "]";
+}
+
+struct Replay {
+  const LoadedCase& l;
+  const Options& o;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+  cl_program program = nullptr;
+  cl_kernel kernel = nullptr;
+  std::vector<cl_mem> memory;                  // per memory object
+  std::vector<std::array<size_t, 3>> regions;  // images: what to write and read
+  std::vector<cl_mem> subBuffers;
+  std::vector<cl_sampler> samplers;
+  std::vector<std::string> typeNames;  // per argument, the element type used
+  std::vector<std::string> notes;
+
+  Replay(const LoadedCase& lc, const Options& opts) : l(lc), o(opts) {}
+  ~Replay() {
+    for (cl_sampler s : samplers) clReleaseSampler(s);
+    for (cl_mem m : subBuffers) clReleaseMemObject(m);
+    for (cl_mem m : memory)
+      if (m) clReleaseMemObject(m);
+    if (kernel) clReleaseKernel(kernel);
+    if (program) clReleaseProgram(program);
+    if (queue) clReleaseCommandQueue(queue);
+    if (context) clReleaseContext(context);
+  }
+
+  void build(cl_device_id device) {
+    cl_int err = CL_SUCCESS;
+    context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
+    check(err, "clCreateContext");
+    queue = clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &err);
+    check(err, "clCreateCommandQueue");
+    // Argument types decide how outputs compare; a case captured without them asks the replay
+    // build for them (the option changes what the driver reports, not the code).
+    bool needTypes = false;
+    for (const Argument& a : l.c.args) needTypes |= a.writable && a.typeName.empty();
+    std::string options = l.c.buildOptions;
+    if (needTypes && options.find("-cl-kernel-arg-info") == std::string::npos)
+      options += " -cl-kernel-arg-info";
+    const char* text = l.source.c_str();
+    const size_t length = l.source.size();
+    program = clCreateProgramWithSource(context, 1, &text, &length, &err);
+    check(err, "clCreateProgramWithSource");
+    err = clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr);
+    if (err != CL_SUCCESS) {
+      size_t n = 0;
+      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+      std::string log(n, '\0');
+      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+      const char* layers = std::getenv("OPENCL_LAYERS");
+      const std::string hint =
+          l.c.layerMode == "rewritten" && !(layers && *layers)
+              ? "\n(the case was captured with the layer rewriting Intel builtins; replay it "
+                "through the layer: OPENCL_LAYERS=.../libIntelSubgroupsLayer.so)"
+              : "";
+      fatal("the program does not build here (" + std::to_string(err) + "):\n" + log + hint);
+    }
+    kernel = clCreateKernel(program, l.c.kernelName.c_str(), &err);
+    check(err, "clCreateKernel(" + l.c.kernelName + ")");
+    cl_uint numArgs = 0;
+    clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof numArgs, &numArgs, nullptr);
+    if (numArgs != l.c.args.size())
+      fatal("the kernel has " + std::to_string(numArgs) + " arguments here, the case " +
+            std::to_string(l.c.args.size()));
+    for (const Argument& a : l.c.args) {
+      std::string type = a.typeName;
+      if (type.empty()) {
+        size_t n = 0;
+        if (clGetKernelArgInfo(kernel, a.index, CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &n) ==
+                CL_SUCCESS &&
+            n > 1) {
+          type.assign(n, '\0');
+          clGetKernelArgInfo(kernel, a.index, CL_KERNEL_ARG_TYPE_NAME, n, type.data(), nullptr);
+          while (!type.empty() && type.back() == '\0') type.pop_back();
+        }
+      }
+      typeNames.push_back(type);
+    }
+  }
+
+  void createMemory(cl_device_id device) {
+    for (const MemoryObject& m : l.c.memory) {
+      cl_int err = CL_SUCCESS;
+      // The kernel's access as the application declared it; host access is left open so the
+      // replay can write the inputs and read the outputs.
+      const cl_mem_flags flags =
+          m.flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
+      size_t region[3] = {1, 1, 1};
+      if (m.kind == "buffer") {
+        region[0] = m.size;
+        memory.push_back(clCreateBuffer(context, flags, m.size, nullptr, &err));
+        check(err, "creating buffer " + std::to_string(m.id) + " (" + std::to_string(m.size) +
+                       " bytes)");
+      } else if (m.kind == "image") {
+        cl_bool images = CL_FALSE;
+        clGetDeviceInfo(device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+        if (!images) fatal("the case has images; this device has no image support");
+        cl_image_format format{m.channelOrder, m.channelDataType};
+        cl_image_desc desc{};
+        desc.image_type = m.imageType;
+        desc.image_width = m.width;
+        desc.image_height = m.height;
+        desc.image_depth = m.depth;
+        desc.image_array_size = m.arraySize;
+        region[0] = m.width;
+        switch (m.imageType) {
+          case CL_MEM_OBJECT_IMAGE1D_BUFFER: {
+            cl_mem backing = clCreateBuffer(context, flags, m.size, nullptr, &err);
+            check(err, "creating the buffer of image " + std::to_string(m.id));
+            subBuffers.push_back(backing);  // released with the others
+            desc.buffer = backing;
+            break;
+          }
+          case CL_MEM_OBJECT_IMAGE1D_ARRAY:
+            region[1] = m.arraySize;
+            break;
+          case CL_MEM_OBJECT_IMAGE2D:
+            region[1] = m.height;
+            break;
+          case CL_MEM_OBJECT_IMAGE2D_ARRAY:
+            region[1] = m.height;
+            region[2] = m.arraySize;
+            break;
+          case CL_MEM_OBJECT_IMAGE3D:
+            region[1] = m.height;
+            region[2] = m.depth;
+            break;
+          default:
+            break;
+        }
+        memory.push_back(clCreateImage(context, flags, &format, &desc, nullptr, &err));
+        check(err, "creating image " + std::to_string(m.id));
+      } else {
+        fatal("memory " + std::to_string(m.id) + " has unknown kind '" + m.kind + "'");
+      }
+      regions.push_back({region[0], region[1], region[2]});
+    }
+  }
+
+  void setArguments() {
+    for (const Argument& a : l.c.args) {
+      const std::string what = "setting argument " + std::to_string(a.index);
+      if (a.kind == "scalar") {
+        std::vector<unsigned char> bytes;
+        if (!isg::capture::fromHex(a.valueHex, &bytes) || bytes.size() != a.size)
+          fatal("argument " + std::to_string(a.index) + ": malformed value_hex");
+        check(clSetKernelArg(kernel, a.index, bytes.size(), bytes.data()), what);
+      } else if (a.kind == "local") {
+        check(clSetKernelArg(kernel, a.index, a.size, nullptr), what);
+      } else if (a.kind == "null_buffer") {
+        cl_mem none = nullptr;
+        check(clSetKernelArg(kernel, a.index, sizeof none, &none), what);
+      } else if (a.kind == "buffer" && a.subBuffer) {
+        cl_buffer_region region{a.origin, a.size};
+        cl_int err = CL_SUCCESS;
+        cl_mem sub =
+            clCreateSubBuffer(memory[a.memory], 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+        if (err == CL_MISALIGNED_SUB_BUFFER_OFFSET)
+          fatal("argument " + std::to_string(a.index) + ": sub-buffer origin " +
+                std::to_string(a.origin) + " is misaligned for this device");
+        check(err, "creating the sub-buffer of argument " + std::to_string(a.index));
+        subBuffers.push_back(sub);
+        check(clSetKernelArg(kernel, a.index, sizeof sub, &sub), what);
+      } else if (a.kind == "buffer" || a.kind == "image") {
+        check(clSetKernelArg(kernel, a.index, sizeof(cl_mem), &memory[a.memory]), what);
+      } else if (a.kind == "sampler") {
+        cl_int err = CL_SUCCESS;
+        cl_sampler s = clCreateSampler(context, a.normalizedCoords ? CL_TRUE : CL_FALSE,
+                                       a.addressingMode, a.filterMode, &err);
+        check(err, "creating the sampler of argument " + std::to_string(a.index));
+        samplers.push_back(s);
+        check(clSetKernelArg(kernel, a.index, sizeof s, &s), what);
+      } else {
+        fatal("argument " + std::to_string(a.index) + " has unknown kind '" + a.kind + "'");
+      }
+    }
+  }
+
+  // Every run starts from the captured inputs, so repeated runs are the same run.
+  void restoreInputs() {
+    const size_t origin[3] = {0, 0, 0};
+    for (size_t i = 0; i < memory.size(); ++i) {
+      const std::string& data = l.before[i];
+      if (l.c.memory[i].kind == "image")
+        check(clEnqueueWriteImage(queue, memory[i], CL_TRUE, origin, regions[i].data(), 0, 0,
+                                  data.data(), 0, nullptr, nullptr),
+              "writing image " + std::to_string(i));
+      else
+        check(clEnqueueWriteBuffer(queue, memory[i], CL_TRUE, 0, data.size(), data.data(), 0,
+                                   nullptr, nullptr),
+              "writing buffer " + std::to_string(i));
+    }
+  }
+
+  // Returns the kernel time in ns (profiling), or the host wall time when profiling fails.
+  double run(bool* profiled) {
+    const auto& nd = l.c.ndrange;
+    std::vector<size_t> global(nd.globalSize.begin(), nd.globalSize.end());
+    std::vector<size_t> offset, local;
+    if (nd.globalOffset) offset.assign(nd.globalOffset->begin(), nd.globalOffset->end());
+    if (nd.localSize) local.assign(nd.localSize->begin(), nd.localSize->end());
+    cl_event done = nullptr;
+    const auto start = std::chrono::steady_clock::now();
+    check(clEnqueueNDRangeKernel(queue, kernel, nd.workDim,
+                                 nd.globalOffset ? offset.data() : nullptr, global.data(),
+                                 nd.localSize ? local.data() : nullptr, 0, nullptr, &done),
+          "clEnqueueNDRangeKernel");
+    check(clWaitForEvents(1, &done), "waiting for the kernel");
+    const auto end = std::chrono::steady_clock::now();
+    cl_int status = CL_COMPLETE;
+    clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+    cl_ulong t0 = 0, t1 = 0;
+    *profiled = clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_START, sizeof t0, &t0,
+                                        nullptr) == CL_SUCCESS &&
+                clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr) ==
+                    CL_SUCCESS &&
+                t1 >= t0;
+    clReleaseEvent(done);
+    if (status < 0) fatal("the kernel failed with " + std::to_string(status));
+    if (*profiled) return static_cast<double>(t1 - t0);
+    return std::chrono::duration<double, std::nano>(end - start).count();
+  }
+
+  std::vector<std::string> readOutputs() {
+    std::vector<std::string> out(memory.size());
+    const size_t origin[3] = {0, 0, 0};
+    for (size_t i = 0; i < memory.size(); ++i) {
+      if (l.after[i].empty()) continue;
+      out[i].assign(l.c.memory[i].size, '\0');
+      if (l.c.memory[i].kind == "image")
+        check(clEnqueueReadImage(queue, memory[i], CL_TRUE, origin, regions[i].data(), 0, 0,
+                                 out[i].data(), 0, nullptr, nullptr),
+              "reading image " + std::to_string(i));
+      else
+        check(clEnqueueReadBuffer(queue, memory[i], CL_TRUE, 0, out[i].size(), out[i].data(), 0,
+                                  nullptr, nullptr),
+              "reading buffer " + std::to_string(i));
+    }
+    return out;
+  }
+};
+
+std::string formatTime(double ns) {
+  char text[32];
+  if (ns < 1e4)
+    std::snprintf(text, sizeof text, "%.0f ns", ns);
+  else if (ns < 1e7)
+    std::snprintf(text, sizeof text, "%.1f us", ns / 1e3);
+  else
+    std::snprintf(text, sizeof text, "%.2f ms", ns / 1e6);
+  return text;
+}
+
+std::string deviceLine(const std::map<std::string, std::string>& d) {
+  auto get = [&](const char* key) {
+    auto it = d.find(key);
+    return it == d.end() ? std::string("?") : it->second;
+  };
+  return get("name") + " | " + get("platform_name") + " | driver " + get("driver_version") + " | " +
+         get("version");
+}
+
+int replay(const Options& o) {
+  const LoadedCase l = loadCase(o.caseDir);
+  const Case& c = l.c;
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  selectDevice(o, &platform, &device);
+
+  std::map<std::string, std::string> here = {
+      {"name", deviceText(device, CL_DEVICE_NAME)},
+      {"platform_name", platformText(platform, CL_PLATFORM_NAME)},
+      {"driver_version", deviceText(device, CL_DRIVER_VERSION)},
+      {"version", deviceText(device, CL_DEVICE_VERSION)}};
+  const char* layers = std::getenv("OPENCL_LAYERS");
+  std::printf("case       %s (%s v%d)\n", o.caseDir.c_str(), isg::capture::kFormatName,
+              c.formatVersion);
+  std::printf("kernel     %s  %s work_dim %u offset %s global %s local %s\n", c.kernelName.c_str(),
+              c.api.c_str(), c.ndrange.workDim, dims(c.ndrange.globalOffset).c_str(),
+              dims(c.ndrange.globalSize).c_str(), dims(c.ndrange.localSize).c_str());
+  std::printf("captured   %s\n           layer: %s%s%s\n", deviceLine(c.device).c_str(),
+              c.layerMode.c_str(), c.strategy.empty() ? "" : (", strategy " + c.strategy).c_str(),
+              c.subGroupSize ? (", sub-group size " + std::to_string(c.subGroupSize)).c_str() : "");
+  std::printf("replaying  %s\n           OPENCL_LAYERS: %s\n", deviceLine(here).c_str(),
+              layers && *layers ? layers : "(not set: straight on the driver)");
+  for (const std::string& n : c.notes) std::printf("note       %s\n", n.c_str());
+
+  Replay r(l, o);
+  r.build(device);
+  r.createMemory(device);
+  r.setArguments();
+
+  std::vector<double> times;
+  std::vector<std::string> outputs;
+  bool profiled = true;
+  for (unsigned i = 0; i < o.repeat; ++i) {
+    r.restoreInputs();
+    bool p = false;
+    times.push_back(r.run(&p));
+    profiled = profiled && p;
+    if (i == 0) outputs = r.readOutputs();
+  }
+
+  int differing = 0, compared = 0;
+  bool anyTolerated = false;
+  if (o.compare) {
+    std::printf("outputs (floats: ulp <= %" PRIu64 " or |diff| <= %g + %g*|captured|):\n", o.ulp,
+                o.atol, o.rtol);
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      const Argument& a = c.args[i];
+      if (!a.writable || l.after[a.memory].empty()) continue;
+      const MemoryObject& m = c.memory[a.memory];
+      Elem e = Elem::Bytes;
+      std::string typeText = r.typeNames[i];
+      if (a.kind == "image") {
+        e = elemFromChannelType(m.channelDataType);
+        typeText = a.typeName.empty() ? "image" : a.typeName;
+      } else {
+        e = elemFromTypeName(typeText);
+      }
+      const size_t origin = a.kind == "buffer" ? a.origin : 0;
+      const size_t bytes = a.kind == "buffer" ? a.size : m.size;
+      const auto* captured = reinterpret_cast<const unsigned char*>(l.after[a.memory].data());
+      const auto* replayed = reinterpret_cast<const unsigned char*>(outputs[a.memory].data());
+      Comparison cmp = compare(captured + origin, replayed + origin, bytes, e, o);
+      ++compared;
+      std::string label = "arg " + std::to_string(a.index) + (a.name.empty() ? "" : " " + a.name) +
+                          " (" + (typeText.empty() ? "type unknown" : typeText) + ", " +
+                          std::to_string(cmp.elements) + " x " + elemName(e) + ")";
+      if (e == Elem::Bytes && a.kind != "image")
+        label += typeText.empty() ? " [no argument type information: compared bytewise]"
+                                  : " [not a plain scalar type: compared bytewise]";
+      if (cmp.mismatches == 0) {
+        if (cmp.tolerated)
+          std::printf(
+              "  %s: %zu elements within tolerance, largest error %g (%" PRIu64 " ulp) at [%zu]\n",
+              label.c_str(), cmp.tolerated, cmp.largestError, cmp.largestUlp, cmp.largestAt);
+        else
+          std::printf("  %s: identical\n", label.c_str());
+        anyTolerated |= cmp.tolerated != 0;
+        continue;
+      }
+      ++differing;
+      char largest[160];
+      if (isFloat(e))
+        std::snprintf(largest, sizeof largest, "largest error %g (%" PRIu64 " ulp) at [%zu]",
+                      cmp.largestError, cmp.largestUlp, cmp.largestAt);
+      else
+        std::snprintf(largest, sizeof largest, "largest difference %.0f at [%zu]", cmp.largestError,
+                      cmp.largestAt);
+      std::printf("  %s: MISMATCH in %zu of %zu elements; %s\n", label.c_str(), cmp.mismatches,
+                  cmp.elements, largest);
+      for (const std::string& line : cmp.first) std::printf("      %s\n", line.c_str());
+      if (cmp.mismatches > cmp.first.size())
+        std::printf("      ... %zu more\n", cmp.mismatches - cmp.first.size());
+    }
+    if (compared == 0) std::printf("  (the kernel writes no memory argument)\n");
+  }
+
+  if (o.repeat > 1 || !o.compare) {
+    std::vector<double> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted.size() % 2
+                              ? sorted[sorted.size() / 2]
+                              : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+    std::printf("timing     %zu run%s, %s: median %s, min %s, max %s\n", times.size(),
+                times.size() == 1 ? "" : "s",
+                profiled ? "kernel time (profiling events)" : "host wall time (no profiling)",
+                formatTime(median).c_str(), formatTime(sorted.front()).c_str(),
+                formatTime(sorted.back()).c_str());
+  }
+  if (!o.compare) {
+    std::printf("result     NOT COMPARED (--no-compare)\n");
+    return 0;
+  }
+  if (differing) {
+    std::printf("result     MISMATCH: %d of %d outputs differ\n", differing, compared);
+    return 1;
+  }
+  std::printf("result     %s\n", anyTolerated ? "MATCH within tolerance" : "IDENTICAL");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    Options o;
+    if (!parseOptions(argc, argv, &o)) {
+      std::fputs(kUsage, stderr);
+      return 2;
+    }
+    return replay(o);
+  } catch (const Fatal& f) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "isg-replay: %s\n", f.what.c_str());
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "isg-replay: %s\n", e.what());
+  }
+  return 2;
+}
