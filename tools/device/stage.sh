@@ -15,4 +15,5 @@ for dir in tests/layer tests/e2e tests/realworld tests/nvidia tools/isg-demo ben
 done
 rm -f "$out/bin/layer_loader_init_test"  # checks the .so file itself, not a device
 cp "$(dirname "${BASH_SOURCE[0]}")/run-suite.sh" "$out/"
+cp -r "$(dirname "${BASH_SOURCE[0]}")/../../bench/"{run-gpu.sh,cuda,common} "$out/"  # bench/README.md
 du -sh "$out"

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// OpenCL C for the shuffle chain of chain.h, in three spellings, and the runner that times one
+// kernel and checks it against the model. Benchmarks 1 and 4 share it.
+//   Intel : the Intel builtins; only builds through the layer (or on an Intel driver).
+//   Ptx   : hand-written inline PTX shfl.sync with constant masks, no Intel builtin, so the layer
+//           passes it through untouched: what a programmer writes for NVIDIA by hand.
+//   Local : hand-written local-memory exchange (two halves, one work-group barrier per step),
+//           what a programmer writes for a device without sub-group shuffles.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "chain.h"
+#include "cl_bench.h"
+
+namespace isgb {
+
+enum class ChainFlavor { Intel, Ptx, Local };
+
+constexpr unsigned kChainWorkGroup = 256;  // work-items per work-group, every flavor
+
+std::string chainKernelName(ChainFlavor f, ChainOp op, const ChainType& t, unsigned S);
+std::string chainSource(ChainFlavor f, const std::vector<ChainOp>& ops,
+                        const std::vector<ChainType>& types, const std::vector<unsigned>& sizes);
+
+struct ChainShape {
+  std::size_t global = 0;  // work-items, a multiple of kChainWorkGroup
+  unsigned iters = 0;      // steps per work-item, a multiple of 8
+  int warmup = 0, reps = 0;
+};
+
+// Times `k` (a chain kernel of any flavor) and adds it to the report as (caseName, variant);
+// rate = builtin calls per second in G.
+void timeChain(const Cl& cl, Report* r, const std::string& caseName, const std::string& variant,
+               cl_kernel k, ChainOp op, const ChainType& t, unsigned S, const ChainShape& shape);
+
+}  // namespace isgb

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+#include "cl_bench.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+
+namespace isgb {
+
+void check(cl_int err, const char* what) {
+  if (err != CL_SUCCESS) throw std::runtime_error(std::string(what) + " returned " + std::to_string(err));
+}
+
+namespace {
+
+std::string platformString(cl_platform_id p, cl_platform_info what) {
+  size_t n = 0;
+  if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  std::string s(n, '\0');
+  clGetPlatformInfo(p, what, n, s.data(), nullptr);
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+std::string deviceString(cl_device_id d, cl_device_info what) {
+  size_t n = 0;
+  if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  std::string s(n, '\0');
+  clGetDeviceInfo(d, what, n, s.data(), nullptr);
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+}  // namespace
+
+Cl::~Cl() {
+  if (queue) clReleaseCommandQueue(queue);
+  if (context) clReleaseContext(context);
+}
+
+Cl& openCl(Report* report) {
+  static Cl cl;
+  if (cl.queue) return cl;
+  cl_uint n = 0;
+  check(clGetPlatformIDs(0, nullptr, &n), "clGetPlatformIDs");
+  std::vector<cl_platform_id> ps(n);
+  check(clGetPlatformIDs(n, ps.data(), nullptr), "clGetPlatformIDs");
+  std::string want = env("ISG_BENCH_PLATFORM");
+  if (want.empty()) want = env("ISG_TEST_PLATFORM");
+  for (cl_platform_id p : ps)
+    if (want.empty() || platformString(p, CL_PLATFORM_NAME).find(want) != std::string::npos) {
+      cl.platform = p;
+      break;
+    }
+  if (!cl.platform) throw std::runtime_error("no OpenCL platform matches '" + want + "'");
+  check(clGetDeviceIDs(cl.platform, CL_DEVICE_TYPE_DEFAULT, 1, &cl.device, nullptr), "clGetDeviceIDs");
+  cl_int err = CL_SUCCESS;
+  cl.context = clCreateContext(nullptr, 1, &cl.device, nullptr, nullptr, &err);
+  check(err, "clCreateContext");
+  cl.queue = clCreateCommandQueue(cl.context, cl.device, CL_QUEUE_PROFILING_ENABLE, &err);
+  check(err, "clCreateCommandQueue");
+  cl.platformName = platformString(cl.platform, CL_PLATFORM_NAME);
+  cl.deviceName = deviceString(cl.device, CL_DEVICE_NAME);
+  cl.vendor = deviceString(cl.device, CL_DEVICE_VENDOR);
+  cl.driver = deviceString(cl.device, CL_DRIVER_VERSION);
+  cl.version = deviceString(cl.device, CL_DEVICE_VERSION);
+  clGetDeviceInfo(cl.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cl.computeUnits, &cl.computeUnits,
+                  nullptr);
+  cl.nvidia = cl.vendor.find("NVIDIA") != std::string::npos;
+  cl.layer = env("OPENCL_LAYERS");
+  cl.strategy = env("ISG_STRATEGY").empty() ? "auto" : env("ISG_STRATEGY");
+  if (report) {
+    report->info("device", cl.deviceName + " (" + cl.vendor + ")");
+    report->info("platform", cl.platformName + ", " + cl.version);
+    report->info("driver", cl.driver);
+    report->info("layer", cl.layer.empty() ? "none (direct to the driver)" : cl.layer);
+    report->info("ISG_STRATEGY", cl.strategy);
+    report->config("compute_units", cl.computeUnits);
+    std::printf("device: %s | %s | driver %s | layer: %s | ISG_STRATEGY=%s\n", cl.deviceName.c_str(),
+                cl.platformName.c_str(), cl.driver.c_str(), cl.layer.empty() ? "none" : cl.layer.c_str(),
+                cl.strategy.c_str());
+  }
+  return cl;
+}
+
+std::string firstLines(const std::string& text, int lines) {
+  std::string out;
+  std::size_t pos = 0;
+  for (int i = 0; i < lines && pos < text.size(); ++i) {
+    std::size_t e = text.find('\n', pos);
+    if (e == std::string::npos) e = text.size();
+    if (e > pos) out += (out.empty() ? "" : " | ") + text.substr(pos, e - pos);
+    pos = e + 1;
+  }
+  return out;
+}
+
+cl_program buildProgram(const Cl& cl, const std::string& source, const std::string& options,
+                        std::string* log) {
+  // ISG_BENCH_SOURCES=DIR keeps every generated program, to read or to profile (ncu) by hand.
+  static int counter = 0;
+  std::string dir = env("ISG_BENCH_SOURCES");
+  if (!dir.empty()) {
+    std::ofstream f(dir + "/program-" + std::to_string(counter++) + ".cl", std::ios::binary);
+    f << source;
+  }
+  const char* text = source.c_str();
+  size_t len = source.size();
+  cl_int err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithSource(cl.context, 1, &text, &len, &err);
+  check(err, "clCreateProgramWithSource");
+  err = clBuildProgram(p, 1, &cl.device, options.c_str(), nullptr, nullptr);
+  if (err == CL_SUCCESS) return p;
+  if (log) {
+    size_t n = 0;
+    clGetProgramBuildInfo(p, cl.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+    std::string s(n, '\0');
+    if (n) clGetProgramBuildInfo(p, cl.device, CL_PROGRAM_BUILD_LOG, n, s.data(), nullptr);
+    while (!s.empty() && s.back() == '\0') s.pop_back();
+    *log = "clBuildProgram returned " + std::to_string(err) + ": " + s;
+  }
+  clReleaseProgram(p);
+  return nullptr;
+}
+
+cl_kernel kernel(cl_program p, const std::string& name) {
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(p, name.c_str(), &err);
+  check(err, ("clCreateKernel " + name).c_str());
+  return k;
+}
+
+Buffer::Buffer(const Cl& cl, std::size_t bytes, const void* init) : cl_(cl), bytes_(bytes) {
+  cl_int err = CL_SUCCESS;
+  mem_ = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+  check(err, "clCreateBuffer");
+  if (init) write(init);
+}
+Buffer::~Buffer() {
+  if (mem_) clReleaseMemObject(mem_);
+}
+void Buffer::write(const void* data) {
+  check(clEnqueueWriteBuffer(cl_.queue, mem_, CL_TRUE, 0, bytes_, data, 0, nullptr, nullptr),
+        "clEnqueueWriteBuffer");
+}
+void Buffer::read(void* data) const {
+  check(clEnqueueReadBuffer(cl_.queue, mem_, CL_TRUE, 0, bytes_, data, 0, nullptr, nullptr),
+        "clEnqueueReadBuffer");
+}
+void Buffer::fill(uint32_t pattern) {
+  check(clEnqueueFillBuffer(cl_.queue, mem_, &pattern, sizeof pattern, 0, bytes_, 0, nullptr, nullptr),
+        "clEnqueueFillBuffer");
+  check(clFinish(cl_.queue), "clFinish");
+}
+
+void runOnce(const Cl& cl, cl_kernel k, cl_uint dims, const size_t* global, const size_t* local) {
+  check(clEnqueueNDRangeKernel(cl.queue, k, dims, nullptr, global, local, 0, nullptr, nullptr),
+        "clEnqueueNDRangeKernel");
+  check(clFinish(cl.queue), "clFinish");
+}
+
+std::vector<double> timeKernel(const Cl& cl, cl_kernel k, cl_uint dims, const size_t* global,
+                               const size_t* local, int warmup, int reps) {
+  for (int i = 0; i < warmup; ++i)
+    check(clEnqueueNDRangeKernel(cl.queue, k, dims, nullptr, global, local, 0, nullptr, nullptr),
+          "clEnqueueNDRangeKernel");
+  check(clFinish(cl.queue), "clFinish");
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) {
+    cl_event e = nullptr;
+    check(clEnqueueNDRangeKernel(cl.queue, k, dims, nullptr, global, local, 0, nullptr, &e),
+          "clEnqueueNDRangeKernel");
+    check(clWaitForEvents(1, &e), "clWaitForEvents");
+    cl_ulong t0 = 0, t1 = 0;
+    check(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof t0, &t0, nullptr),
+          "clGetEventProfilingInfo");
+    check(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr),
+          "clGetEventProfilingInfo");
+    clReleaseEvent(e);
+    ms.push_back(static_cast<double>(t1 - t0) * 1e-6);
+  }
+  return ms;
+}
+
+}  // namespace isgb

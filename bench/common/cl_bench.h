@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// OpenCL side of the benchmarks: the device, program builds, buffers and kernel timing through
+// clGetEventProfilingInfo. Benchmarks reach OpenCL only through the ICD loader, so the layer is
+// in the path exactly when OPENCL_LAYERS names it, as for any application.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "report.h"
+
+namespace isgb {
+
+void check(cl_int err, const char* what);
+
+struct Cl {
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;  // in order, CL_QUEUE_PROFILING_ENABLE
+  std::string platformName, deviceName, vendor, driver, version;
+  cl_uint computeUnits = 1;
+  bool nvidia = false;  // hand-written inline-PTX variants only build there
+  std::string layer;    // OPENCL_LAYERS as this process saw it ("" = no layer)
+  std::string strategy; // ISG_STRATEGY as this process saw it ("auto" when unset)
+  ~Cl();
+};
+
+// The first platform whose name contains ISG_BENCH_PLATFORM (or ISG_TEST_PLATFORM), else the
+// first platform; its default device. Records device, driver and layer facts in the report.
+Cl& openCl(Report* report);
+
+// A program built from `source`; nullptr and `*log` on failure (a kernel the driver or the layer
+// cannot build is reported as skipped, not as an error, when the caller says so).
+cl_program buildProgram(const Cl& cl, const std::string& source, const std::string& options,
+                        std::string* log);
+cl_kernel kernel(cl_program p, const std::string& name);
+std::string firstLines(const std::string& text, int lines);
+
+class Buffer {
+ public:
+  Buffer(const Cl& cl, std::size_t bytes, const void* init = nullptr);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  cl_mem mem() const { return mem_; }
+  std::size_t bytes() const { return bytes_; }
+  void write(const void* data);
+  void read(void* data) const;
+  void fill(uint32_t pattern);
+
+ private:
+  const Cl& cl_;
+  cl_mem mem_ = nullptr;
+  std::size_t bytes_;
+};
+
+template <class T>
+void setArg(cl_kernel k, cl_uint i, const T& v) {
+  check(clSetKernelArg(k, i, sizeof(T), &v), "clSetKernelArg");
+}
+inline void setArg(cl_kernel k, cl_uint i, const Buffer& b) {
+  cl_mem m = b.mem();
+  check(clSetKernelArg(k, i, sizeof m, &m), "clSetKernelArg");
+}
+
+// Runs the kernel `warmup` times untimed, then `reps` times; returns each run's device time in
+// milliseconds (CL_PROFILING_COMMAND_END - START).
+std::vector<double> timeKernel(const Cl& cl, cl_kernel k, cl_uint dims, const size_t* global,
+                               const size_t* local, int warmup, int reps);
+void runOnce(const Cl& cl, cl_kernel k, cl_uint dims, const size_t* global, const size_t* local);
+
+inline double nowMs() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+// Default repetitions: the option when given, else `full`, or 2 in smoke mode.
+inline int reps(const Options& o, int full) { return o.reps > 0 ? o.reps : o.smoke ? 2 : full; }
+inline int warmups(const Options& o, int full) {
+  return o.warmup >= 0 ? o.warmup : o.smoke ? 1 : full;
+}
+
+// The variant name of "through the layer" for benchmarks that also run without it.
+constexpr const char* kLayer = "layer";
+
+}  // namespace isgb

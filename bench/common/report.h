@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: MIT
+// What every benchmark shares and that needs no OpenCL: command line, statistics, the result
+// model (cases x variants x ratios), the table printer, the JSON writer and a small JSON reader
+// for baselines written by another process. Header-only and plain C++17 on purpose: the CUDA
+// baselines (bench/cuda/*.cu) are compiled by nvcc on the GPU machine from this same header, so
+// OpenCL and CUDA results are summarised and written by one piece of code.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace isgb {
+
+// ---- command line --------------------------------------------------------------------------
+
+struct Options {
+  bool smoke = false;        // tiny sizes, few repetitions: proves the code runs (CTest)
+  int reps = 0;              // 0: the benchmark's default
+  int warmup = -1;           // -1: the benchmark's default
+  std::string json;          // where the JSON goes (empty: nowhere)
+  std::string md;            // where the markdown table goes (empty: nowhere)
+  std::string filter;        // only cases whose name contains this
+  std::string rewritten;     // bench_build: ISG_DUMP_DIR of an earlier run through the layer
+  // --baseline VARIANT=FILE: the cases of FILE (this schema, written by another process: CUDA,
+  // or the same benchmark without the layer) contribute their VARIANT measurement.
+  std::vector<std::pair<std::string, std::string>> baselines;
+};
+
+inline void usage(const char* bench) {
+  std::printf(
+      "usage: %s [--smoke] [--reps N] [--warmup N] [--filter TEXT] [--json FILE] [--md FILE]\n"
+      "          [--baseline VARIANT=FILE]... [--rewritten DIR]\n"
+      "A benchmark of bench/ (see bench/README.md); run them all with bench/run-gpu.sh.\n",
+      bench);
+}
+
+// Returns false when the process should exit at once with status 0 (help, or being started as a
+// GoogleTest by tools/device/run-suite.sh, which runs everything staged in .gpu/bin).
+inline bool parseArgs(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char* name) -> std::string {
+      if (i + 1 >= argc) throw std::runtime_error(std::string(name) + " needs a value");
+      return argv[++i];
+    };
+    if (a.rfind("--gtest", 0) == 0) {
+      std::printf("%s: a benchmark, not a test; run it with run-gpu.sh (bench/README.md)\n",
+                  argv[0]);
+      return false;
+    } else if (a == "--help" || a == "-h") {
+      usage(argv[0]);
+      return false;
+    } else if (a == "--smoke") {
+      o->smoke = true;
+    } else if (a == "--reps") {
+      o->reps = std::atoi(value("--reps").c_str());
+    } else if (a == "--warmup") {
+      o->warmup = std::atoi(value("--warmup").c_str());
+    } else if (a == "--json") {
+      o->json = value("--json");
+    } else if (a == "--md") {
+      o->md = value("--md");
+    } else if (a == "--filter") {
+      o->filter = value("--filter");
+    } else if (a == "--rewritten") {
+      o->rewritten = value("--rewritten");
+    } else if (a == "--baseline") {
+      std::string v = value("--baseline");
+      auto eq = v.find('=');
+      if (eq == std::string::npos) throw std::runtime_error("--baseline wants VARIANT=FILE");
+      o->baselines.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    } else {
+      throw std::runtime_error("unknown argument " + a);
+    }
+  }
+  return true;
+}
+
+// ---- statistics ----------------------------------------------------------------------------
+
+struct Stats {
+  int n = 0;
+  double median = 0, min = 0, max = 0, p10 = 0, p90 = 0;
+  // (p90 - p10) / median in percent: the spread that the table shows next to each median.
+  double spreadPct() const { return median > 0 ? 100.0 * (p90 - p10) / median : 0.0; }
+};
+
+inline double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  double pos = q * static_cast<double>(sorted.size() - 1);
+  std::size_t lo = static_cast<std::size_t>(pos);
+  std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+inline Stats summarize(std::vector<double> v) {
+  Stats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.n = static_cast<int>(v.size());
+  s.median = quantile(v, 0.5);
+  s.min = v.front();
+  s.max = v.back();
+  s.p10 = quantile(v, 0.1);
+  s.p90 = quantile(v, 0.9);
+  return s;
+}
+
+// ---- JSON ----------------------------------------------------------------------------------
+
+inline std::string jsonQuote(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", c);
+          o += b;
+        } else {
+          o += c;
+        }
+    }
+  }
+  return o + "\"";
+}
+
+inline std::string jsonNumber(double v) {
+  if (!std::isfinite(v)) return "null";
+  char b[40];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+// A JSON value, enough to read back what Report writes (baselines from other processes).
+struct Json {
+  enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
+  bool b = false;
+  double num = 0;
+  std::string str;
+  std::vector<Json> items;
+  std::vector<std::pair<std::string, Json>> fields;
+
+  const Json* get(const std::string& key) const {
+    for (const auto& f : fields)
+      if (f.first == key) return &f.second;
+    return nullptr;
+  }
+  double number(const std::string& key, double fallback = NAN) const {
+    const Json* j = get(key);
+    return j && j->kind == Number ? j->num : fallback;
+  }
+  std::string text(const std::string& key) const {
+    const Json* j = get(key);
+    return j && j->kind == String ? j->str : std::string();
+  }
+};
+
+class JsonParser {
+ public:
+  explicit JsonParser(const std::string& text) : t_(text) {}
+  Json parse() {
+    Json v = value();
+    space();
+    if (p_ != t_.size()) fail("trailing text");
+    return v;
+  }
+
+ private:
+  [[noreturn]] void fail(const char* what) {
+    throw std::runtime_error(std::string("JSON: ") + what + " at offset " + std::to_string(p_));
+  }
+  void space() {
+    while (p_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[p_]))) ++p_;
+  }
+  bool eat(char c) {
+    space();
+    if (p_ < t_.size() && t_[p_] == c) {
+      ++p_;
+      return true;
+    }
+    return false;
+  }
+  std::string string() {
+    if (!eat('"')) fail("string expected");
+    std::string s;
+    while (p_ < t_.size() && t_[p_] != '"') {
+      char c = t_[p_++];
+      if (c == '\\' && p_ < t_.size()) {
+        char e = t_[p_++];
+        if (e == 'n') s += '\n';
+        else if (e == 't') s += '\t';
+        else if (e == 'u' && p_ + 4 <= t_.size()) {  // our writer escapes only control bytes
+          s += static_cast<char>(std::strtol(t_.substr(p_, 4).c_str(), nullptr, 16));
+          p_ += 4;
+        } else s += e;
+      } else {
+        s += c;
+      }
+    }
+    if (p_ >= t_.size()) fail("unterminated string");
+    ++p_;
+    return s;
+  }
+  Json value() {
+    space();
+    if (p_ >= t_.size()) fail("value expected");
+    Json v;
+    char c = t_[p_];
+    if (c == '{') {
+      ++p_;
+      v.kind = Json::Object;
+      if (eat('}')) return v;
+      do {
+        std::string k = string();
+        if (!eat(':')) fail("':' expected");
+        v.fields.emplace_back(k, value());
+      } while (eat(','));
+      if (!eat('}')) fail("'}' expected");
+    } else if (c == '[') {
+      ++p_;
+      v.kind = Json::Array;
+      if (eat(']')) return v;
+      do v.items.push_back(value());
+      while (eat(','));
+      if (!eat(']')) fail("']' expected");
+    } else if (c == '"') {
+      v.kind = Json::String;
+      v.str = string();
+    } else if (t_.compare(p_, 4, "true") == 0 || t_.compare(p_, 5, "false") == 0) {
+      v.kind = Json::Bool;
+      v.b = t_[p_] == 't';
+      p_ += v.b ? 4 : 5;
+    } else if (t_.compare(p_, 4, "null") == 0) {
+      p_ += 4;
+    } else {
+      char* end = nullptr;
+      v.kind = Json::Number;
+      v.num = std::strtod(t_.c_str() + p_, &end);
+      if (end == t_.c_str() + p_) fail("number expected");
+      p_ = static_cast<std::size_t>(end - t_.c_str());
+    }
+    return v;
+  }
+  const std::string& t_;
+  std::size_t p_ = 0;
+};
+
+inline Json readJsonFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  return JsonParser(text).parse();
+}
+
+// ---- results -------------------------------------------------------------------------------
+
+// One implementation's result for one case.
+struct Measurement {
+  bool present = false;
+  std::string skipped;     // why it was not measured (then present is false)
+  Stats ms;                // per repetition, milliseconds
+  double rate = NAN;       // work / median time, in the report's rate unit (NaN: none)
+  int verified = -1;       // 1 matched the host reference, 0 did not, -1 not checked
+  std::string from;        // the baseline file it was imported from, if any
+};
+
+enum class RatioKind {
+  Speed,  // rate(subject) / rate(base): higher is better, goal is a minimum
+  Cost,   // time(subject) / time(base): lower is better, goal is a maximum
+};
+
+struct Ratio {
+  std::string label;    // column title, e.g. "layer/cuda"
+  std::string subject;  // variant names
+  std::string base;
+  RatioKind kind = RatioKind::Speed;
+  double goal = NAN;    // NaN: reported, no goal
+  double value = NAN;   // filled by Report::finish
+};
+
+struct Case {
+  std::string name;
+  std::map<std::string, Measurement> m;
+  std::vector<Ratio> ratios;
+  // Case name to look up in a baseline file, per variant (default: this case's name). The
+  // cudaMemcpy baseline, for instance, is one case that every block-copy case compares with.
+  std::map<std::string, std::string> baselineCase;
+  std::string note;
+};
+
+inline std::string fmt(const char* f, double v) {
+  if (!std::isfinite(v)) return "-";
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+inline std::string isoDate() {
+  std::time_t t = std::time(nullptr);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return b;
+}
+
+class Report {
+ public:
+  // `rateUnit` names what Measurement::rate counts ("G shuffles/s", "GB/s", "ns/call" ...).
+  Report(std::string bench, std::string title, std::string rateUnit, Options opt)
+      : bench_(std::move(bench)), title_(std::move(title)), unit_(std::move(rateUnit)),
+        opt_(std::move(opt)) {}
+
+  const Options& options() const { return opt_; }
+  bool wanted(const std::string& caseName) const {
+    return opt_.filter.empty() || caseName.find(opt_.filter) != std::string::npos;
+  }
+  void info(const std::string& key, const std::string& value) { info_.emplace_back(key, value); }
+  void config(const std::string& key, double value) { config_.emplace_back(key, value); }
+  // Printed under the table and stored in the JSON: what was skipped and why, caveats.
+  void note(const std::string& text) {
+    if (std::find(notes_.begin(), notes_.end(), text) == notes_.end()) notes_.push_back(text);
+    std::printf("note: %s\n", text.c_str());
+    std::fflush(stdout);
+  }
+  void variantOrder(std::vector<std::string> v) { order_ = std::move(v); }
+
+  Case& at(const std::string& name) {
+    for (auto& c : cases_)
+      if (c->name == name) return *c;
+    cases_.push_back(std::make_unique<Case>());
+    cases_.back()->name = name;
+    return *cases_.back();
+  }
+  void add(const std::string& caseName, const std::string& variant, const std::vector<double>& ms,
+           double work, double workScale, int verified) {
+    Measurement& m = at(caseName).m[variant];
+    m.present = true;
+    m.ms = summarize(ms);
+    m.rate = m.ms.median > 0 && work > 0 ? work / (m.ms.median * 1e-3) / workScale : NAN;
+    m.verified = verified;
+    if (verified == 0) failed_ = true;
+    std::printf("  %-34s %-14s median %10.4f ms  spread %5.1f%%  %s %s\n", caseName.c_str(),
+                variant.c_str(), m.ms.median, m.ms.spreadPct(),
+                std::isfinite(m.rate) ? (fmt("%.4g", m.rate) + " " + unit_).c_str() : "",
+                verified == 1 ? "verified" : verified == 0 ? "WRONG RESULT" : "");
+    std::fflush(stdout);
+  }
+  void skip(const std::string& caseName, const std::string& variant, const std::string& why) {
+    Measurement& m = at(caseName).m[variant];
+    m.present = false;
+    m.skipped = why;
+  }
+  void ratio(const std::string& caseName, const std::string& label, const std::string& subject,
+             const std::string& base, RatioKind kind, double goal = NAN) {
+    at(caseName).ratios.push_back(Ratio{label, subject, base, kind, goal, NAN});
+  }
+  bool anyWrong() const { return failed_; }
+
+  // Imports baselines, computes ratios, prints the table, writes JSON and markdown.
+  // Returns the process exit status: 1 if any result was wrong, else 0.
+  int finish() {
+    for (const auto& b : opt_.baselines) importBaseline(b.first, b.second);
+    for (auto& c : cases_)
+      for (Ratio& r : c->ratios) r.value = ratioValue(*c, r);
+    std::printf("\n%s", markdown().c_str());
+    std::fflush(stdout);
+    if (!opt_.json.empty()) writeText(opt_.json, json());
+    if (!opt_.md.empty()) writeText(opt_.md, markdown());
+    return failed_ ? 1 : 0;
+  }
+
+  std::string markdown() const {
+    std::vector<std::string> variants = variantNames();
+    std::vector<std::string> ratioLabels;
+    for (const auto& c : cases_)
+      for (const Ratio& r : c->ratios)
+        if (std::find(ratioLabels.begin(), ratioLabels.end(), r.label) == ratioLabels.end())
+          ratioLabels.push_back(r.label);
+    std::string o = "### " + bench_ + ": " + title_ + "\n\n";
+    for (const auto& kv : info_) o += "- " + kv.first + ": " + kv.second + "\n";
+    o += "\n| case |";
+    for (const auto& v : variants) o += " " + v + " ms (±%) | " + v + " " + unit_ + " |";
+    for (const auto& l : ratioLabels) o += " " + l + " |";
+    o += "\n|---|";
+    for (std::size_t i = 0; i < variants.size() * 2 + ratioLabels.size(); ++i) o += "---:|";
+    o += "\n";
+    for (const auto& c : cases_) {
+      o += "| " + c->name + " |";
+      for (const auto& v : variants) {
+        auto it = c->m.find(v);
+        if (it == c->m.end() || !it->second.present) {
+          o += it == c->m.end() ? " - | - |" : " skipped | - |";
+          continue;
+        }
+        const Measurement& m = it->second;
+        o += " " + fmt("%.4g", m.ms.median) + " (" + fmt("%.1f", m.ms.spreadPct()) + ")" +
+             (m.verified == 0 ? " WRONG" : "") + " | " + fmt("%.4g", m.rate) + " |";
+      }
+      for (const auto& l : ratioLabels) {
+        const Ratio* r = nullptr;
+        for (const Ratio& x : c->ratios)
+          if (x.label == l) r = &x;
+        o += " " + (r ? ratioText(*r) : std::string("-")) + " |";
+      }
+      o += "\n";
+    }
+    // The worst case of every ratio: the line docs/performance.md's goals table needs.
+    for (const auto& l : ratioLabels) {
+      const Ratio* worst = nullptr;
+      const Case* where = nullptr;
+      int misses = 0, counted = 0;
+      for (const auto& c : cases_)
+        for (const Ratio& x : c->ratios) {
+          if (x.label != l || !std::isfinite(x.value)) continue;
+          ++counted;
+          if (std::isfinite(x.goal) && !met(x)) ++misses;
+          bool worse = !worst || (x.kind == RatioKind::Speed ? x.value < worst->value : x.value > worst->value);
+          if (worse) worst = &x, where = c.get();
+        }
+      if (worst)
+        o += (o.back() == '\n' && o[o.size() - 2] == '|' ? "\n" : "") + std::string("- worst ") + l + ": " +
+             ratioText(*worst) + " at " + where->name + " (" + std::to_string(counted) + " cases" +
+             (std::isfinite(worst->goal) ? ", " + std::to_string(misses) + " missed" : std::string()) + ")\n";
+    }
+    std::vector<std::string> skips;
+    for (const auto& c : cases_)
+      for (const auto& kv : c->m)
+        if (!kv.second.present && !kv.second.skipped.empty()) {
+          std::string s = kv.first + ": " + kv.second.skipped;
+          if (std::find(skips.begin(), skips.end(), s) == skips.end()) skips.push_back(s);
+        }
+    if (o.back() == '\n' && o[o.size() - 2] == '|') o += "\n";
+    for (const auto& s : skips) o += "- skipped " + s + "\n";
+    for (const auto& n : notes_) o += "- " + n + "\n";
+    return o + "\n";
+  }
+
+  std::string json() const {
+    std::string o = "{\n  \"schema\": \"isg-bench/1\",\n  \"bench\": " + jsonQuote(bench_) +
+                    ",\n  \"title\": " + jsonQuote(title_) + ",\n  \"date\": " +
+                    jsonQuote(isoDate()) + ",\n  \"smoke\": " + (opt_.smoke ? "true" : "false") +
+                    ",\n  \"rate_unit\": " + jsonQuote(unit_) + ",\n  \"info\": {";
+    for (std::size_t i = 0; i < info_.size(); ++i)
+      o += std::string(i ? ", " : "") + jsonQuote(info_[i].first) + ": " + jsonQuote(info_[i].second);
+    o += "},\n  \"config\": {";
+    for (std::size_t i = 0; i < config_.size(); ++i)
+      o += std::string(i ? ", " : "") + jsonQuote(config_[i].first) + ": " + jsonNumber(config_[i].second);
+    o += "},\n  \"notes\": [";
+    for (std::size_t i = 0; i < notes_.size(); ++i) o += std::string(i ? ", " : "") + jsonQuote(notes_[i]);
+    o += "],\n  \"cases\": [";
+    for (std::size_t ci = 0; ci < cases_.size(); ++ci) {
+      const Case& c = *cases_[ci];
+      o += std::string(ci ? "," : "") + "\n    {\"name\": " + jsonQuote(c.name) + ", \"variants\": {";
+      bool first = true;
+      for (const auto& kv : c.m) {
+        const Measurement& m = kv.second;
+        o += std::string(first ? "" : ",") + "\n      " + jsonQuote(kv.first) + ": ";
+        first = false;
+        if (!m.present) {
+          o += "{\"skipped\": " + jsonQuote(m.skipped) + "}";
+          continue;
+        }
+        o += "{\"median_ms\": " + jsonNumber(m.ms.median) + ", \"min_ms\": " + jsonNumber(m.ms.min) +
+             ", \"max_ms\": " + jsonNumber(m.ms.max) + ", \"p10_ms\": " + jsonNumber(m.ms.p10) +
+             ", \"p90_ms\": " + jsonNumber(m.ms.p90) + ", \"reps\": " + std::to_string(m.ms.n) +
+             ", \"rate\": " + jsonNumber(m.rate) + ", \"verified\": " +
+             (m.verified == 1 ? "true" : m.verified == 0 ? "false" : "null") +
+             (m.from.empty() ? "" : ", \"from\": " + jsonQuote(m.from)) + "}";
+      }
+      o += "},\n     \"ratios\": [";
+      for (std::size_t ri = 0; ri < c.ratios.size(); ++ri) {
+        const Ratio& r = c.ratios[ri];
+        bool speed = r.kind == RatioKind::Speed;
+        o += std::string(ri ? ", " : "") + "{\"label\": " + jsonQuote(r.label) +
+             ", \"subject\": " + jsonQuote(r.subject) + ", \"base\": " + jsonQuote(r.base) +
+             ", \"kind\": " + jsonQuote(speed ? "speed" : "cost") + ", \"value\": " +
+             jsonNumber(r.value) + ", \"goal\": " +
+             (std::isfinite(r.goal) ? jsonQuote((speed ? ">=" : "<=") + fmt("%.2f", r.goal)) : "null") +
+             ", \"met\": " + metJson(r) + "}";
+      }
+      o += "]" + (c.note.empty() ? std::string() : ", \"note\": " + jsonQuote(c.note)) + "}";
+    }
+    return o + "\n  ]\n}\n";
+  }
+
+ private:
+  static bool met(const Ratio& r) {
+    return r.kind == RatioKind::Speed ? r.value >= r.goal : r.value <= r.goal;
+  }
+  static std::string metJson(const Ratio& r) {
+    if (!std::isfinite(r.goal) || !std::isfinite(r.value)) return "null";
+    return met(r) ? "true" : "false";
+  }
+  static std::string ratioText(const Ratio& r) {
+    if (!std::isfinite(r.value)) return "-";
+    std::string s = fmt("%.3f", r.value) + "x";
+    if (std::isfinite(r.goal))
+      s += std::string(met(r) ? " ok" : " MISS") + " (" + (r.kind == RatioKind::Speed ? ">=" : "<=") +
+           fmt("%.2f", r.goal) + ")";
+    return s;
+  }
+  static double ratioValue(const Case& c, const Ratio& r) {
+    auto s = c.m.find(r.subject), b = c.m.find(r.base);
+    if (s == c.m.end() || b == c.m.end() || !s->second.present || !b->second.present) return NAN;
+    if (r.kind == RatioKind::Speed) {
+      // Rates, not times: a baseline from another process may have done a different amount of
+      // work (its own grid size), and the rate is what both claim per second.
+      if (std::isfinite(s->second.rate) && std::isfinite(b->second.rate) && b->second.rate > 0)
+        return s->second.rate / b->second.rate;
+      return s->second.ms.median > 0 ? b->second.ms.median / s->second.ms.median : NAN;
+    }
+    return b->second.ms.median > 0 ? s->second.ms.median / b->second.ms.median : NAN;
+  }
+  std::vector<std::string> variantNames() const {
+    std::vector<std::string> v = order_;
+    for (const auto& c : cases_)
+      for (const auto& kv : c->m)
+        if (std::find(v.begin(), v.end(), kv.first) == v.end()) v.push_back(kv.first);
+    // Variants named in the order but never measured or skipped anywhere make empty columns.
+    std::vector<std::string> used;
+    for (const auto& name : v)
+      for (const auto& c : cases_)
+        if (c->m.count(name)) {
+          used.push_back(name);
+          break;
+        }
+    return used;
+  }
+  void importBaseline(const std::string& variant, const std::string& path) {
+    Json root;
+    try {
+      root = readJsonFile(path);
+    } catch (const std::exception& e) {
+      note("baseline " + variant + " not imported: " + e.what());
+      return;
+    }
+    for (const auto& n : root.get("notes") ? root.get("notes")->items : std::vector<Json>{})
+      if (n.kind == Json::String) note(variant + " run: " + n.str);
+    const Json* cases = root.get("cases");
+    if (!cases) return;
+    for (auto& c : cases_) {
+      auto key = c->baselineCase.count(variant) ? c->baselineCase[variant] : c->name;
+      for (const Json& bc : cases->items) {
+        if (bc.text("name") != key) continue;
+        const Json* vs = bc.get("variants");
+        const Json* v = vs ? vs->get(variant) : nullptr;
+        if (!v) continue;
+        Measurement& m = c->m[variant];
+        m = Measurement{};
+        m.from = path;
+        if (v->get("skipped")) {
+          m.skipped = v->text("skipped");
+          continue;
+        }
+        m.present = true;
+        m.ms.median = v->number("median_ms");
+        m.ms.min = v->number("min_ms");
+        m.ms.max = v->number("max_ms");
+        m.ms.p10 = v->number("p10_ms");
+        m.ms.p90 = v->number("p90_ms");
+        m.ms.n = static_cast<int>(v->number("reps", 0));
+        m.rate = v->number("rate");
+        const Json* ver = v->get("verified");
+        m.verified = ver && ver->kind == Json::Bool ? (ver->b ? 1 : 0) : -1;
+      }
+    }
+  }
+  static void writeText(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + path);
+  }
+
+  std::string bench_, title_, unit_;
+  Options opt_;
+  std::vector<std::pair<std::string, std::string>> info_;
+  std::vector<std::pair<std::string, double>> config_;
+  std::vector<std::string> notes_;
+  std::vector<std::string> order_;
+  std::vector<std::unique_ptr<Case>> cases_;
+  bool failed_ = false;
+};
+
+// Runs a benchmark's body with the shared argument handling and error reporting.
+template <class Body>
+int runMain(int argc, char** argv, Body body) {
+  try {
+    Options o;
+    if (!parseArgs(argc, argv, &o)) return 0;
+    return body(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
+    return 1;
+  }
+}
+
+}  // namespace isgb

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+// Benchmark 6: host cost per call of clSetKernelArg and clEnqueueNDRangeKernel through the layer
+// against the driver alone. Goal: <= 1.05x per call.
+//
+// The layer is in the path only when OPENCL_LAYERS names it, so run-gpu.sh runs this twice:
+// through the layer (variant "layer") and without it with --baseline layer=FILE (variant
+// "direct"; the ratios are layer / direct). Cases:
+//   */plain : a kernel with no Intel builtin (the layer passes it through);
+//   */intel : the same kernel with an intel_sub_group_shuffle (the layer's rewritten kernel, with
+//             its manifest lookups and hidden arguments). The driver alone cannot build it, so
+//             its direct baseline is the plain kernel: what the call costs an application
+//             without the layer.
+// Timing is host wall time around a batch of calls; the queue is drained outside the timing.
+#include "common/cl_bench.h"
+
+using namespace isgb;
+
+namespace {
+
+const char* kPlain =
+    "__kernel void scale(__global float* a, __global const float* b, float c, uint n) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  if (i < n) a[i] = b[i] * c;\n"
+    "}\n";
+// The exchange happens in uniform control flow, as the local strategy requires.
+const char* kIntel =
+    "__attribute__((intel_reqd_sub_group_size(16)))\n"
+    "__kernel void scale(__global float* a, __global const float* b, float c, uint n) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  float v = intel_sub_group_shuffle(b[min(i, (size_t)n - 1)], 0u);\n"
+    "  if (i < n) a[i] = v * c;\n"
+    "}\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return runMain(argc, argv, [](const Options& opt) {
+    Report r("host", "host cost per call, through the layer vs the driver alone", "M calls/s", opt);
+    Cl& cl = openCl(&r);
+    const bool viaLayer = !cl.layer.empty();
+    const std::string variant = viaLayer ? kLayer : "direct";
+    r.variantOrder({kLayer, "direct"});
+    const int nrep = reps(opt, 21), warm = warmups(opt, 3);
+    const int setArgCalls = opt.smoke ? 200 : 20000, enqueueCalls = opt.smoke ? 20 : 500;
+    r.config("reps", nrep);
+    r.config("set_arg_calls_per_rep", setArgCalls);
+    r.config("enqueue_calls_per_rep", enqueueCalls);
+
+    const cl_uint n = 256;
+    Buffer a(cl, n * 4), b(cl, n * 4);
+    std::string log;
+    cl_program plain = buildProgram(cl, kPlain, "", &log);
+    if (!plain) throw std::runtime_error("the plain kernel did not build: " + firstLines(log, 3));
+    cl_program intel = viaLayer ? buildProgram(cl, kIntel, "", &log) : nullptr;
+    if (viaLayer && !intel) r.note("intel cases skipped: the Intel kernel did not build: " + firstLines(log, 3));
+    if (!viaLayer) r.note("without the layer the */intel cases measure the plain kernel (their baseline)");
+
+    for (const char* which : {"plain", "intel"}) {
+      cl_program p = std::string(which) == "plain" || !viaLayer ? plain : intel;
+      std::string setCase = std::string("set_arg/") + which, enqCase = std::string("enqueue/") + which;
+      if (!p) {
+        r.skip(setCase, variant, "kernel did not build");
+        r.skip(enqCase, variant, "kernel did not build");
+        continue;
+      }
+      cl_kernel k = kernel(p, "scale");
+      cl_mem am = a.mem(), bm = b.mem();
+      float c = 2.0f;
+      auto setAll = [&](int i) {
+        switch (i & 3) {
+          case 0: return clSetKernelArg(k, 0, sizeof am, &am);
+          case 1: return clSetKernelArg(k, 1, sizeof bm, &bm);
+          case 2: return clSetKernelArg(k, 2, sizeof c, &c);
+          default: return clSetKernelArg(k, 3, sizeof n, &n);
+        }
+      };
+      if (r.wanted(setCase)) {
+        std::vector<double> ms;
+        for (int rep = 0; rep < warm + nrep; ++rep) {
+          double t0 = nowMs();
+          for (int i = 0; i < setArgCalls; ++i)
+            if (setAll(i) != CL_SUCCESS) throw std::runtime_error("clSetKernelArg failed");
+          double t1 = nowMs();
+          if (rep >= warm) ms.push_back(t1 - t0);
+        }
+        r.add(setCase, variant, ms, setArgCalls, 1e6, -1);
+        r.ratio(setCase, "layer/direct", kLayer, "direct", RatioKind::Cost, 1.05);
+      }
+      for (int i = 0; i < 4; ++i) check(setAll(i), "clSetKernelArg");
+      if (r.wanted(enqCase)) {
+        size_t g = n, l = 64;
+        // Checked once: the kernel scales b into a.
+        std::vector<float> in(n), out(n);
+        for (cl_uint i = 0; i < n; ++i) in[i] = static_cast<float>(i);
+        b.write(in.data());
+        runOnce(cl, k, 1, &g, &l);
+        a.read(out.data());
+        int ok = 1;
+        for (cl_uint i = 0; i < n; ++i)
+          if (out[i] != 2.0f * static_cast<float>(p == intel ? (i / 16) * 16 : i)) ok = 0;
+        if (!ok) r.note(enqCase + " " + variant + ": WRONG RESULT");
+        std::vector<double> ms;
+        for (int rep = 0; rep < warm + nrep; ++rep) {
+          double t0 = nowMs();
+          for (int i = 0; i < enqueueCalls; ++i)
+            check(clEnqueueNDRangeKernel(cl.queue, k, 1, nullptr, &g, &l, 0, nullptr, nullptr),
+                  "clEnqueueNDRangeKernel");
+          double t1 = nowMs();
+          check(clFinish(cl.queue), "clFinish");
+          if (rep >= warm) ms.push_back(t1 - t0);
+        }
+        r.add(enqCase, variant, ms, enqueueCalls, 1e6, ok);
+        r.ratio(enqCase, "layer/direct", kLayer, "direct", RatioKind::Cost, 1.05);
+      }
+      clReleaseKernel(k);
+    }
+    clReleaseProgram(plain);
+    if (intel) clReleaseProgram(intel);
+    return r.finish();
+  });
+}

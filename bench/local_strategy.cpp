@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+// Benchmark 4: the local strategy. The shuffle chain of benchmark 1 (common/chain.h) through the
+// layer with whatever strategy this process's layer uses, against a hand-written local-memory
+// kernel doing the same exchange (two halves, one work-group barrier per step, as the strategy
+// does). The layer reads ISG_STRATEGY once at start-up, so run-gpu.sh runs this twice:
+//   bench_local --json local_auto.json                        (layer-auto: nvidia-ptx on NVIDIA)
+//   ISG_STRATEGY=local bench_local --baseline layer-auto=local_auto.json --json local.json
+// and the second run reports layer-local against the hand-written kernel (goal >= 0.90x) and
+// against the PTX strategy (no goal: the price of forcing local on a GPU that has shuffles).
+#include <map>
+
+#include "common/chain_cl.h"
+
+using namespace isgb;
+
+int main(int argc, char** argv) {
+  return runMain(argc, argv, [](const Options& opt) {
+    Report r("local", "local strategy vs hand-written local-memory exchange", "G calls/s", opt);
+    Cl& cl = openCl(&r);
+    const std::string layer = "layer-" + cl.strategy;
+    r.variantOrder({"layer-local", "local-hand", "layer-auto"});
+
+    std::vector<ChainOp> ops(std::begin(kChainOps), std::end(kChainOps));
+    std::vector<ChainType> types = {kChainTypes[0], kChainTypes[3]};  // one word, four words
+    std::vector<unsigned> sizes = {8, 16, 32};
+    if (opt.smoke) {
+      types = {kChainTypes[0]};
+      sizes = {16};
+    }
+    ChainShape shape;
+    shape.global = opt.smoke ? 2 * kChainWorkGroup : static_cast<std::size_t>(cl.computeUnits) * 2048 * 4;
+    // Shorter than benchmark 1: every local step is a work-group barrier.
+    shape.iters = opt.smoke ? 16 : 1024;
+    shape.warmup = warmups(opt, 2);
+    shape.reps = reps(opt, 10);
+    r.config("global_size", static_cast<double>(shape.global));
+    r.config("iters", shape.iters);
+    r.config("reps", shape.reps);
+    if (cl.strategy != "local")
+      r.note("this run measures the layer's " + cl.strategy +
+             " strategy (variant " + layer + "); the local strategy needs ISG_STRATEGY=local in the environment");
+
+    std::string log;
+    std::map<std::string, std::string> why;  // per variant: why it is skipped
+    cl_program intel = buildProgram(cl, chainSource(ChainFlavor::Intel, ops, types, sizes), "", &log);
+    if (!intel) why[layer] = "the Intel program did not build: " + firstLines(log, 3);
+    cl_program hand = buildProgram(cl, chainSource(ChainFlavor::Local, ops, types, sizes), "", &log);
+    if (!hand) why["local-hand"] = "build failed: " + firstLines(log, 3);
+
+    for (unsigned S : sizes)
+      for (ChainOp op : ops)
+        for (const ChainType& t : types) {
+          std::string name = chainCaseName(op, t.name, S);
+          if (!r.wanted(name)) continue;
+          struct V {
+            std::string variant;
+            cl_program p;
+            ChainFlavor f;
+          };
+          for (const V& v : {V{layer, intel, ChainFlavor::Intel}, V{"local-hand", hand, ChainFlavor::Local}}) {
+            if (!v.p) {
+              r.skip(name, v.variant, why[v.variant]);
+              continue;
+            }
+            cl_kernel k = kernel(v.p, chainKernelName(v.f, op, t, S));
+            timeChain(cl, &r, name, v.variant, k, op, t, S, shape);
+            clReleaseKernel(k);
+          }
+          r.ratio(name, "local/hand", "layer-local", "local-hand", RatioKind::Speed, 0.90);
+          r.ratio(name, "local/auto", "layer-local", "layer-auto", RatioKind::Speed);
+          r.ratio(name, "auto/hand", "layer-auto", "local-hand", RatioKind::Speed);
+        }
+    if (intel) clReleaseProgram(intel);
+    if (hand) clReleaseProgram(hand);
+    return r.finish();
+  });
+}

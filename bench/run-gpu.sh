@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Runs the whole benchmark suite (bench/README.md) in one go and collects every JSON file, the
+# logs and one combined markdown table (summary.md) under $OUT. Made for the GPU machine, where
+# tools/device/stage.sh lays out:
+#   .gpu/run-gpu.sh  .gpu/libIntelSubgroupsLayer.so  .gpu/bin/bench_*  .gpu/cuda/*.cu  .gpu/common/
+# and the lead runs (see docs/performance.md):
+#   bash .device/on-device.sh bash .gpu/run-gpu.sh
+# It also runs anywhere else (CTest's bench_smoke runs it on PoCL): the paths below can be set
+# from the environment, and CUDA baselines are skipped, saying so, without nvcc or a CUDA GPU.
+#   ISG_BENCH_BIN      folder of the bench_* executables      (default: <this folder>/bin)
+#   ISG_BENCH_LAYER    the layer                               (default: <this folder>/libIntelSubgroupsLayer.so)
+#   ISG_BENCH_CUDA_SRC folder of the CUDA baselines            (default: <this folder>/cuda)
+#   ISG_BENCH_SMOKE=1  tiny sizes, few repetitions
+#   ISG_BENCH_ONLY     space-separated subset of: shuffle block reduce local build host sgemm
+#   ISG_BENCH_ARCH     nvcc -arch (default sm_90: H100/H200)
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+bin=${ISG_BENCH_BIN:-$here/bin}
+layer=${ISG_BENCH_LAYER:-$here/libIntelSubgroupsLayer.so}
+cuda_src=${ISG_BENCH_CUDA_SRC:-$here/cuda}
+out=${OUT:-/tmp/isg-bench-out}
+only=${ISG_BENCH_ONLY:-shuffle block reduce local build host sgemm}
+arch=${ISG_BENCH_ARCH:-sm_90}
+raw=$out/raw            # intermediate runs (the other half of a cross-process ratio, CUDA)
+mkdir -p "$out" "$raw"
+rm -f "$out"/*.md "$out"/*.json "$raw"/*.json
+work=$(mktemp -d /tmp/isg-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+common=()
+[ "${ISG_BENCH_SMOKE:-0}" = 1 ] && common+=(--smoke)
+[ -f "$layer" ] || { echo "run-gpu.sh: no layer at $layer" >&2; exit 2; }
+[ -x "$bin/bench_shuffle" ] || { echo "run-gpu.sh: no bench_* executables in $bin" >&2; exit 2; }
+status=0
+start=$(date +%s)
+
+wanted() { [[ " $only " == *" $1 "* ]]; }
+# One benchmark process; its output goes to $out/<log>.log and a one-line verdict to stdout.
+step() {
+  local log=$1; shift
+  local t0=$(date +%s)
+  # A hung driver must not eat the whole device call: each process gets a time limit.
+  timeout "${ISG_BENCH_STEP_TIMEOUT:-300}" "$@" > "$out/$log.log" 2>&1
+  local rc=$?
+  echo "[$(( $(date +%s) - start ))s] $log: rc=$rc ($(( $(date +%s) - t0 ))s)$(grep -c 'WRONG RESULT' "$out/$log.log" | sed 's/^0$//;s/^[1-9].*/, WRONG RESULTS/')"
+  [ $rc -eq 0 ] || { status=1; tail -5 "$out/$log.log"; }
+}
+with_layer=(env OPENCL_LAYERS="$layer")
+direct=(env -u OPENCL_LAYERS)
+
+# --- CUDA baselines: compiled here, in this call, while the first OpenCL benchmarks run -------
+have_cuda=0
+if command -v nvcc >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  have_cuda=1
+  for b in shuffle memcpy; do
+    (nvcc -O3 -arch="$arch" -std=c++17 -o "$work/cuda_$b" "$cuda_src/$b.cu" > "$out/nvcc_$b.log" 2>&1) &
+  done
+else
+  echo "CUDA baselines skipped: $(command -v nvcc >/dev/null 2>&1 && echo 'no CUDA device (nvidia-smi -L failed)' || echo 'no nvcc on PATH')"
+fi
+cuda_baseline() {  # $1 = shuffle|memcpy; prints the --baseline argument when its JSON exists
+  [ -s "$raw/cuda_$1.json" ] && echo "--baseline" "cuda=$raw/cuda_$1.json"
+}
+
+# --- kernels that need no CUDA baseline first (device-side timings; nvcc uses the CPU) -------
+wanted reduce && step reduce "${with_layer[@]}" "$bin/bench_reduce" "${common[@]}" --json "$out/reduce.json" --md "$work/3.md"
+if wanted local; then
+  step local_auto "${with_layer[@]}" "$bin/bench_local" "${common[@]}" --json "$raw/local_auto.json"
+  step local "${with_layer[@]}" ISG_STRATEGY=local "$bin/bench_local" "${common[@]}" \
+    --baseline "layer-auto=$raw/local_auto.json" --json "$out/local.json" --md "$work/4.md"
+fi
+wanted sgemm && step sgemm "${with_layer[@]}" "$bin/bench_sgemm" "${common[@]}" --json "$out/sgemm.json" --md "$work/7.md"
+
+if [ $have_cuda = 1 ]; then
+  wait
+  for b in shuffle memcpy; do
+    if [ -x "$work/cuda_$b" ]; then
+      if [ $b = shuffle ] && ! wanted shuffle; then continue; fi
+      if [ $b = memcpy ] && ! wanted block; then continue; fi
+      step "cuda_$b" "$work/cuda_$b" "${common[@]}" --json "$raw/cuda_$b.json"
+    else
+      echo "cuda_$b: nvcc failed:"; tail -20 "$out/nvcc_$b.log"; status=1
+    fi
+  done
+fi
+wanted shuffle && step shuffle "${with_layer[@]}" "$bin/bench_shuffle" "${common[@]}" $(cuda_baseline shuffle) \
+  --json "$out/shuffle.json" --md "$work/1.md"
+wanted block && step block "${with_layer[@]}" "$bin/bench_block" "${common[@]}" $(cuda_baseline memcpy) \
+  --json "$out/block.json" --md "$work/2.md"
+
+# --- host-side costs last, with the CPU otherwise idle ---------------------------------------
+if wanted build; then
+  # Caches off: every build must compile (bench/build_cost.cpp also salts each build).
+  export CUDA_CACHE_DISABLE=1 POCL_KERNEL_CACHE=0
+  mkdir -p "$work/dump"
+  step build_dump "${with_layer[@]}" ISG_DUMP_DIR="$work/dump" "$bin/bench_build" "${common[@]}" --reps 1 --warmup 0 \
+    --json "$raw/build_dump.json"
+  step build_layer "${with_layer[@]}" "$bin/bench_build" "${common[@]}" --json "$raw/build_layer.json"
+  step build "${direct[@]}" "$bin/bench_build" "${common[@]}" --rewritten "$work/dump" \
+    --baseline "layer=$raw/build_layer.json" --json "$out/build.json" --md "$work/5.md"
+  unset CUDA_CACHE_DISABLE POCL_KERNEL_CACHE
+fi
+if wanted host; then
+  step host_layer "${with_layer[@]}" "$bin/bench_host" "${common[@]}" --json "$raw/host_layer.json"
+  step host "${direct[@]}" "$bin/bench_host" "${common[@]}" --baseline "layer=$raw/host_layer.json" \
+    --json "$out/host.json" --md "$work/6.md"
+fi
+
+# --- one table for docs/performance.md -------------------------------------------------------
+{
+  echo "# Benchmark run $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo
+  echo "- host: $(uname -n), $(nproc) CPUs$([ "${ISG_BENCH_SMOKE:-0}" = 1 ] && echo ', SMOKE RUN (tiny sizes, not a measurement)')"
+  if nvidia-smi -L >/dev/null 2>&1; then
+    echo "- GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
+  fi
+  echo "- ratios: speed = rate(subject)/rate(baseline), higher is better; cost = time(subject)/time(baseline), lower is better"
+  echo
+  for i in 1 2 3 4 5 6 7; do [ -f "$work/$i.md" ] && cat "$work/$i.md"; done
+  echo "Goals missed: $(grep -ho 'MISS' "$work"/*.md 2>/dev/null | wc -l); wrong results: $(cat "$out"/*.log | grep -c 'WRONG RESULT')"
+} > "$out/summary.md"
+cat "$out/summary.md"
+# The device tool returns only the output's tail: repeat the digest (worst case per ratio) last.
+echo; echo "== digest (all tables: $out/summary.md)"
+for i in 1 2 3 4 5 6 7; do [ -f "$work/$i.md" ] && grep -E '^(### |- worst )' "$work/$i.md"; done
+# The device tool brings back only a few files: everything else travels in one archive.
+(cd "$out" && tar -czf results.tgz --exclude=results.tgz --exclude=summary.md . &&
+  find . -mindepth 1 ! -name results.tgz ! -name summary.md -delete) 2>/dev/null || true
+echo "run-gpu.sh: $(( $(date +%s) - start ))s, status $status, results in $out (summary.md, results.tgz)"
+exit $status
