@@ -9,10 +9,13 @@
  * R, A, INTENSITY, LUMINANCE, RG, RA, RGBA, BGRA, ARGB. Not recoverable (reads give
  * approximations, writes are skipped): SNORM_INT8/16 (-MAX-1 and -MAX both read as -1.0),
  * packed UNORM_SHORT_565/555 and UNORM_INT_101010, sRGB and depth formats.
- * Bounds: reads clamp each element coordinate to the edge (the spec's CLAMP_TO_EDGE rule for
- * 4-byte elements, applied per element for every size); writes skip elements outside the
- * image; an element only partly covered by one write (element larger than the written type)
- * is skipped, since write_image* cannot write part of an element.
+ * Every row of the table has these forms: uint (and the _ui aliases), _us, _uc and _ul, i.e.
+ * elements of 4, 2, 1 and 8 bytes per value.
+ * Bounds: reads clamp each element coordinate to the edge (the CLAMP_TO_EDGE rule
+ * cl_intel_subgroups gives for images whose element is as wide as the type, applied per element
+ * for every size); writes skip elements outside the image; an element only partly covered by
+ * one work-item's write (element wider than the written type) is skipped, since write_image*
+ * cannot write part of an element.
  */
 #ifdef ISG_NEED_block
 

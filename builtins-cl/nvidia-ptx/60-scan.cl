@@ -32,6 +32,13 @@
 #define __ISG_DEF_sub_group_scan_exclusive_add(T, s, w, req) __ISG_SCAN_EX_BODY(sub_group_scan_exclusive_add, add, 0, T, s, w, req)
 #define __ISG_DEF_sub_group_scan_exclusive_min(T, s, w, req) __ISG_SCAN_EX_BODY(sub_group_scan_exclusive_min, min, __ISG_MAX_##s, T, s, w, req)
 #define __ISG_DEF_sub_group_scan_exclusive_max(T, s, w, req) __ISG_SCAN_EX_BODY(sub_group_scan_exclusive_max, max, __ISG_MIN_##s, T, s, w, req)
+/* cl_intel_subgroups_short/_char spell the 8- and 16-bit forms with the intel_ prefix. */
+#define __ISG_DEF_intel_sub_group_scan_inclusive_add(T, s, w, req) __ISG_SCAN_IN_BODY(intel_sub_group_scan_inclusive_add, add, T, s, w, req)
+#define __ISG_DEF_intel_sub_group_scan_inclusive_min(T, s, w, req) __ISG_SCAN_IN_BODY(intel_sub_group_scan_inclusive_min, min, T, s, w, req)
+#define __ISG_DEF_intel_sub_group_scan_inclusive_max(T, s, w, req) __ISG_SCAN_IN_BODY(intel_sub_group_scan_inclusive_max, max, T, s, w, req)
+#define __ISG_DEF_intel_sub_group_scan_exclusive_add(T, s, w, req) __ISG_SCAN_EX_BODY(intel_sub_group_scan_exclusive_add, add, 0, T, s, w, req)
+#define __ISG_DEF_intel_sub_group_scan_exclusive_min(T, s, w, req) __ISG_SCAN_EX_BODY(intel_sub_group_scan_exclusive_min, min, __ISG_MAX_##s, T, s, w, req)
+#define __ISG_DEF_intel_sub_group_scan_exclusive_max(T, s, w, req) __ISG_SCAN_EX_BODY(intel_sub_group_scan_exclusive_max, max, __ISG_MIN_##s, T, s, w, req)
 
 #define __ISG_ROW_scan(name, shape, typeset) ISG_TYPES_##typeset(__ISG_DEF_##name)
 

@@ -59,10 +59,18 @@ struct HiddenParam {
   const char* declaration;
 };
 
-// The one place that says which arguments a strategy appends to kernels.
-std::vector<HiddenParam> hiddenParams(Strategy s) {
-  if (s == Strategy::Local) return {{HiddenArg::Kind::LocalScratch, "__local ulong16* __isg_scratch"}};
+// The one place that says which arguments a strategy appends to kernels. The khr test double
+// exchanges through the same scratch as local (builtins-cl/khr-test/).
+std::vector<HiddenParam> hiddenParams(const DeviceTraits& t) {
+  if (t.strategy == Strategy::Local || (t.strategy == Strategy::Khr && t.khrTestDouble))
+    return {{HiddenArg::Kind::LocalScratch, "__local ulong16* __isg_scratch"}};
   return {};
+}
+
+// Smallest scratch slot of a kernel that exchanges anything. The khr test double moves one
+// scalar per native exchange, whatever the Intel-level type: up to 8 bytes (long, double).
+unsigned minimumSlot(const DeviceTraits& t) {
+  return t.strategy == Strategy::Khr && t.khrTestDouble ? 8u : 4u;
 }
 
 std::string normalizePath(llvm::StringRef path) {
@@ -271,16 +279,23 @@ class Editor {
 
   // The '(' that opens the argument list of `ce`, as written: next to the callee's spelling
   // (also inside a macro body), or after the macro invocation that produced the callee name.
+  // Outward expansions are tried first (the common cases). A name produced by a macro invoked
+  // inside another macro's argument (`SUM(FUNC_CALL(f)(x))`) is only found by stepping from the
+  // outer argument back to where that argument was itself expanded, so those steps come after.
   std::optional<SourceLocation> callParen(const clang::CallExpr* ce) const {
-    SourceLocation l = ce->getCallee()->getEndLoc();
-    for (int depth = 0; depth < 64 && l.isValid(); ++depth) {
+    std::vector<SourceLocation> pending{ce->getCallee()->getEndLoc()};
+    for (int steps = 0; steps < 256 && !pending.empty(); ++steps) {
+      SourceLocation l = pending.back();
+      pending.pop_back();
+      if (l.isInvalid()) continue;
       SourceLocation s = sm_.getSpellingLoc(l);
       if (!sm_.isWrittenInScratchSpace(s)) {
         auto t = tokenAfter(s);
         if (t && t->is(clang::tok::l_paren)) return t->getLocation();
       }
-      if (!l.isMacroID()) break;
-      l = sm_.getImmediateExpansionRange(l).getEnd();
+      if (!l.isMacroID()) continue;
+      if (sm_.isMacroArgExpansion(l)) pending.push_back(sm_.getImmediateSpellingLoc(l));
+      pending.push_back(sm_.getImmediateExpansionRange(l).getEnd());  // explored first
     }
     return {};
   }
@@ -435,7 +450,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
 
     // Kernel manifests and the per-kernel values the declarations below need.
     std::map<const clang::FunctionDecl*, std::pair<unsigned, unsigned>> kernelSlot;  // S, SLOT
-    const std::vector<HiddenParam> hidden = hiddenParams(in_.traits.strategy);
+    const std::vector<HiddenParam> hidden = hiddenParams(in_.traits);
     for (const clang::FunctionDecl* canon : c.order) {
       const Func& f = c.funcs[canon];
       if (!f.kernel) continue;
@@ -484,7 +499,8 @@ class AnalysisConsumer : public clang::ASTConsumer {
           if (used.count(&b) &&
               std::find(km.families.begin(), km.families.end(), b.family) == km.families.end())
             km.families.push_back(b.family);
-        km.scratchBytesPerItem = exchanges ? std::max(4u, roundUpPow2(widest)) : 0;
+        km.scratchBytesPerItem =
+            exchanges ? std::max(minimumSlot(in_.traits), roundUpPow2(widest)) : 0;
         for (std::size_t i = 0; i < hidden.size(); ++i)
           km.hiddenArgs.push_back(HiddenArg{hidden[i].kind, km.numUserArgs + unsigned(i)});
         kernelSlot[canon] = {km.subGroupSize, km.scratchBytesPerItem};
@@ -628,6 +644,11 @@ Analysis analyzeProgram(const RewriteInput& in) {
       // Also keeps CompilerInstance from printing "N errors generated." to the host's stderr;
       // our own printer still shows carets.
       "-fno-caret-diagnostics", "-fgnu-keywords", "-nostdlibinc",
+      // Clang 15 crashes (null type in DiagnoseAssignmentResult) when typo correction turns an
+      // undeclared argument into an overloadable function such as our builtin declarations:
+      // `f(pintel_sub_group_shuffle_up)` would take the application down. The driver gives
+      // its own diagnostics anyway.
+      "-fno-spell-checking",
       ("-resource-dir=" + kResourceDir).str(), "-Xclang", "-finclude-default-header", "-Xclang",
       "-fdeclare-opencl-builtins", "-Xclang", ext};
   for (const std::string& e : extensions()) {

@@ -56,6 +56,9 @@ std::optional<Location> parseLocation(const std::string& line) {
     std::size_t d = colon + 1;
     while (d < line.size() && std::isdigit(static_cast<unsigned char>(line[d]))) ++d;
     if (d == colon + 1 || d >= line.size() || (line[d] != ':' && line[d] != ',')) continue;
+    // More digits than any real line number: not a location (std::stoul would throw, and
+    // mapBuildLog must survive whatever a driver prints).
+    if (d - colon - 1 > 9) continue;
     Location loc;
     loc.fileBegin = p;
     loc.fileEnd = colon;

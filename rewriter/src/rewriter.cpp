@@ -221,14 +221,16 @@ bool applyEdits(const std::string& file, const std::string& text,
 // The strategy's library: builtins-cl/common/ and builtins-cl/<strategy>/ merged in file-name
 // order, a strategy file replacing the common file of the same name. Shared families (identity,
 // block) are written once; exchanges differ per strategy.
-std::vector<const detail::EmbeddedFile*> libraryFiles(Strategy strategy) {
+// The khr test double adds builtins-cl/khr-test/ (its own file names, so it replaces nothing).
+std::vector<const detail::EmbeddedFile*> libraryFiles(const DeviceTraits& traits) {
   std::map<std::string_view, const detail::EmbeddedFile*> byName;
   auto add = [&byName](std::string_view folder) {
     for (const detail::EmbeddedFile* f : detail::embeddedUnder(folder))
       byName[std::string_view(f->name).substr(folder.size() + 1)] = f;
   };
   add("common");
-  add(strategyName(strategy));
+  add(strategyName(traits.strategy));
+  if (traits.strategy == Strategy::Khr && traits.khrTestDouble) add("khr-test");
   std::vector<const detail::EmbeddedFile*> files;
   for (const auto& entry : byName) files.push_back(entry.second);
   return files;
@@ -237,12 +239,16 @@ std::vector<const detail::EmbeddedFile*> libraryFiles(Strategy strategy) {
 std::string buildPrelude(const DeviceTraits& traits, const detail::Analysis& a) {
   std::string p;
   for (const std::string& f : a.families) p += "#define ISG_NEED_" + f + " 1\n";
+  if (traits.strategy == Strategy::Khr && traits.khrTestDouble) {
+    p += "#define __ISG_KHR_REFERENCE_SIZE " + std::to_string(traits.nativeSubGroupSize) + "u\n";
+    if (!traits.khrTestMinimal) p += "#define __ISG_KHR_REFERENCE_OPTIONAL 1\n";
+  }
   auto append = [&p](std::string_view text) {
     p.append(text.data(), text.size());
     if (!text.empty() && text.back() != '\n') p += '\n';
   };
   if (const detail::EmbeddedFile* def = detail::findEmbedded("builtins.def")) append(def->text());
-  for (const detail::EmbeddedFile* f : libraryFiles(traits.strategy)) append(f->text());
+  for (const detail::EmbeddedFile* f : libraryFiles(traits)) append(f->text());
   p += detail::builtinMacros(a.userDefined);
   return p;
 }
@@ -255,9 +261,41 @@ RewriteResult errorResult(std::string log) {
   return r;
 }
 
-RewriteResult rewriteUncached(const RewriteInput& in) {
-  detail::Analysis a = detail::analyzeProgram(in);
+// Why the khr strategy cannot serve the program, or "" when it can. A kernel that calls
+// builtins needs its Intel sub-groups to be whole aligned runs of a native sub-group: S must
+// divide the native size N (0: unknown, e.g. isg-rewrite without a device; assumed to fit).
+// One kernel that does not fit sends the whole program to local: helpers that take the
+// sub-group context are shared between kernels, and one program has one library.
+std::string khrMisfit(const DeviceTraits& traits, const detail::Analysis& a) {
+  const unsigned n = traits.nativeSubGroupSize;
+  if (traits.strategy != Strategy::Khr || n == 0) return {};
+  for (const KernelManifest& k : a.kernels) {
+    if (k.families.empty()) continue;  // calls no builtin: any S runs
+    const unsigned s = k.subGroupSize;
+    if (s == 0 || s > n || n % s != 0)
+      return "note: kernel '" + k.name + "' needs sub-group size " + std::to_string(s) +
+             ", which does not divide the device's native sub-group size " + std::to_string(n) +
+             "; the program uses the local sub-group strategy instead of khr (sub-group builtins "
+             "must then be reached in work-group uniform control flow)";
+  }
+  return {};
+}
+
+RewriteResult rewriteUncached(const RewriteInput& input) {
+  detail::Analysis a = detail::analyzeProgram(input);
   if (!a.ok) return errorResult(a.log);
+  // The khr fallback is decided here, per program, because only the analysis knows every
+  // kernel's S; the second parse happens only for programs that fall back.
+  std::string note = khrMisfit(input.traits, a);
+  RewriteInput fallback;
+  if (!note.empty()) {
+    fallback = input;
+    fallback.traits.strategy = Strategy::Local;
+    fallback.traits.khrTestDouble = false;
+    a = detail::analyzeProgram(fallback);
+    if (!a.ok) return errorResult(a.log);
+  }
+  const RewriteInput& in = note.empty() ? input : fallback;
 
   std::vector<detail::FileEdit> edits = std::move(a.edits);
   std::size_t before = edits.size();
@@ -286,6 +324,8 @@ RewriteResult rewriteUncached(const RewriteInput& in) {
   if (!r.options.empty() && !macros.empty()) r.options += ' ';
   r.options += macros;
   r.kernels = std::move(a.kernels);
+  r.strategy = in.traits.strategy;
+  if (!note.empty()) r.log = note + "\n";
   r.lineMap.push_back(
       LineMapEntry{"<source>", preludeLines + 1, countLines(in.source) + 1, "<source>", 1});
   for (const SourceFile& h : in.headers)
@@ -323,7 +363,8 @@ Key cacheKey(const RewriteInput& in) {
                        std::to_string(t.defaultSubGroupSize) + "|" + std::to_string(t.fp16) +
                        std::to_string(t.fp64) + std::to_string(t.images) + "|" +
                        std::to_string(t.openclCVersion) + "|" +
-                       std::to_string(t.nativeSubGroupSize) + "|";
+                       std::to_string(t.nativeSubGroupSize) + "|" +
+                       std::to_string(t.khrTestDouble) + std::to_string(t.khrTestMinimal) + "|";
   for (unsigned s : t.supportedSubGroupSizes) traits += std::to_string(s) + ",";
   field(traits);
   return sha.result();

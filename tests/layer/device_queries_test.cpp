@@ -14,7 +14,9 @@ namespace {
 
 using isgtest::env;
 
-const char* const kIntelExtensions[] = {"cl_intel_subgroups", "cl_intel_required_subgroup_size"};
+const char* const kIntelExtensions[] = {"cl_intel_subgroups", "cl_intel_required_subgroup_size",
+                                        "cl_intel_subgroups_short", "cl_intel_subgroups_char",
+                                        "cl_intel_subgroups_long"};
 
 std::vector<std::string> words(const std::string& s) {
   std::istringstream in(s);

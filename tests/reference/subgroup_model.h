@@ -229,10 +229,11 @@ struct RawImage {
 
 inline int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
-// Image block read: member i's k-th value of n bytes (n = sizeof(element type)) is read from
-// byte x = byte_coord.x + n * i of row byte_coord.y + k, "without format conversion". Bounds:
-// out-of-bounds reads return the edge element (CLAMP_TO_EDGE), which the spec guarantees for
-// 4-byte elements; the model applies the same element clamp to every element size.
+// Image block read: member i's k-th value of n bytes (n = sizeof(element type): 4 for uint/_ui,
+// 2 for _us, 1 for _uc, 8 for _ul) is read from byte x = byte_coord.x + n * i of row
+// byte_coord.y + k, "without format conversion". Bounds: out-of-bounds reads return the edge
+// element (CLAMP_TO_EDGE), which cl_intel_subgroups guarantees when the image element is as wide
+// as the type read; the model applies the same element clamp to every element size.
 inline uint64_t imageReadBytes(const RawImage& img, int64_t bx, int64_t y, unsigned n) {
   uint64_t r = 0;
   const int64_t es = img.elementBytes;
@@ -251,9 +252,10 @@ inline std::optional<uint64_t> imageBlockRead(const WorkGroup& g, uint32_t lid,
   return imageReadBytes(img, int64_t(cx) + int64_t(n) * g.subGroupLocalId(lid), int64_t(cy) + k, n);
 }
 
-// Image block write of n bytes at byte x (a multiple of 4 for the spec's uint writes), row y:
-// elements outside the image are left alone ("out-of-bounds writes will be ignored"). The
-// model writes whole elements only, which every element size <= n satisfies.
+// Image block write of n bytes (the type's size) at byte x, row y: elements outside the image are
+// left alone ("out-of-bounds writes will be ignored"). The model writes whole elements only,
+// which every element size <= n satisfies; a work-item's write into an element wider than n
+// (undefined by the specs) leaves the image unchanged, as the layer's library does.
 inline void imageWriteBytes(RawImage& img, int64_t bx, int64_t y, unsigned n, uint64_t v) {
   const int64_t es = img.elementBytes;
   if (y < 0 || y >= int64_t(img.height) || es > int64_t(n) || floorDiv(bx, es) * es != bx) return;

@@ -117,7 +117,9 @@ TEST(Rewrite, DirectCalls) {
             "  uint lid = get_sub_group_local_id();\n"
             "  o[lid] = intel_sub_group_shuffle(o[lid], lid ^ 1);\n"
             "}\n");
-  EXPECT_EQ(r.options, "-D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1");
+  EXPECT_EQ(r.options, "-D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1 "
+            "-D cl_intel_subgroups_short=1 -D cl_intel_subgroups_char=1 "
+            "-D cl_intel_subgroups_long=1");
   // The prelude maps the builtins onto the library and declares what the program uses.
   EXPECT_NE(r.source.find("#define ISG_NEED_identity 1\n"), std::string::npos);
   EXPECT_NE(r.source.find("#define ISG_NEED_shuffle 1\n"), std::string::npos);
@@ -151,7 +153,9 @@ TEST(Rewrite, MacroFromOptions) {
   // Vendor options stay for the driver even though Clang never saw them.
   EXPECT_EQ(r.options,
             "-cl-mad-enable -DSHUF=intel_sub_group_shuffle -cl-nv-verbose "
-            "-D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1");
+            "-D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1 "
+            "-D cl_intel_subgroups_short=1 -D cl_intel_subgroups_char=1 "
+            "-D cl_intel_subgroups_long=1");
 }
 
 TEST(Rewrite, TokenPasting) {
@@ -373,6 +377,78 @@ TEST(Rewrite, BlockReadsAndHalfWhenSupported) {
   // Without fp16 the same program does not resolve.
   auto e = rewrite(
       "kernel void k(global half* h) { h[0] = intel_sub_group_shuffle(h[0], 1u); }\n");
+  EXPECT_EQ(e.status, Status::Error);
+}
+
+// The image overloads the rewriter declares are exactly those the library defines: block reads
+// from read_only and read_write images, block writes to write_only and read_write ones.
+TEST(Rewrite, BlockImageAccessQualifiers) {
+  auto ok = rewrite(
+      "kernel void k(read_only image2d_t r, write_only image2d_t w, image2d_t plain) {\n"
+      "  ushort4 v = intel_sub_group_block_read_us4(r, (int2)(0, 0));\n"
+      "  v += intel_sub_group_block_read_us4(plain, (int2)(0, 0));\n"
+      "  intel_sub_group_block_write_us4(w, (int2)(0, 0), v);\n"
+      "}\n");
+  EXPECT_REWRITTEN(ok);
+  EXPECT_EQ(kernel(ok, "k")->families, (std::vector<std::string>{"block"}));
+  EXPECT_EQ(kernel(ok, "k")->scratchBytesPerItem, 0u);
+
+  auto rw = rewrite(
+      "kernel void k(read_write image2d_t img) {\n"
+      "  intel_sub_group_block_write_ul2(img, (int2)(0, 0), intel_sub_group_block_read_ul2(img, "
+      "(int2)(0, 1)));\n"
+      "}\n",
+      "-cl-std=CL2.0");
+  EXPECT_REWRITTEN(rw);
+
+  auto readFromWriteOnly = rewrite(
+      "kernel void k(write_only image2d_t w, global uchar* o) {\n"
+      "  o[0] = intel_sub_group_block_read_uc(w, (int2)(0, 0));\n"
+      "}\n");
+  ASSERT_EQ(readFromWriteOnly.status, Status::Error);
+  EXPECT_NE(readFromWriteOnly.log.find("<source>:2:10: error: no matching function for call to "
+                                       "'intel_sub_group_block_read_uc'"),
+            std::string::npos)
+      << readFromWriteOnly.log;
+
+  auto writeToReadOnly = rewrite(
+      "kernel void k(read_only image2d_t r) {\n"
+      "  intel_sub_group_block_write(r, (int2)(0, 0), 1u);\n"
+      "}\n");
+  ASSERT_EQ(writeToReadOnly.status, Status::Error);
+  EXPECT_NE(writeToReadOnly.log.find("<source>:2:3: error: no matching function for call to "
+                                     "'intel_sub_group_block_write'"),
+            std::string::npos)
+      << writeToReadOnly.log;
+}
+
+// cl_intel_subgroups_short/_char/_long: the 8/16-bit collectives and shuffles and the _us/_uc/_ul
+// block functions resolve, and a name with rows in several extensions gets one prelude macro.
+TEST(Rewrite, ShortCharLongBuiltins) {
+  auto r = rewrite(
+      "kernel void k(global ushort* p, global char16* c, global short* s, global ulong* l,\n"
+      "              global uchar* u) {\n"
+      "  s[0] = intel_sub_group_reduce_add(s[0]) + intel_sub_group_scan_inclusive_max(s[1]);\n"
+      "  u[0] = intel_sub_group_broadcast(u[0], 1u);\n"
+      "  c[0] = intel_sub_group_shuffle_down(c[0], c[1], 1u);\n"
+      "  intel_sub_group_block_write_us16(p, intel_sub_group_block_read_us16(p));\n"
+      "  intel_sub_group_block_write_uc8(u, intel_sub_group_block_read_uc8(u));\n"
+      "  intel_sub_group_block_write_ul8(l, intel_sub_group_block_read_ul8(l));\n"
+      "  global uint* q = (global uint*)p;\n"
+      "  intel_sub_group_block_write_ui2(q, intel_sub_group_block_read_ui2(q));\n"
+      "}\n");
+  EXPECT_REWRITTEN(r);
+  // In table order of each name's first row: the shuffles' is in cl_intel_subgroups.
+  EXPECT_EQ(kernel(r, "k")->families,
+            (std::vector<std::string>{"shuffle", "broadcast", "reduce", "scan", "block"}));
+  EXPECT_EQ(kernel(r, "k")->scratchBytesPerItem, 32u);  // char16 current + next
+  const std::string macro = "#define intel_sub_group_shuffle_down(...) ";
+  const std::size_t first = r.source.find(macro);
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(r.source.find(macro, first + 1), std::string::npos);
+  // The specs add no vector forms of the intel_-prefixed collectives.
+  auto e = rewrite(
+      "kernel void k(global short2* s) { s[0] = intel_sub_group_reduce_add(s[0]); }\n");
   EXPECT_EQ(e.status, Status::Error);
 }
 
@@ -601,7 +677,9 @@ TEST(Misc, Strategies) {
   isg::Strategy unused{};
   EXPECT_FALSE(isg::parseStrategy("cuda", &unused));
   EXPECT_EQ(isg::extensionMacroOptions(localTraits()),
-            "-D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1");
+            "-D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1 "
+            "-D cl_intel_subgroups_short=1 -D cl_intel_subgroups_char=1 "
+            "-D cl_intel_subgroups_long=1");
 }
 
 TEST(Misc, CachedResultIsIdentical) {
@@ -624,6 +702,41 @@ TEST(Misc, HostileInputsDoNotCrash) {
     EXPECT_EQ(r.status, Status::Error);
     EXPECT_FALSE(r.log.empty());
   }
+}
+
+}  // namespace
+
+// ---- regressions found by the fuzzer (tests/fuzz/corpus 15-17) -------------------------------
+
+namespace {
+
+TEST(FuzzRegression, HugeLineNumberInDriverLogIsNotALocation) {
+  RewriteResult r = rewrite("kernel void k(global uint* o) { o[0] = get_sub_group_local_id(); }\n");
+  EXPECT_REWRITTEN(r);
+  // Before the fix std::stoul threw here and terminated the application.
+  const std::string mapped = isg::mapBuildLog("<source>:99999999999999999999:1: error: x\n", r);
+  EXPECT_NE(mapped.find("error: x"), std::string::npos) << mapped;
+  EXPECT_EQ(mapped.find("<source>:1:"), std::string::npos) << "not a user line: " << mapped;
+}
+
+TEST(FuzzRegression, HelperNamedByAMacroInsideAnotherMacrosArgument) {
+  // clDNN style: FUNC_CALL(name) builds the helper's name inside another macro's argument.
+  RewriteResult r = rewrite(
+      "#define FUNC(n) n##_impl\n#define FUNC_CALL(n) n##_impl\n#define SUM(x) (1 + (x))\n"
+      "uint FUNC(row_sum)(uint v) { return intel_sub_group_shuffle(v, 0u); }\n"
+      "kernel void k(global uint* o) { o[0] = SUM(FUNC_CALL(row_sum)(o[0])); }\n");
+  EXPECT_REWRITTEN(r);
+  EXPECT_NE(userPart(r).find("row_sum)(__isg_ctx, o[0])"), std::string::npos) << userPart(r);
+}
+
+TEST(FuzzRegression, TypoCorrectionIntoABuiltinIsAnErrorNotACrash) {
+  // Clang 15 crashed here when spell checking turned the undeclared name into the overloaded
+  // builtin; the rewriter parses without spell checking.
+  RewriteResult r = rewrite(
+      "void inner(uint x) {}\n"
+      "kernel void k(global uint* o) { inner(pintel_sub_group_shuffle_up); }\n");
+  EXPECT_EQ(r.status, Status::Error);
+  EXPECT_NE(r.log.find("<source>:2:"), std::string::npos) << r.log;
 }
 
 }  // namespace

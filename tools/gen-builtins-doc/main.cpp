@@ -53,10 +53,12 @@ std::vector<Row> rows() {
   {                                                                                             \
     std::string v = std::string(#element) + (width > 1 ? std::to_string(width) : "");           \
     r.push_back(Row{#rd, "block", #ext,                                                         \
-                    v + " " #rd "(const __global " #element "*), (image2d_t, int2 byte_coord)", \
+                    v + " " #rd "(const __global " #element                                     \
+                        "*), (read_only/read_write image2d_t, int2 byte_coord)",                \
                     v});                                                                        \
     r.push_back(Row{#wr, "block", #ext,                                                         \
-                    "void " #wr "(__global " #element "*, " + v + "), (image2d_t, int2, " + v + ")", \
+                    "void " #wr "(__global " #element "*, " + v +                               \
+                        "), (write_only/read_write image2d_t, int2 byte_coord, " + v + ")",     \
                     v});                                                                        \
   }
   ISG_BLOCKS(GEN_BLOCK)
@@ -124,8 +126,10 @@ std::string generate() {
      << "  A, INTENSITY, LUMINANCE, RG, RA, RGBA, BGRA, ARGB; SNORM_INT8/16 (-MAX-1 reads as\n"
      << "  -MAX), packed 565/555/101010, sRGB and depth formats cannot be recovered (reads\n"
      << "  approximate, writes are skipped). Out-of-bounds image reads clamp each element to\n"
-     << "  the edge, writes outside the image are ignored, and a write that covers only part of\n"
-     << "  an element (elements wider than 4 bytes, undefined in the spec) is skipped.\n"
+     << "  the edge, writes outside the image are ignored, and a work-item's write that covers\n"
+     << "  only part of an element (an element wider than the written type: more than 1 byte\n"
+     << "  for `_uc`, 2 for `_us`, 4 for `uint`, 8 for `_ul`; undefined in the specs) is\n"
+     << "  skipped.\n"
      << "* **nvidia-ptx** (NVIDIA, sm_70 and newer, S = 8, 16 or 32): each builtin is inline\n"
      << "  PTX: `shfl.sync` (idx, bfly) per 32-bit word with the segment mask that keeps an\n"
      << "  exchange inside its S-lane segment of the warp, `vote.sync.ballot`, `bar.warp.sync`;\n"
@@ -134,7 +138,7 @@ std::string generate() {
      << "  divergent control flow, as the spec allows. No local memory, no work-group barrier.\n"
      << "  Sizes other than 8, 16 and 32 fail the build with a message naming those. NVIDIA's\n"
      << "  OpenCL has no `cl_khr_fp16`, so half rows do not exist there.\n"
-     << "* **khr**: planned.\n"
+     << "* **khr**: planned (a library is in progress; khr devices use local today).\n"
      << "* **native**: the device's own implementation; nothing is rewritten.\n\n"
      << "## Builtins\n\n"
      << "| Builtin | Family | Extension | Signature | Types | local | nvidia-ptx | khr |\n"

@@ -25,6 +25,11 @@ struct DeviceTraits {
   bool images = false;
   unsigned openclCVersion = 120;            // highest OpenCL C the device compiles: 120, 200, 300
   unsigned nativeSubGroupSize = 0;          // khr / nvidia-ptx: the hardware's size; 0 otherwise
+  // khr only. The khr builtins come from the test double builtins-cl/khr-test/ (a reference
+  // implementation with native size nativeSubGroupSize over the local scratch) instead of the
+  // driver: ISG_KHR_TEST_NATIVE_SIZE. Minimal: the double lacks the optional khr extensions.
+  bool khrTestDouble = false;
+  bool khrTestMinimal = false;
 };
 
 struct SourceFile {
@@ -78,6 +83,9 @@ struct RewriteResult {
   std::vector<SourceFile> headers;  // same names as the input; rewritten where needed
   std::string options;              // options for the driver
   std::vector<KernelManifest> kernels;
+  // The library the program was rewritten for: traits.strategy, except that khr falls back to
+  // local for the whole program when a kernel's S does not divide the native size (log says so).
+  Strategy strategy = Strategy::Local;
   std::vector<LineMapEntry> lineMap;
   std::string log;  // diagnostics for the build log, already pointing at the user's files/lines
 };
