@@ -14,6 +14,8 @@
 
 #include "builtins.def"
 
+#include "generated_doc.h"
+
 namespace {
 
 struct Row {
@@ -161,25 +163,5 @@ std::string generate() {
 
 int main(int argc, char** argv) {
   const std::string text = generate();
-  const std::string mode = argc > 1 ? argv[1] : "";
-  if (mode.empty()) {
-    std::cout << text;
-    return 0;
-  }
-  if (argc != 3 || (mode != "--output" && mode != "--check")) {
-    std::cerr << "usage: " << argv[0] << " [--output FILE | --check FILE]\n";
-    return 2;
-  }
-  if (mode == "--output") {
-    std::ofstream out(argv[2], std::ios::binary | std::ios::trunc);
-    out << text;
-    return out ? 0 : 1;
-  }
-  std::ifstream in(argv[2], std::ios::binary);
-  std::stringstream committed;
-  committed << in.rdbuf();
-  if (in && committed.str() == text) return 0;
-  std::cerr << argv[2] << " is not what builtins-cl/builtins.def generates; regenerate it with\n"
-            << "  cmake --build <build> --target builtins-doc\n";
-  return 1;
+  return isg::runDocGenerator(argc, argv, text, "builtins-cl/builtins.def", "builtins-doc");
 }

@@ -10,6 +10,8 @@
 
 #include "controls.h"
 
+#include "generated_doc.h"
+
 namespace {
 
 std::string escapeCell(const std::string& text) {
@@ -50,25 +52,5 @@ int main(int argc, char** argv) {
   bool tableOk = true;
   const std::string text = generate(&tableOk);
   if (!tableOk) return 1;
-  const std::string mode = argc > 1 ? argv[1] : "";
-  if (mode.empty()) {
-    std::cout << text;
-    return 0;
-  }
-  if (argc != 3 || (mode != "--output" && mode != "--check")) {
-    std::cerr << "usage: " << argv[0] << " [--output FILE | --check FILE]\n";
-    return 2;
-  }
-  if (mode == "--output") {
-    std::ofstream out(argv[2], std::ios::binary | std::ios::trunc);
-    out << text;
-    return out ? 0 : 1;
-  }
-  std::ifstream in(argv[2], std::ios::binary);
-  std::stringstream committed;
-  committed << in.rdbuf();
-  if (in && committed.str() == text) return 0;
-  std::cerr << argv[2] << " is not what layer/controls.def generates; regenerate it with\n"
-            << "  cmake --build <build> --target controls-doc\n";
-  return 1;
+  return isg::runDocGenerator(argc, argv, text, "layer/controls.def", "controls-doc");
 }
