@@ -6,17 +6,14 @@
 // kernel with the same access pattern (p[lane + k*S], no Intel builtin). Bandwidth counts bytes
 // read + written. Goal: layer >= 0.95x cudaMemcpy.
 #include <cstring>
-#include <map>
 
 #include "common/cl_bench.h"
+#include "common/copy_size.h"
 
 using namespace isgb;
 
 namespace {
 
-// cuda/memcpy.cu copies the same sizes: keep them equal.
-constexpr std::size_t kFullBytes = std::size_t(512) << 20;
-constexpr std::size_t kSmokeBytes = std::size_t(1) << 16;
 constexpr std::size_t kWorkGroup = 256;
 
 struct Elem {
@@ -74,7 +71,7 @@ int main(int argc, char** argv) {
     Report r("block", "block read/write copy bandwidth", "GB/s", opt);
     Cl& cl = openCl(&r);
     r.variantOrder({kLayer, "plain", "cuda"});
-    const std::size_t bytes = opt.smoke ? kSmokeBytes : kFullBytes;
+    const std::size_t bytes = blockCopyBytes(opt.smoke);
     const int warm = warmups(opt, 3), nrep = reps(opt, 20);
     std::vector<unsigned> widths = {1, 2, 4, 8};
     std::vector<unsigned> sizes = opt.smoke ? std::vector<unsigned>{16} : std::vector<unsigned>{8, 16, 32};
@@ -89,33 +86,21 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> got(bytes);
 
     for (const Elem& e : {kUint, kUshort}) {
-      std::string log;
       // Whether the layer has the _us forms is decided here, by whether they build.
-      std::map<std::string, std::string> why;
-      cl_program intel = buildProgram(cl, intelSource(e, widths, sizes), "", &log);
-      if (!intel)
-        why[kLayer] = std::string("the ") + e.type + " program did not build " +
-                      (e.bytes == 2 ? "(_us builtins of cl_intel_subgroups_short, not in docs/builtins.md yet?): "
-                                    : "(is OPENCL_LAYERS set?): ") +
-                      firstLines(log, 1);
-      cl_program plain = buildProgram(cl, plainSource(e, widths, sizes), "", &log);
-      if (!plain) why["plain"] = "build failed: " + firstLines(log, 2);
+      Programs programs(cl);
+      programs.build(kLayer, intelSource(e, widths, sizes),
+                     std::string("the ") + e.type + " program did not build " +
+                         (e.bytes == 2 ? "(_us builtins of cl_intel_subgroups_short, not in docs/builtins.md yet?): "
+                                       : "(is OPENCL_LAYERS set?): "),
+                     1);
+      programs.build("plain", plainSource(e, widths, sizes), "build failed: ", 2);
       for (unsigned S : sizes)
         for (unsigned w : widths) {
           std::string name = caseOf(e, w, S);
           if (!r.wanted(name)) continue;
           r.at(name).baselineCase["cuda"] = "memcpy_d2d";  // one cudaMemcpy for every case
-          struct V {
-            const char* variant;
-            cl_program p;
-            const char* flavor;
-          };
-          for (V v : {V{kLayer, intel, "intel"}, V{"plain", plain, "plain"}}) {
-            if (!v.p) {
-              r.skip(name, v.variant, why[v.variant]);
-              continue;
-            }
-            cl_kernel k = kernel(v.p, nameOf(v.flavor, e, w, S));
+          programs.each(&r, name, [&](const std::string& variant, cl_program p) {
+            cl_kernel k = kernel(p, nameOf(variant == kLayer ? "intel" : "plain", e, w, S));
             setArg(k, 0, src);
             setArg(k, 1, dst);
             size_t g = bytes / e.bytes / w, l = kWorkGroup;
@@ -123,17 +108,14 @@ int main(int argc, char** argv) {
             runOnce(cl, k, 1, &g, &l);
             dst.read(got.data());
             int ok = std::memcmp(got.data(), host.data(), bytes) == 0 ? 1 : 0;
-            if (!ok) r.note(name + " " + v.variant + ": WRONG RESULT (copy differs from the source)");
-            r.add(name, v.variant, timeKernel(cl, k, 1, &g, &l, warm, nrep), 2.0 * static_cast<double>(bytes),
-                  1e9, ok);
+            if (!ok) r.note(name + " " + variant + ": WRONG RESULT (copy differs from the source)");
+            r.add(name, variant, timeKernel(cl, k, 1, &g, &l, warm, nrep), 2.0 * static_cast<double>(bytes), 1e9, ok);
             clReleaseKernel(k);
-          }
+          });
           r.ratio(name, "layer/cuda", kLayer, "cuda", RatioKind::Speed, 0.95);
           r.ratio(name, "layer/plain", kLayer, "plain", RatioKind::Speed);
           r.ratio(name, "plain/cuda", "plain", "cuda", RatioKind::Speed);
         }
-      if (intel) clReleaseProgram(intel);
-      if (plain) clReleaseProgram(plain);
     }
     return r.finish();
   });

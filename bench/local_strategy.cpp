@@ -7,8 +7,6 @@
 //   ISG_STRATEGY=local bench_local --baseline layer-auto=local_auto.json --json local.json
 // and the second run reports layer-local against the hand-written kernel (goal >= 0.90x) and
 // against the PTX strategy (no goal: the price of forcing local on a GPU that has shuffles).
-#include <map>
-
 #include "common/chain_cl.h"
 
 using namespace isgb;
@@ -27,51 +25,30 @@ int main(int argc, char** argv) {
       types = {kChainTypes[0]};
       sizes = {16};
     }
-    ChainShape shape;
-    shape.global = opt.smoke ? 2 * kChainWorkGroup : static_cast<std::size_t>(cl.computeUnits) * 2048 * 4;
     // Shorter than benchmark 1: every local step is a work-group barrier.
-    shape.iters = opt.smoke ? 16 : 1024;
-    shape.warmup = warmups(opt, 2);
-    shape.reps = reps(opt, 10);
-    r.config("global_size", static_cast<double>(shape.global));
-    r.config("iters", shape.iters);
-    r.config("reps", shape.reps);
+    const ChainShape shape = chainShape(cl, opt, 1024, &r);
     if (cl.strategy != "local")
       r.note("this run measures the layer's " + cl.strategy +
              " strategy (variant " + layer + "); the local strategy needs ISG_STRATEGY=local in the environment");
 
-    std::string log;
-    std::map<std::string, std::string> why;  // per variant: why it is skipped
-    cl_program intel = buildProgram(cl, chainSource(ChainFlavor::Intel, ops, types, sizes), "", &log);
-    if (!intel) why[layer] = "the Intel program did not build: " + firstLines(log, 3);
-    cl_program hand = buildProgram(cl, chainSource(ChainFlavor::Local, ops, types, sizes), "", &log);
-    if (!hand) why["local-hand"] = "build failed: " + firstLines(log, 3);
+    Programs programs(cl);
+    programs.build(layer, chainSource(ChainFlavor::Intel, ops, types, sizes), "the Intel program did not build: ");
+    programs.build("local-hand", chainSource(ChainFlavor::Local, ops, types, sizes), "build failed: ");
 
     for (unsigned S : sizes)
       for (ChainOp op : ops)
         for (const ChainType& t : types) {
           std::string name = chainCaseName(op, t.name, S);
           if (!r.wanted(name)) continue;
-          struct V {
-            std::string variant;
-            cl_program p;
-            ChainFlavor f;
-          };
-          for (const V& v : {V{layer, intel, ChainFlavor::Intel}, V{"local-hand", hand, ChainFlavor::Local}}) {
-            if (!v.p) {
-              r.skip(name, v.variant, why[v.variant]);
-              continue;
-            }
-            cl_kernel k = kernel(v.p, chainKernelName(v.f, op, t, S));
-            timeChain(cl, &r, name, v.variant, k, op, t, S, shape);
+          programs.each(&r, name, [&](const std::string& variant, cl_program p) {
+            cl_kernel k = kernel(p, chainKernelName(variant == layer ? ChainFlavor::Intel : ChainFlavor::Local, op, t, S));
+            timeChain(cl, &r, name, variant, k, op, t, S, shape);
             clReleaseKernel(k);
-          }
+          });
           r.ratio(name, "local/hand", "layer-local", "local-hand", RatioKind::Speed, 0.90);
           r.ratio(name, "local/auto", "layer-local", "layer-auto", RatioKind::Speed);
           r.ratio(name, "auto/hand", "layer-auto", "local-hand", RatioKind::Speed);
         }
-    if (intel) clReleaseProgram(intel);
-    if (hand) clReleaseProgram(hand);
     return r.finish();
   });
 }

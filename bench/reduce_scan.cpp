@@ -11,7 +11,6 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
-#include <map>
 #include <type_traits>
 
 #include "common/chain.h"  // sampleSubGroups
@@ -151,17 +150,8 @@ int main(int argc, char** argv) {
     }
     Buffer bufInt(cl, global * 4, inInt.data()), bufFloat(cl, global * 4, inFloat.data()), out(cl, global * 4);
 
-    std::string log;
-    std::map<std::string, std::string> why;
-    cl_program intel = buildProgram(cl, source(true, sizes), "", &log);
-    if (!intel) why[kLayer] = "the Intel program did not build (is OPENCL_LAYERS set?): " + firstLines(log, 3);
-    cl_program ptx = nullptr;
-    if (cl.nvidia) {
-      ptx = buildProgram(cl, source(false, sizes), "", &log);
-      if (!ptx) why["ptx"] = "build failed: " + firstLines(log, 3);
-    } else {
-      why["ptx"] = "hand-written inline PTX builds only on NVIDIA";
-    }
+    Programs programs(cl);
+    buildLayerAndPtx(&programs, cl, source(true, sizes), [&] { return source(false, sizes); });
 
     std::vector<uint32_t> got(global);
     for (unsigned S : sizes)
@@ -171,39 +161,31 @@ int main(int argc, char** argv) {
             std::string name = caseName(kind, op, type, S);
             if (!r.wanted(name)) continue;
             bool isInt = std::string(type) == "int";
-            for (auto v : {std::make_pair(kLayer, intel), std::make_pair("ptx", ptx)}) {
-              if (!v.second) {
-                r.skip(name, v.first, why[v.first]);
-                continue;
-              }
-              cl_kernel k = kernel(v.second, kernelName(v.second == intel ? "intel" : "ptx", kind, op, type, S));
+            programs.each(&r, name, [&](const std::string& variant, cl_program p) {
+              cl_kernel k = kernel(p, kernelName(variant == kLayer ? "intel" : "ptx", kind, op, type, S));
               setArg(k, 0, isInt ? bufInt : bufFloat);
               setArg(k, 1, out);
               setArg(k, 2, static_cast<cl_uint>(iters));
               size_t g = global, l = kWorkGroup;
               out.fill(0xdeadbeefu);
-              runOnce(cl, k, 1, &g, &l);
-              out.read(got.data());
-              std::string bad;
-              for (std::size_t sg : sampleSubGroups(global / S)) {
-                std::vector<uint32_t> want =
-                    isInt ? expected<int, uint32_t>(kind, op, S, iters, inInt, sg * S)
-                          : expected<float, float>(kind, op, S, iters, inFloat, sg * S);
-                for (unsigned l2 = 0; l2 < S && bad.empty(); ++l2)
-                  if (got[sg * S + l2] != want[l2])
-                    bad = "element " + std::to_string(sg * S + l2) + ": got bits " + std::to_string(got[sg * S + l2]) +
-                          ", want " + std::to_string(want[l2]);
-                if (!bad.empty()) break;
-              }
-              if (!bad.empty()) r.note(name + " " + v.first + ": WRONG RESULT, " + bad);
-              r.add(name, v.first, timeKernel(cl, k, 1, &g, &l, warm, nrep), static_cast<double>(global) * iters, 1e9,
-                    bad.empty() ? 1 : 0);
+              checkAndTime(cl, &r, name, variant, k, 1, &g, &l, warm, nrep, static_cast<double>(global) * iters, 1e9,
+                           [&] {
+                             out.read(got.data());
+                             for (std::size_t sg : sampleSubGroups(global / S)) {
+                               std::vector<uint32_t> want =
+                                   isInt ? expected<int, uint32_t>(kind, op, S, iters, inInt, sg * S)
+                                         : expected<float, float>(kind, op, S, iters, inFloat, sg * S);
+                               for (unsigned l2 = 0; l2 < S; ++l2)
+                                 if (got[sg * S + l2] != want[l2])
+                                   return "element " + std::to_string(sg * S + l2) + ": got bits " +
+                                          std::to_string(got[sg * S + l2]) + ", want " + std::to_string(want[l2]);
+                             }
+                             return std::string();
+                           });
               clReleaseKernel(k);
-            }
+            });
             r.ratio(name, "layer/ptx", kLayer, "ptx", RatioKind::Speed, 0.95);
           }
-    if (intel) clReleaseProgram(intel);
-    if (ptx) clReleaseProgram(ptx);
     return r.finish();
   });
 }

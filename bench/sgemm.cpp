@@ -92,17 +92,8 @@ int main(int argc, char** argv) {
     for (float& v : B) v = dist(rng);
     Buffer bufA(cl, A.size() * 4, A.data()), bufB(cl, B.size() * 4, B.data()), bufC(cl, C.size() * 4);
 
-    std::string log;
-    std::map<std::string, std::string> why;
-    cl_program intel = buildProgram(cl, source(true, sizes), "", &log);
-    if (!intel) why[kLayer] = "the Intel program did not build (is OPENCL_LAYERS set?): " + firstLines(log, 3);
-    cl_program ptx = nullptr;
-    if (cl.nvidia) {
-      ptx = buildProgram(cl, source(false, sizes), "", &log);
-      if (!ptx) why["ptx"] = "build failed: " + firstLines(log, 3);
-    } else {
-      why["ptx"] = "hand-written inline PTX builds only on NVIDIA";
-    }
+    Programs programs(cl);
+    buildLayerAndPtx(&programs, cl, source(true, sizes), [&] { return source(false, sizes); });
 
     // Checked entries: a fixed sample across C, against a double-precision host dot product.
     std::vector<std::pair<cl_uint, cl_uint>> sample;
@@ -112,12 +103,8 @@ int main(int argc, char** argv) {
     for (unsigned S : sizes) {
       std::string name = "sgemm" + std::to_string(dim) + "/S" + std::to_string(S);
       if (!r.wanted(name)) continue;
-      for (auto v : {std::make_pair(kLayer, intel), std::make_pair("ptx", ptx)}) {
-        if (!v.second) {
-          r.skip(name, v.first, why[v.first]);
-          continue;
-        }
-        cl_kernel k = kernel(v.second, std::string(v.second == intel ? "intel" : "ptx") + "_sgemm_S" + std::to_string(S));
+      programs.each(&r, name, [&](const std::string& variant, cl_program p) {
+        cl_kernel k = kernel(p, std::string(variant == kLayer ? "intel" : "ptx") + "_sgemm_S" + std::to_string(S));
         setArg(k, 0, bufA);
         setArg(k, 1, bufB);
         setArg(k, 2, bufC);
@@ -127,30 +114,25 @@ int main(int argc, char** argv) {
         size_t g[2] = {N / TN, M / TM};
         size_t l[2] = {std::min<size_t>(64, g[0]), 2};
         bufC.fill(0);
-        runOnce(cl, k, 2, g, l);
-        bufC.read(C.data());
-        std::string bad;
-        for (auto [m, n] : sample) {
-          double want = 0, mag = 0;
-          for (cl_uint kk = 0; kk < K; ++kk) {
-            want += double(A[std::size_t(m) * K + kk]) * B[std::size_t(kk) * N + n];
-            mag += std::fabs(double(A[std::size_t(m) * K + kk]) * B[std::size_t(kk) * N + n]);
+        checkAndTime(cl, &r, name, variant, k, 2, g, l, warm, nrep, 2.0 * M * N * K, 1e12, [&] {
+          bufC.read(C.data());
+          for (auto [m, n] : sample) {
+            double want = 0, mag = 0;
+            for (cl_uint kk = 0; kk < K; ++kk) {
+              want += double(A[std::size_t(m) * K + kk]) * B[std::size_t(kk) * N + n];
+              mag += std::fabs(double(A[std::size_t(m) * K + kk]) * B[std::size_t(kk) * N + n]);
+            }
+            double got = C[std::size_t(m) * N + n];
+            if (!(std::fabs(got - want) <= 1e-4 * mag + 1e-6))
+              return "C[" + std::to_string(m) + "][" + std::to_string(n) + "] = " + std::to_string(got) + ", want " +
+                     std::to_string(want);
           }
-          double got = C[std::size_t(m) * N + n];
-          if (!(std::fabs(got - want) <= 1e-4 * mag + 1e-6)) {
-            bad = "C[" + std::to_string(m) + "][" + std::to_string(n) + "] = " + std::to_string(got) + ", want " +
-                  std::to_string(want);
-            break;
-          }
-        }
-        if (!bad.empty()) r.note(name + " " + v.first + ": WRONG RESULT, " + bad);
-        r.add(name, v.first, timeKernel(cl, k, 2, g, l, warm, nrep), 2.0 * M * N * K, 1e12, bad.empty() ? 1 : 0);
+          return std::string();
+        });
         clReleaseKernel(k);
-      }
+      });
       r.ratio(name, "layer/ptx", kLayer, "ptx", RatioKind::Speed, 0.95);
     }
-    if (intel) clReleaseProgram(intel);
-    if (ptx) clReleaseProgram(ptx);
     return r.finish();
   });
 }

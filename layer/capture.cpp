@@ -105,8 +105,6 @@ void quietly(const char* what, Body&& body) noexcept {
 
 }  // namespace
 
-bool enabled() noexcept { return !config().CAPTURE_DIR.empty(); }
-
 void rememberArg(cl_kernel kernel, cl_uint index, size_t size, const void* value) noexcept {
   if (index >= kMaxArgs) return;
   quietly("clSetKernelArg", [&] {

@@ -9,6 +9,8 @@
 
 #include <memory>
 
+#include "layer_api.h"
+
 namespace isg::capture {
 
 // The entries capture needs. With ISG_DISABLE=1 and ISG_CAPTURE_DIR set, the layer intercepts
@@ -22,8 +24,8 @@ namespace isg::capture {
   X(clEnqueueNDRangeKernel)    \
   X(clEnqueueTask)
 
-// ISG_CAPTURE_DIR is set. Cheap: the configuration is read once at initialisation.
-bool enabled() noexcept;
+// ISG_CAPTURE_DIR is set. Inline: clSetKernelArg asks on every call.
+inline bool enabled() noexcept { return !config().CAPTURE_DIR.empty(); }
 
 // Argument tracking, called after the driver accepted the call (the driver keeps only opaque
 // state; the case needs the values as the application gave them).

@@ -5,57 +5,26 @@
 #include "capture_format.h"
 
 #include <cctype>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+
+#include "isg/json_string.h"
 
 namespace isg::capture {
 namespace {
 
 // ---- writing ---------------------------------------------------------------------------------
 
-std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
-
 // Builds one JSON object with fields in insertion order, so case.json reads top-down.
 class Obj {
  public:
   explicit Obj(int indent) : indent_(indent) {}
   Obj& raw(const std::string& key, const std::string& json) {
-    fields_.push_back(quote(key) + ": " + json);
+    fields_.push_back(jsonQuote(key) + ": " + json);
     return *this;
   }
-  Obj& str(const std::string& key, const std::string& v) { return raw(key, quote(v)); }
+  Obj& str(const std::string& key, const std::string& v) { return raw(key, jsonQuote(v)); }
   Obj& num(const std::string& key, std::uint64_t v) { return raw(key, std::to_string(v)); }
   Obj& boolean(const std::string& key, bool v) { return raw(key, v ? "true" : "false"); }
   std::string text() const {
@@ -80,7 +49,7 @@ std::string numbers(const std::vector<std::uint64_t>& v) {
 
 std::string strings(const std::vector<std::string>& v) {
   std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + quote(v[i]);
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + jsonQuote(v[i]);
   return out + "]";
 }
 
@@ -436,7 +405,7 @@ std::string toJson(const Case& c) {
           .num("array_size", m.arraySize)
           .num("element_size", m.elementSize);
     }
-    o.str("before", m.before).raw("after", m.after.empty() ? "null" : quote(m.after));
+    o.str("before", m.before).raw("after", m.after.empty() ? "null" : jsonQuote(m.after));
     memory.push_back(o.text());
   }
   root.raw("memory", list(memory, 2));

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <cstring>
 #include <sstream>
 #include <string>
 
@@ -19,7 +20,7 @@ namespace {
 // Strategies the layer can use today: native needs no library, the others have their folder in
 // builtins-cl/. A detected strategy outside this list falls back to local until its library lands.
 constexpr Strategy kImplementedStrategies[] = {Strategy::Native, Strategy::NvidiaPtx,
-                                               Strategy::Local};
+                                               Strategy::Khr, Strategy::Local};
 
 bool isImplemented(Strategy s) {
   return std::find(std::begin(kImplementedStrategies), std::end(kImplementedStrategies), s) !=
@@ -41,6 +42,15 @@ unsigned parseOpenclCVersion(const std::string& text) {
   return major * 100 + minor * 10;
 }
 
+// OpenCL C 3.0 devices may offer sub-groups as the optional feature instead of the extension.
+bool hasOpenclCFeature(cl_device_id device, const char* name) {
+  std::vector<cl_name_version> features;
+  if (deviceArray(device, CL_DEVICE_OPENCL_C_FEATURES, &features) != CL_SUCCESS) return false;
+  for (const cl_name_version& f : features)
+    if (std::strncmp(f.name, name, CL_NAME_VERSION_MAX_NAME_SIZE) == 0) return true;
+  return false;
+}
+
 Strategy detect(cl_device_id device, const std::string& extensions) {
   if (hasExtension(extensions, "cl_intel_subgroups")) return Strategy::Native;
   cl_uint vendor = 0, warp = 0, ccMajor = 0, ccMinor = 0;
@@ -51,11 +61,69 @@ Strategy detect(cl_device_id device, const std::string& extensions) {
       deviceValue(device, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, &ccMinor) == CL_SUCCESS &&
       ccMajor * 10 + ccMinor >= 70)
     return Strategy::NvidiaPtx;
-  if (hasExtension(extensions, "cl_khr_subgroups") &&
+  if ((hasExtension(extensions, "cl_khr_subgroups") ||
+       hasOpenclCFeature(device, "__opencl_c_subgroups")) &&
       hasExtension(extensions, "cl_khr_subgroup_shuffle") &&
       hasExtension(extensions, "cl_khr_subgroup_shuffle_relative"))
     return Strategy::Khr;
   return Strategy::Local;
+}
+
+bool isPowerOfTwo(size_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// The driver's own native sub-group size, measured on a probe kernel that shuffles (drivers may
+// size sub-groups per kernel; a shuffling kernel is what the khr library compiles to). Returns 0
+// when the driver does not answer; the device then uses local. Runs once per device (profiles
+// are cached).
+unsigned probeNativeSubGroupSize(cl_device_id device, const std::string& extensions,
+                                 const std::string& name) {
+  const cl_icd_dispatch& d = next();
+  if (!d.clCreateContext || !d.clCreateProgramWithSource || !d.clBuildProgram ||
+      !d.clCreateKernel || !d.clReleaseKernel || !d.clReleaseProgram || !d.clReleaseContext)
+    return 0;
+  cl_platform_id platform = nullptr;
+  if (deviceValue(device, CL_DEVICE_PLATFORM, &platform) != CL_SUCCESS) return 0;
+  const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                         reinterpret_cast<cl_context_properties>(platform), 0};
+  cl_int err = CL_SUCCESS;
+  cl_context context = d.clCreateContext(props, 1, &device, nullptr, nullptr, &err);
+  if (!context || err != CL_SUCCESS) return 0;
+  const char* source =
+      "kernel void isg_khr_probe(global uint* out) {\n"
+      "  uint v = get_sub_group_local_id();\n"
+      "  out[get_global_id(0)] = sub_group_shuffle(v, 0u) + sub_group_shuffle_up(v, 1u);\n"
+      "}\n";
+  // A device with only the OpenCL C 3.0 feature declares the builtins only in 3.0 mode.
+  const char* options = hasExtension(extensions, "cl_khr_subgroups") ? "" : "-cl-std=CL3.0";
+  unsigned native = 0;
+  cl_program program = d.clCreateProgramWithSource(context, 1, &source, nullptr, &err);
+  if (program && err == CL_SUCCESS &&
+      d.clBuildProgram(program, 1, &device, options, nullptr, nullptr) == CL_SUCCESS) {
+    cl_kernel kernel = d.clCreateKernel(program, "isg_khr_probe", &err);
+    if (kernel && err == CL_SUCCESS) {
+      size_t local = 0;
+      if (kernelWorkGroupValue(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, &local) != CL_SUCCESS ||
+          local == 0)
+        local = 64;
+      size_t size = 0;
+      cl_int q = CL_INVALID_OPERATION;
+      // The core entry answers on 2.1+ drivers, the extension's on 1.2/2.0 ones.
+      if (d.clGetKernelSubGroupInfo)
+        q = d.clGetKernelSubGroupInfo(kernel, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                      sizeof local, &local, sizeof size, &size, nullptr);
+      if (q != CL_SUCCESS && d.clGetKernelSubGroupInfoKHR)
+        q = d.clGetKernelSubGroupInfoKHR(kernel, device,
+                                         CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE_KHR, sizeof local,
+                                         &local, sizeof size, &size, nullptr);
+      if (q == CL_SUCCESS && size <= 1024) native = unsigned(size);
+      d.clReleaseKernel(kernel);
+    }
+  } else if (program) {
+    ISG_LOG_INFO("'" << name << "': the khr probe kernel did not build");
+  }
+  if (program) d.clReleaseProgram(program);
+  d.clReleaseContext(context);
+  return native;
 }
 
 Strategy fromChoice(StrategyChoice choice, Strategy detected) {
@@ -85,15 +153,19 @@ void applyStrategy(Strategy strategy, DeviceTraits* traits) {
       t.supportedSubGroupSizes = {8, 16, 32};
       break;
     case Strategy::Khr:
-      // The native size needs a built kernel to measure; it is probed when the khr library
-      // lands (until then khr devices use local, see kImplementedStrategies).
+      // nativeSubGroupSize is set before (probe or test double). Sizes that divide it partition
+      // the native sub-groups; larger ones (up to local's 64) make the rewriter use local.
       t.defaultSubGroupSize = t.nativeSubGroupSize ? t.nativeSubGroupSize : 16;
       t.supportedSubGroupSizes = {1, 2, 4, 8, 16, 32, 64};
+      for (unsigned s = 128; s <= t.nativeSubGroupSize; s *= 2) t.supportedSubGroupSizes.push_back(s);
       break;
     case Strategy::Native:
     case Strategy::Local:
       t.defaultSubGroupSize = 16;
       t.nativeSubGroupSize = 0;
+      t.nvidiaComputeCapability = 0;
+      t.khrTestDouble = false;
+      t.khrTestMinimal = false;
       t.supportedSubGroupSizes = {1, 2, 4, 8, 16, 32, 64};
       break;
   }
@@ -120,6 +192,19 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   p->detected = detect(device, extensions);
 
   Strategy wanted = fromChoice(config().STRATEGY, p->detected);
+  // The khr test double stands in for the driver's khr builtins, so any device qualifies.
+  const unsigned testNative = config().KHR_TEST_NATIVE_SIZE;
+  bool khrTestDouble = false;
+  if (testNative != 0) {
+    if (wanted != Strategy::Khr)
+      ISG_LOG_WARNING("ISG_KHR_TEST_NATIVE_SIZE is used only with ISG_STRATEGY=khr; ignored for '"
+                      << name << "'");
+    else if (!isPowerOfTwo(testNative) || testNative > 1024)
+      ISG_LOG_WARNING("ISG_KHR_TEST_NATIVE_SIZE=" << testNative
+                                                  << " is not a power of two up to 1024; ignored");
+    else
+      khrTestDouble = true;
+  }
   if (wanted == Strategy::Native && p->detected != Strategy::Native) {
     ISG_LOG_WARNING("ISG_STRATEGY=native ignored for '"
                     << name << "': it does not report cl_intel_subgroups");
@@ -127,7 +212,8 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   }
   // Hardware strategies compile to that hardware's instructions (inline PTX, khr builtins): on
   // any other device the program could not build, so the request falls back to detection.
-  if ((wanted == Strategy::NvidiaPtx || wanted == Strategy::Khr) && p->detected != wanted) {
+  if ((wanted == Strategy::NvidiaPtx || wanted == Strategy::Khr) && p->detected != wanted &&
+      !khrTestDouble) {
     ISG_LOG_WARNING("ISG_STRATEGY=" << strategyName(wanted) << " ignored for '" << name
                                     << "': the device does not qualify for it");
     wanted = p->detected;
@@ -141,8 +227,32 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
                      << " has no builtins library yet; using local");
     p->strategy = Strategy::Local;
   }
+  if (p->strategy == Strategy::Khr) {
+    if (khrTestDouble) {
+      p->traits.khrTestDouble = true;
+      p->traits.khrTestMinimal = config().KHR_TEST_MINIMAL;
+      p->traits.nativeSubGroupSize = testNative;
+      ISG_LOG_INFO("'" << name << "': khr test double with native sub-group size " << testNative
+                       << (p->traits.khrTestMinimal ? " (minimal: no clustered reduce, no extended types)" : ""));
+    } else {
+      unsigned n = probeNativeSubGroupSize(device, extensions, name);
+      if (!isPowerOfTwo(n)) {
+        ISG_LOG_INFO("'" << name << "': native sub-group size " << n
+                         << " unknown or not a power of two; using local instead of khr");
+        p->strategy = Strategy::Local;
+      } else {
+        p->traits.nativeSubGroupSize = n;
+      }
+    }
+  }
   applyStrategy(p->strategy, &p->traits);
   if (!p->isNative()) applySubGroupSizeControl(&p->traits, name);
+  if (p->strategy == Strategy::NvidiaPtx) {
+    cl_uint ccMajor = 0, ccMinor = 0;
+    if (deviceValue(device, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, &ccMajor) == CL_SUCCESS &&
+        deviceValue(device, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, &ccMinor) == CL_SUCCESS)
+      p->traits.nvidiaComputeCapability = ccMajor * 10 + ccMinor;
+  }
 
   DeviceTraits& t = p->traits;
   t.fp16 = hasExtension(extensions, "cl_khr_fp16");
@@ -164,7 +274,10 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   deviceValue(device, CL_DEVICE_LOCAL_MEM_SIZE, &p->localMemSize);
   ISG_LOG_INFO("'" << name << "': strategy " << strategyName(p->strategy) << " (detected "
                    << strategyName(p->detected) << "), default sub-group size "
-                   << t.defaultSubGroupSize);
+                   << t.defaultSubGroupSize
+                   << (p->strategy == Strategy::Khr
+                           ? ", native sub-group size " + std::to_string(t.nativeSubGroupSize)
+                           : std::string()));
   return p;
 }
 
@@ -221,6 +334,11 @@ DeviceTraits DeviceStrategy::traitsForBuild(const std::vector<cl_device_id>& dev
     traits.fp64 = traits.fp64 && p->traits.fp64;
     traits.images = traits.images && p->traits.images;
     traits.openclCVersion = std::min(traits.openclCVersion, p->traits.openclCVersion);
+    // Native sizes are powers of two: a size that divides the smallest divides them all.
+    traits.nativeSubGroupSize = std::min(traits.nativeSubGroupSize, p->traits.nativeSubGroupSize);
+    // One PTX text for all: only instructions every device has.
+    traits.nvidiaComputeCapability =
+        std::min(traits.nvidiaComputeCapability, p->traits.nvidiaComputeCapability);
   }
   if (mixed || traits.strategy == Strategy::Native) {
     if (mixed)

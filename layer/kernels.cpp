@@ -16,10 +16,15 @@
 
 namespace isg {
 
-ObjectRegistry<cl_kernel, KernelRecord>& kernelRegistry() {
-  static auto* registry = new ObjectRegistry<cl_kernel, KernelRecord>;
-  return *registry;
-}
+namespace {
+
+// Created when the library loads, before the loader can call an entry, so the per-call entries
+// reach it without a function-local static's guard; never destroyed (object_registry.h).
+auto* const g_kernelRegistry = new ObjectRegistry<cl_kernel, KernelRecord, KernelIndex>;
+
+}  // namespace
+
+ObjectRegistry<cl_kernel, KernelRecord, KernelIndex>& kernelRegistry() { return *g_kernelRegistry; }
 
 void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::string& name) {
   auto record = std::make_shared<KernelRecord>();
@@ -111,6 +116,19 @@ cl_int setHiddenArguments(cl_kernel kernel, cl_device_id device, const DevicePro
   return CL_SUCCESS;
 }
 
+// Per call (clSetKernelArg): the lock-free index, never the registry's mutex.
+bool hidesArgument(cl_kernel kernel, cl_uint arg_index) noexcept {
+  KernelSummary summary;
+  return g_kernelRegistry->index().find(kernel, &summary) && arg_index >= summary.numUserArgs;
+}
+
+// Whether an enqueue of `kernel` has hidden arguments to set; pass-through kernels and kernels
+// without hidden arguments are told apart without a lock.
+bool needsHiddenArguments(cl_kernel kernel) noexcept {
+  KernelSummary summary;
+  return g_kernelRegistry->index().find(kernel, &summary) && summary.hasHiddenArgs;
+}
+
 cl_int queueDevice(cl_command_queue queue, cl_device_id* device) {
   if (!next().clGetCommandQueueInfo) return CL_INVALID_OPERATION;
   return next().clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof *device, device, nullptr);
@@ -141,7 +159,7 @@ cl_int CL_API_CALL clReleaseKernel_layer(cl_kernel kernel) {
   return guardedEntry("clReleaseKernel", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clReleaseKernel);
     if (capture::enabled()) capture::beforeReleaseKernel(kernel);
-    if (!kernelRegistry().find(kernel)) return next().clReleaseKernel(kernel);
+    if (!kernelRegistry().index().contains(kernel)) return next().clReleaseKernel(kernel);
     cl_uint references = 0;
     kernelValue(kernel, CL_KERNEL_REFERENCE_COUNT, &references);
     if (references != 1) return next().clReleaseKernel(kernel);
@@ -162,9 +180,7 @@ cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, siz
                                         const void* arg_value) {
   return guardedEntry("clSetKernelArg", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clSetKernelArg);
-    if (auto record = kernelRegistry().find(kernel);
-        record && arg_index >= record->manifest.numUserArgs)
-      return CL_INVALID_ARG_INDEX;
+    if (hidesArgument(kernel, arg_index)) return CL_INVALID_ARG_INDEX;
     cl_int err = next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
     if (err == CL_SUCCESS && capture::enabled())
       capture::rememberArg(kernel, arg_index, arg_size, arg_value);
@@ -176,9 +192,7 @@ cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel, cl_uint arg_
                                                   const void* arg_value) {
   return guardedEntry("clSetKernelArgSVMPointer", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clSetKernelArgSVMPointer);
-    if (auto record = kernelRegistry().find(kernel);
-        record && arg_index >= record->manifest.numUserArgs)
-      return CL_INVALID_ARG_INDEX;
+    if (hidesArgument(kernel, arg_index)) return CL_INVALID_ARG_INDEX;
     cl_int err = next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
     if (err == CL_SUCCESS && capture::enabled())
       capture::rememberSvmArg(kernel, arg_index, arg_value);
@@ -214,9 +228,7 @@ cl_int CL_API_CALL clGetKernelArgInfo_layer(cl_kernel kernel, cl_uint arg_index,
                                             void* param_value, size_t* param_value_size_ret) {
   return guardedEntry("clGetKernelArgInfo", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clGetKernelArgInfo);
-    if (auto record = kernelRegistry().find(kernel);
-        record && arg_index >= record->manifest.numUserArgs)
-      return CL_INVALID_ARG_INDEX;
+    if (hidesArgument(kernel, arg_index)) return CL_INVALID_ARG_INDEX;
     return next().clGetKernelArgInfo(kernel, arg_index, param_name, param_value_size, param_value,
                                      param_value_size_ret);
   });
@@ -233,10 +245,10 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
                                          global_work_size, local, num_events_in_wait_list,
                                          event_wait_list, event);
   };
-  std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
-  if (!record || record->manifest.hiddenArgs.empty() || work_dim < 1 || work_dim > 3 ||
-      !global_work_size)
+  if (!needsHiddenArguments(kernel) || work_dim < 1 || work_dim > 3 || !global_work_size)
     return forwardWith(local_work_size);
+  std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
+  if (!record || record->manifest.hiddenArgs.empty()) return forwardWith(local_work_size);
   cl_device_id device = nullptr;
   cl_int err = queueDevice(queue, &device);
   if (err != CL_SUCCESS) return forwardWith(local_work_size);  // the driver names the error
@@ -266,6 +278,7 @@ cl_int enqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint num_events_
   auto forward = [&] {
     return next().clEnqueueTask(queue, kernel, num_events_in_wait_list, event_wait_list, event);
   };
+  if (!needsHiddenArguments(kernel)) return forward();
   std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
   if (!record || record->manifest.hiddenArgs.empty()) return forward();
   cl_device_id device = nullptr;

@@ -5,6 +5,7 @@
 
 #include <CL/cl_icd.h>
 
+#include <cstddef>
 #include <new>
 #include <type_traits>
 
@@ -47,11 +48,33 @@ ISG_INTERCEPTED_ENTRIES(ISG_DECLARE_LAYER_ENTRY)
 #undef ISG_DECLARE_LAYER_ENTRY
 #pragma GCC diagnostic pop
 
+namespace detail {
+
+// Loaders newer than our headers pass more entries than cl_icd_dispatch has; the extra ones are
+// forwarded untouched, so the tables are kept as raw entry arrays this long.
+constexpr std::size_t kMaxDispatchEntries = 1024;
+
+union DispatchTable {
+  cl_icd_dispatch table;
+  void* entries[kMaxDispatchEntries];
+};
+static_assert(sizeof(cl_icd_dispatch) % sizeof(void*) == 0, "dispatch entries are pointers");
+
+// Written once by clInitLayer (loader_entry.cpp), before the loader can call any entry. Declared
+// here so that per-call entries (clSetKernelArg) read them without a function call; hidden so
+// the reads need no GOT.
+#define ISG_HIDDEN __attribute__((visibility("hidden")))
+extern DispatchTable g_nextDispatch ISG_HIDDEN;
+extern Config g_config ISG_HIDDEN;
+#undef ISG_HIDDEN
+
+}  // namespace detail
+
 // The next layer's (or the driver's) entries. Entries the loader did not hand over are NULL.
-const cl_icd_dispatch& next();
+inline const cl_icd_dispatch& next() { return detail::g_nextDispatch.table; }
 
 // The configuration read when the loader initialised the layer.
-const Config& config();
+inline const Config& config() { return detail::g_config; }
 
 // Runs an entry point's body; the layer must never let an exception reach the application.
 template <class Body>

@@ -17,21 +17,20 @@ typedef cl_properties cl_layer_properties;
 #define ISG_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace isg {
+namespace detail {
+
+DispatchTable g_nextDispatch;  // what the layer forwards to; entries beyond num_entries stay NULL
+Config g_config;
+
+}  // namespace detail
 namespace {
 
-// Loaders newer than our headers pass more entries than cl_icd_dispatch has; the extra ones are
-// forwarded untouched, so the tables are kept as raw entry arrays this long.
-constexpr std::size_t kMaxDispatchEntries = 1024;
-
-union DispatchTable {
-  cl_icd_dispatch table;
-  void* entries[kMaxDispatchEntries];
-};
-static_assert(sizeof(cl_icd_dispatch) % sizeof(void*) == 0, "dispatch entries are pointers");
+using detail::DispatchTable;
+using detail::g_config;
+using detail::g_nextDispatch;
+using detail::kMaxDispatchEntries;
 
 DispatchTable g_layerDispatch;  // what the loader calls
-DispatchTable g_nextDispatch;   // what the layer forwards to; entries beyond num_entries stay NULL
-Config g_config;
 
 // The loader must hand over at least every entry the layer replaces.
 constexpr std::size_t minimumEntries() {
@@ -86,9 +85,6 @@ cl_int initLayer(cl_uint num_entries, const cl_icd_dispatch* target_dispatch,
 }
 
 }  // namespace
-
-const cl_icd_dispatch& next() { return g_nextDispatch.table; }
-const Config& config() { return g_config; }
 
 }  // namespace isg
 

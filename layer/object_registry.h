@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
 // What the layer remembers about the application's programs and kernels, and the mutex-guarded
 // maps that hold it. Records are shared_ptr so a caller can keep using one after another
-// thread has replaced or erased it.
+// thread has replaced or erased it. Kernels also have a lock-free index of what the per-call
+// entries need (KernelIndex), kept in step with the map under the same mutex.
 #pragma once
 
 #include <CL/cl.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 
+#include "handle_index.h"
 #include "isg/rewriter.h"
 
 namespace isg {
@@ -49,7 +52,47 @@ struct KernelRecord {
   std::mutex enqueueMutex;
 };
 
-template <class Handle, class Record>
+// What clSetKernelArg and the enqueues need of a kernel record, readable without the registry's
+// mutex or a reference count: a record pointer could be freed by a concurrent release.
+struct KernelSummary {
+  cl_uint numUserArgs = 0;
+  bool hasHiddenArgs = false;  // the enqueue must set them
+};
+
+class KernelIndex {
+ public:
+  // Lock-free; false for kernels the layer passes through (no record).
+  bool find(cl_kernel kernel, KernelSummary* out) const noexcept {
+    uint64_t v = 0;
+    if (!index_.find(kernel, &v)) return false;
+    out->numUserArgs = static_cast<cl_uint>(v);
+    out->hasHiddenArgs = (v >> 32) != 0;
+    return true;
+  }
+  bool contains(cl_kernel kernel) const noexcept {
+    uint64_t v = 0;
+    return index_.find(kernel, &v);
+  }
+  // Writers: the registry, under its mutex.
+  void set(cl_kernel kernel, const KernelRecord& r) {
+    index_.set(kernel, uint64_t{r.manifest.numUserArgs} |
+                           (uint64_t{!r.manifest.hiddenArgs.empty()} << 32));
+  }
+  void erase(cl_kernel kernel) { index_.erase(kernel); }
+
+ private:
+  HandleIndex index_;
+};
+
+// For records no per-call entry looks up.
+struct NoIndex {
+  template <class Handle, class Record>
+  void set(Handle, const Record&) {}
+  template <class Handle>
+  void erase(Handle) {}
+};
+
+template <class Handle, class Record, class Index = NoIndex>
 class ObjectRegistry {
  public:
   std::shared_ptr<Record> find(Handle h) const {
@@ -62,12 +105,15 @@ class ObjectRegistry {
     std::lock_guard<std::mutex> lock(mutex_);
     std::shared_ptr<Record>& slot = records_[h];
     std::swap(slot, r);
+    if (slot) index_.set(h, *slot);
+    else index_.erase(h);
     return r;
   }
   std::shared_ptr<Record> take(Handle h) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = records_.find(h);
     if (it == records_.end()) return nullptr;
+    index_.erase(h);
     std::shared_ptr<Record> r = std::move(it->second);
     records_.erase(it);
     return r;
@@ -83,16 +129,19 @@ class ObjectRegistry {
     std::lock_guard<std::mutex> lock(mutex_);
     return records_.size();
   }
+  // Lock-free view of the records (KernelIndex).
+  const Index& index() const { return index_; }
 
  private:
   mutable std::mutex mutex_;
   std::map<Handle, std::shared_ptr<Record>> records_;
+  Index index_;
 };
 
 // Never destroyed: a record's driver objects must not be released from static destructors,
 // when the driver may already be gone.
 ObjectRegistry<cl_program, ProgramRecord>& programRegistry();
-ObjectRegistry<cl_kernel, KernelRecord>& kernelRegistry();
+ObjectRegistry<cl_kernel, KernelRecord, KernelIndex>& kernelRegistry();
 
 // Releases the layer's reference to a record's shadow program.
 void releaseShadow(const std::shared_ptr<ProgramRecord>& record);

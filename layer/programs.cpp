@@ -67,7 +67,12 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
     case RewriteResult::Status::Rewritten:
       plan->action = RewritePlan::Action::Shadow;
       dumpRewrittenProgram(plan->input, plan->result);
-      ISG_LOG_DEBUG("rewrote a program for " << strategyName(traits.strategy) << " ("
+      if (plan->result.strategy != traits.strategy)
+        ISG_LOG_WARNING("a program uses the " << strategyName(plan->result.strategy)
+                                              << " strategy instead of "
+                                              << strategyName(traits.strategy) << ":\n"
+                                              << plan->result.log);
+      ISG_LOG_DEBUG("rewrote a program for " << strategyName(plan->result.strategy) << " ("
                                              << plan->result.kernels.size() << " kernels)");
       break;
     case RewriteResult::Status::Error:
@@ -136,6 +141,45 @@ cl_int failBuild(cl_program program, const RewritePlan& plan, const char* option
   return CL_BUILD_PROGRAM_FAILURE;
 }
 
+// What clBuildProgram and clCompileProgram share once their arguments are checked: plan the
+// rewrite, then make the driver call, `driverCall(target, options, pfn_notify, user_data)`,
+// either on the application's program as it is or on a shadow of the rewritten source.
+// `prepare(plan)` runs before the shadow exists and may refuse with an error (the compile's
+// rewritten headers must exist before its driver call).
+template <class Prepare, class DriverCall>
+cl_int rewriteAndCall(cl_program program, cl_uint num_devices, const cl_device_id* device_list,
+                      const char* options, std::vector<SourceFile> headers,
+                      ProgramCallback pfn_notify, void* user_data, Prepare&& prepare,
+                      DriverCall&& driverCall) {
+  auto forward = [&] { return driverCall(program, options, pfn_notify, user_data); };
+  RewritePlan plan;
+  if (planRewrite(program, num_devices, device_list, options, std::move(headers), &plan) !=
+      CL_SUCCESS)
+    return forward();
+  switch (plan.action) {
+    case RewritePlan::Action::Forward:
+      installRecord(program, nullptr);
+      return forward();
+    case RewritePlan::Action::Fail:
+      return failBuild(program, plan, options, pfn_notify, user_data);
+    case RewritePlan::Action::Shadow:
+      break;
+  }
+  if (cl_int err = prepare(plan); err != CL_SUCCESS) return err;
+  cl_int err = CL_SUCCESS;
+  auto record = recordFor(program, plan, options);
+  record->shadow = createDriverProgram(program, plan.result.source, &err);
+  if (!record->shadow) return err;
+  // Installed before the driver call: a callback may query the program from inside it.
+  installRecord(program, record);
+  std::unique_ptr<BuildNotification> notification;
+  if (pfn_notify) notification.reset(new BuildNotification{pfn_notify, user_data, program});
+  err = driverCall(record->shadow, plan.result.options.c_str(),
+                   notification ? notifyWithAppProgram : nullptr, notification.get());
+  if (notification) notification.release();  // the callback owns it now
+  return err;
+}
+
 }  // namespace
 
 cl_int CL_API_CALL clBuildProgram_layer(cl_program program, cl_uint num_devices,
@@ -143,40 +187,17 @@ cl_int CL_API_CALL clBuildProgram_layer(cl_program program, cl_uint num_devices,
                                         ProgramCallback pfn_notify, void* user_data) {
   return guardedEntry("clBuildProgram", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clBuildProgram);
-    auto forward = [&] {
-      return next().clBuildProgram(program, num_devices, device_list, options, pfn_notify,
-                                   user_data);
+    auto build = [&](cl_program target, const char* opts, ProgramCallback notify, void* data) {
+      return next().clBuildProgram(target, num_devices, device_list, opts, notify, data);
     };
     // Malformed arguments are the driver's to report.
     if ((num_devices == 0) != (device_list == nullptr) || (!pfn_notify && user_data))
-      return forward();
+      return build(program, options, pfn_notify, user_data);
     // The driver cannot see kernels made from the shadow, so the layer enforces this rule.
     if (programHasKernels(program)) return CL_INVALID_OPERATION;
-    RewritePlan plan;
-    if (planRewrite(program, num_devices, device_list, options, {}, &plan) != CL_SUCCESS)
-      return forward();
-    switch (plan.action) {
-      case RewritePlan::Action::Forward:
-        installRecord(program, nullptr);
-        return forward();
-      case RewritePlan::Action::Fail:
-        return failBuild(program, plan, options, pfn_notify, user_data);
-      case RewritePlan::Action::Shadow:
-        break;
-    }
-    cl_int err = CL_SUCCESS;
-    auto record = recordFor(program, plan, options);
-    record->shadow = createDriverProgram(program, plan.result.source, &err);
-    if (!record->shadow) return err;
-    // Installed before the driver build: a callback may query the program from inside it.
-    installRecord(program, record);
-    std::unique_ptr<BuildNotification> notification;
-    if (pfn_notify) notification.reset(new BuildNotification{pfn_notify, user_data, program});
-    err =
-        next().clBuildProgram(record->shadow, num_devices, device_list, plan.result.options.c_str(),
-                              notification ? notifyWithAppProgram : nullptr, notification.get());
-    if (notification) notification.release();  // the callback owns it now
-    return err;
+    return rewriteAndCall(
+        program, num_devices, device_list, options, {}, pfn_notify, user_data,
+        [](const RewritePlan&) { return CL_SUCCESS; }, build);
   });
 }
 
@@ -188,13 +209,15 @@ cl_int CL_API_CALL clCompileProgram_layer(cl_program program, cl_uint num_device
                                           ProgramCallback pfn_notify, void* user_data) {
   return guardedEntry("clCompileProgram", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clCompileProgram);
-    auto forward = [&] {
-      return next().clCompileProgram(program, num_devices, device_list, options, num_input_headers,
-                                     input_headers, header_include_names, pfn_notify, user_data);
+    // The application's header programs until prepareHeaders swaps in rewritten ones.
+    const cl_program* driverHeaderList = input_headers;
+    auto compile = [&](cl_program target, const char* opts, ProgramCallback notify, void* data) {
+      return next().clCompileProgram(target, num_devices, device_list, opts, num_input_headers,
+                                     driverHeaderList, header_include_names, notify, data);
     };
     if ((num_devices == 0) != (device_list == nullptr) || (!pfn_notify && user_data) ||
         (num_input_headers != 0 && (!input_headers || !header_include_names)))
-      return forward();
+      return compile(program, options, pfn_notify, user_data);
     if (programHasKernels(program)) return CL_INVALID_OPERATION;
 
     std::vector<SourceFile> headers;
@@ -202,58 +225,32 @@ cl_int CL_API_CALL clCompileProgram_layer(cl_program program, cl_uint num_device
       SourceFile header;
       header.name = header_include_names[i] ? header_include_names[i] : "";
       if (programString(input_headers[i], CL_PROGRAM_SOURCE, &header.text) != CL_SUCCESS)
-        return forward();
+        return compile(program, options, pfn_notify, user_data);
       headers.push_back(std::move(header));
-    }
-    RewritePlan plan;
-    if (planRewrite(program, num_devices, device_list, options, headers, &plan) != CL_SUCCESS)
-      return forward();
-    switch (plan.action) {
-      case RewritePlan::Action::Forward:
-        installRecord(program, nullptr);
-        return forward();
-      case RewritePlan::Action::Fail:
-        return failBuild(program, plan, options, pfn_notify, user_data);
-      case RewritePlan::Action::Shadow:
-        break;
     }
 
     // Headers the rewriter changed become driver programs of their own; unchanged ones are the
     // application's header programs as they are.
     std::vector<cl_program> driverHeaders(input_headers, input_headers + num_input_headers);
     std::vector<cl_program> createdHeaders;
-    auto releaseCreated = [&] {
-      for (cl_program h : createdHeaders) next().clReleaseProgram(h);
-    };
-    cl_int err = CL_SUCCESS;
-    for (const SourceFile& rewritten : plan.result.headers) {
-      for (cl_uint i = 0; i < num_input_headers; ++i) {
-        if (headers[i].name != rewritten.name || headers[i].text == rewritten.text) continue;
-        cl_program created = createDriverProgram(program, rewritten.text, &err);
-        if (!created) {
-          releaseCreated();
-          return err;
+    auto prepareHeaders = [&](const RewritePlan& plan) -> cl_int {
+      cl_int err = CL_SUCCESS;
+      for (const SourceFile& rewritten : plan.result.headers) {
+        for (cl_uint i = 0; i < num_input_headers; ++i) {
+          if (headers[i].name != rewritten.name || headers[i].text == rewritten.text) continue;
+          cl_program created = createDriverProgram(program, rewritten.text, &err);
+          if (!created) return err;
+          createdHeaders.push_back(created);
+          driverHeaders[i] = created;
         }
-        createdHeaders.push_back(created);
-        driverHeaders[i] = created;
       }
-    }
-    auto record = recordFor(program, plan, options);
-    record->shadow = createDriverProgram(program, plan.result.source, &err);
-    if (!record->shadow) {
-      releaseCreated();
-      return err;
-    }
-    installRecord(program, record);
-    std::unique_ptr<BuildNotification> notification;
-    if (pfn_notify) notification.reset(new BuildNotification{pfn_notify, user_data, program});
-    err = next().clCompileProgram(
-        record->shadow, num_devices, device_list, plan.result.options.c_str(), num_input_headers,
-        num_input_headers ? driverHeaders.data() : nullptr, header_include_names,
-        notification ? notifyWithAppProgram : nullptr, notification.get());
-    if (notification) notification.release();
+      driverHeaderList = num_input_headers ? driverHeaders.data() : nullptr;
+      return CL_SUCCESS;
+    };
+    cl_int err = rewriteAndCall(program, num_devices, device_list, options, headers, pfn_notify,
+                                user_data, prepareHeaders, compile);
     // The driver keeps what it needs of the headers; the layer's references can go.
-    releaseCreated();
+    for (cl_program h : createdHeaders) next().clReleaseProgram(h);
     return err;
   });
 }

@@ -14,6 +14,7 @@
 // works on words, so it is the same for every type of the same width.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -38,6 +39,14 @@ struct ChainType {
   unsigned words;     // 32-bit words per element
 };
 constexpr ChainType kChainTypes[] = {{"uint", 1}, {"float", 1}, {"ulong", 2}, {"float4", 4}};
+
+constexpr unsigned kChainWorkGroup = 256;  // work-items per work-group (CUDA: per block), every flavor
+
+// Work-items of a chain run: enough work-groups to fill every compute unit (SM) several times
+// over, so that launch cost is noise; two work-groups in a smoke run.
+inline std::size_t chainGlobalSize(bool smoke, unsigned computeUnits) {
+  return smoke ? 2 * kChainWorkGroup : static_cast<std::size_t>(computeUnits) * 2048 * 4;
+}
 
 inline unsigned log2u(unsigned v) {
   unsigned r = 0;

@@ -136,6 +136,19 @@ std::string chainSource(ChainFlavor f, const std::vector<ChainOp>& ops,
   return s;
 }
 
+ChainShape chainShape(const Cl& cl, const Options& opt, unsigned iters, Report* r) {
+  ChainShape shape;
+  shape.global = chainGlobalSize(opt.smoke, cl.computeUnits);
+  shape.iters = opt.smoke ? 16 : iters;
+  shape.warmup = warmups(opt, 2);
+  shape.reps = reps(opt, 10);
+  r->config("global_size", static_cast<double>(shape.global));
+  r->config("work_group", kChainWorkGroup);
+  r->config("iters", shape.iters);
+  r->config("reps", shape.reps);
+  return shape;
+}
+
 void timeChain(const Cl& cl, Report* r, const std::string& caseName, const std::string& variant,
                cl_kernel k, ChainOp op, const ChainType& t, unsigned S, const ChainShape& shape) {
   // Inputs are per (global size, words): built once and kept, since every variant of every
@@ -152,13 +165,12 @@ void timeChain(const Cl& cl, Report* r, const std::string& caseName, const std::
   setArg(k, 1, out);
   setArg(k, 2, static_cast<cl_uint>(shape.iters));
   size_t g = shape.global, l = kChainWorkGroup;
-  runOnce(cl, k, 1, &g, &l);
-  std::vector<uint32_t> got(shape.global * t.words);
-  out.read(got.data());
-  std::string bad = chainVerify(op, S, t.words, shape.iters, shape.global, got);
-  if (!bad.empty()) r->note(caseName + " " + variant + ": WRONG RESULT, " + bad);
-  std::vector<double> ms = timeKernel(cl, k, 1, &g, &l, shape.warmup, shape.reps);
-  r->add(caseName, variant, ms, static_cast<double>(shape.global) * shape.iters, 1e9, bad.empty() ? 1 : 0);
+  checkAndTime(cl, r, caseName, variant, k, 1, &g, &l, shape.warmup, shape.reps,
+               static_cast<double>(shape.global) * shape.iters, 1e9, [&] {
+                 std::vector<uint32_t> got(shape.global * t.words);
+                 out.read(got.data());
+                 return chainVerify(op, S, t.words, shape.iters, shape.global, got);
+               });
 }
 
 }  // namespace isgb

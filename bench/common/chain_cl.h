@@ -18,8 +18,6 @@ namespace isgb {
 
 enum class ChainFlavor { Intel, Ptx, Local };
 
-constexpr unsigned kChainWorkGroup = 256;  // work-items per work-group, every flavor
-
 std::string chainKernelName(ChainFlavor f, ChainOp op, const ChainType& t, unsigned S);
 std::string chainSource(ChainFlavor f, const std::vector<ChainOp>& ops,
                         const std::vector<ChainType>& types, const std::vector<unsigned>& sizes);
@@ -29,6 +27,11 @@ struct ChainShape {
   unsigned iters = 0;      // steps per work-item, a multiple of 8
   int warmup = 0, reps = 0;
 };
+
+// The shape of a chain run of `iters` steps per work-item (16 in a smoke run) over
+// chainGlobalSize work-items, 2 warm-ups and 10 repetitions unless the options say otherwise;
+// recorded in the report's config (global_size, work_group, iters, reps).
+ChainShape chainShape(const Cl& cl, const Options& opt, unsigned iters, Report* r);
 
 // Times `k` (a chain kernel of any flavor) and adds it to the report as (caseName, variant);
 // rate = builtin calls per second in G.

@@ -13,23 +13,18 @@ void check(cl_int err, const char* what) {
 
 namespace {
 
-std::string platformString(cl_platform_id p, cl_platform_info what) {
+// A string query of clGetPlatformInfo / clGetDeviceInfo ("" when it fails).
+template <class Object, class Info>
+std::string infoString(cl_int (*get)(Object, Info, size_t, void*, size_t*), Object o, Info what) {
   size_t n = 0;
-  if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  if (get(o, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
   std::string s(n, '\0');
-  clGetPlatformInfo(p, what, n, s.data(), nullptr);
+  get(o, what, n, s.data(), nullptr);
   while (!s.empty() && s.back() == '\0') s.pop_back();
   return s;
 }
-
-std::string deviceString(cl_device_id d, cl_device_info what) {
-  size_t n = 0;
-  if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
-  std::string s(n, '\0');
-  clGetDeviceInfo(d, what, n, s.data(), nullptr);
-  while (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
-}
+std::string platformString(cl_platform_id p, cl_platform_info what) { return infoString(clGetPlatformInfo, p, what); }
+std::string deviceString(cl_device_id d, cl_device_info what) { return infoString(clGetDeviceInfo, d, what); }
 
 std::string env(const char* name) {
   const char* v = std::getenv(name);
@@ -162,6 +157,51 @@ void runOnce(const Cl& cl, cl_kernel k, cl_uint dims, const size_t* global, cons
   check(clEnqueueNDRangeKernel(cl.queue, k, dims, nullptr, global, local, 0, nullptr, nullptr),
         "clEnqueueNDRangeKernel");
   check(clFinish(cl.queue), "clFinish");
+}
+
+void checkAndTime(const Cl& cl, Report* r, const std::string& caseName, const std::string& variant,
+                  cl_kernel k, cl_uint dims, const size_t* global, const size_t* local, int warmup,
+                  int reps, double work, double unit, const std::function<std::string()>& verify) {
+  runOnce(cl, k, dims, global, local);
+  std::string bad = verify();
+  if (!bad.empty()) r->note(caseName + " " + variant + ": WRONG RESULT, " + bad);
+  r->add(caseName, variant, timeKernel(cl, k, dims, global, local, warmup, reps), work, unit,
+         bad.empty() ? 1 : 0);
+}
+
+Programs::~Programs() {
+  for (const Entry& e : entries_)
+    if (e.program) clReleaseProgram(e.program);
+}
+
+void Programs::build(const std::string& variant, const std::string& source,
+                     const std::string& failure, int logLines) {
+  std::string log;
+  cl_program p = buildProgram(cl_, source, "", &log);
+  entries_.push_back({variant, p, p ? std::string() : failure + firstLines(log, logLines)});
+}
+
+void Programs::unavailable(const std::string& variant, const std::string& why) {
+  entries_.push_back({variant, nullptr, why});
+}
+
+void Programs::each(Report* r, const std::string& caseName,
+                    const std::function<void(const std::string&, cl_program)>& run) const {
+  for (const Entry& e : entries_) {
+    if (e.program)
+      run(e.variant, e.program);
+    else
+      r->skip(caseName, e.variant, e.why);
+  }
+}
+
+void buildLayerAndPtx(Programs* p, const Cl& cl, const std::string& intelSource,
+                      const std::function<std::string()>& ptxSource) {
+  p->build(kLayer, intelSource, "the Intel program did not build (is OPENCL_LAYERS set?): ");
+  if (cl.nvidia)
+    p->build("ptx", ptxSource(), "build failed: ");
+  else
+    p->unavailable("ptx", "hand-written inline PTX builds only on NVIDIA");
 }
 
 std::vector<double> timeKernel(const Cl& cl, cl_kernel k, cl_uint dims, const size_t* global,

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -74,15 +75,53 @@ std::vector<double> timeKernel(const Cl& cl, cl_kernel k, cl_uint dims, const si
                                const size_t* local, int warmup, int reps);
 void runOnce(const Cl& cl, cl_kernel k, cl_uint dims, const size_t* global, const size_t* local);
 
+// Every kernel's result is checked once before it is timed (bench/README.md, Method): runs `k`
+// once, asks `verify` what is wrong with the result ("" when it is right; noted as
+// "<case> <variant>: WRONG RESULT, <what>"), then times it and adds it to the report as
+// (caseName, variant) with `work` units per run, counted in `unit`s per second (Report::add).
+// The caller fills the output before and reads it in `verify`.
+void checkAndTime(const Cl& cl, Report* r, const std::string& caseName, const std::string& variant,
+                  cl_kernel k, cl_uint dims, const size_t* global, const size_t* local, int warmup,
+                  int reps, double work, double unit, const std::function<std::string()>& verify);
+
+// The programs of a benchmark's variants, in the order they are run. A variant whose program is
+// missing (did not build, or cannot build on this device) is reported as skipped, with its
+// reason, in every case. Releases the programs.
+class Programs {
+ public:
+  explicit Programs(const Cl& cl) : cl_(cl) {}
+  ~Programs();
+  Programs(const Programs&) = delete;
+  Programs& operator=(const Programs&) = delete;
+  // Builds `source` as `variant`; on failure the reason is `failure` and the build log's first
+  // `logLines` lines.
+  void build(const std::string& variant, const std::string& source, const std::string& failure,
+             int logLines = 3);
+  // `variant` is not built at all here, for `why`.
+  void unavailable(const std::string& variant, const std::string& why);
+  // run(variant, program) for every variant that has a program; the others are skipped in
+  // `caseName`.
+  void each(Report* r, const std::string& caseName,
+            const std::function<void(const std::string&, cl_program)>& run) const;
+
+ private:
+  struct Entry {
+    std::string variant;
+    cl_program program = nullptr;
+    std::string why;
+  };
+  const Cl& cl_;
+  std::vector<Entry> entries_;
+};
+
+// The usual pair: `intelSource` through the layer as variant kLayer and, on NVIDIA, the same
+// algorithm written by hand in inline PTX (`ptxSource`) as variant "ptx".
+void buildLayerAndPtx(Programs* p, const Cl& cl, const std::string& intelSource,
+                      const std::function<std::string()>& ptxSource);
+
 inline double nowMs() {
   using namespace std::chrono;
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
-}
-
-// Default repetitions: the option when given, else `full`, or 2 in smoke mode.
-inline int reps(const Options& o, int full) { return o.reps > 0 ? o.reps : o.smoke ? 2 : full; }
-inline int warmups(const Options& o, int full) {
-  return o.warmup >= 0 ? o.warmup : o.smoke ? 1 : full;
 }
 
 // The variant name of "through the layer" for benchmarks that also run without it.

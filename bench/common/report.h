@@ -39,6 +39,13 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> baselines;
 };
 
+// Default repetitions: the option when given, else `full`, or 2 in smoke mode.
+inline int reps(const Options& o, int full) { return o.reps > 0 ? o.reps : o.smoke ? 2 : full; }
+// Default warm-up launches: the option when given, else `full`, or 1 in smoke mode.
+inline int warmups(const Options& o, int full) {
+  return o.warmup >= 0 ? o.warmup : o.smoke ? 1 : full;
+}
+
 inline void usage(const char* bench) {
   std::printf(
       "usage: %s [--smoke] [--reps N] [--warmup N] [--filter TEXT] [--json FILE] [--md FILE]\n"

@@ -4,21 +4,14 @@
 // checked against the same host model. Built on the GPU machine by run-gpu.sh:
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o cuda_shuffle bench/cuda/shuffle.cu
 // Its JSON feeds bench_shuffle --baseline cuda=FILE (same case names, variant "cuda").
-#include <cuda_runtime.h>
-
 #include "../common/chain.h"
-#include "../common/report.h"
+#include "../common/cuda_bench.h"
 
 using namespace isgb;
 
 namespace {
 
 constexpr unsigned kFull = 0xffffffffu;  // every lane of the warp runs the chain
-constexpr unsigned kBlock = 256;         // the OpenCL work-group size of the same chain
-
-void cudaCheck(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
 
 // One shuffle of any element type: scalars as CUDA overloads them, float4 per component.
 template <class T>
@@ -101,7 +94,7 @@ void runCase(const Run& run, const char* typeName) {
   cudaCheck(cudaMalloc(&out, run.global * words * 4), "cudaMalloc");
   cudaCheck(cudaMemcpy(in, host.data(), host.size() * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
   cudaCheck(cudaMemset(out, 0xef, run.global * words * 4), "cudaMemset");
-  dim3 grid(static_cast<unsigned>(run.global / kBlock)), block(kBlock);
+  dim3 grid(static_cast<unsigned>(run.global / kChainWorkGroup)), block(kChainWorkGroup);
   auto launch = [&] {
     chain<T, S, OP><<<grid, block>>>(static_cast<const T*>(in), static_cast<T*>(out), run.iters);
   };
@@ -111,22 +104,7 @@ void runCase(const Run& run, const char* typeName) {
   cudaCheck(cudaMemcpy(got.data(), out, got.size() * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
   std::string bad = chainVerify(op, S, words, run.iters, run.global, got);
   if (!bad.empty()) run.r->note(name + " cuda: WRONG RESULT, " + bad);
-  for (int i = 0; i < run.warmup; ++i) launch();
-  cudaEvent_t e0, e1;
-  cudaCheck(cudaEventCreate(&e0), "cudaEventCreate");
-  cudaCheck(cudaEventCreate(&e1), "cudaEventCreate");
-  std::vector<double> ms;
-  for (int i = 0; i < run.reps; ++i) {
-    cudaCheck(cudaEventRecord(e0), "cudaEventRecord");
-    launch();
-    cudaCheck(cudaEventRecord(e1), "cudaEventRecord");
-    cudaCheck(cudaEventSynchronize(e1), "cudaEventSynchronize");
-    float t = 0;
-    cudaCheck(cudaEventElapsedTime(&t, e0, e1), "cudaEventElapsedTime");
-    ms.push_back(t);
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
+  std::vector<double> ms = timeCuda(launch, run.warmup, run.reps);
   cudaFree(in);
   cudaFree(out);
   run.r->add(name, "cuda", ms, static_cast<double>(run.global) * run.iters, 1e9, bad.empty() ? 1 : 0);
@@ -153,23 +131,14 @@ void runSize(const Run& run) {
 int main(int argc, char** argv) {
   return runMain(argc, argv, [](const Options& opt) {
     Report r("cuda_shuffle", "CUDA __shfl_*_sync chain (baseline of bench_shuffle)", "G calls/s", opt);
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-      r.note(std::string("CUDA baseline skipped: no CUDA device (") +
-             (e != cudaSuccess ? cudaGetErrorString(e) : "0 devices") + ")");
-      return r.finish();
-    }
     cudaDeviceProp p{};
-    cudaCheck(cudaGetDeviceProperties(&p, 0), "cudaGetDeviceProperties");
+    if (!openCuda(&r, &p)) return r.finish();
     int driver = 0, runtime = 0;
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
-    r.info("device", p.name);
     r.info("cuda", "driver " + std::to_string(driver) + ", runtime " + std::to_string(runtime));
-    Run run{&r, opt.smoke ? 2 * kBlock : static_cast<size_t>(p.multiProcessorCount) * 2048 * 4,
-            opt.smoke ? 16u : 4096u, opt.warmup >= 0 ? opt.warmup : opt.smoke ? 1 : 2,
-            opt.reps > 0 ? opt.reps : opt.smoke ? 2 : 10};
+    Run run{&r, chainGlobalSize(opt.smoke, static_cast<unsigned>(p.multiProcessorCount)),
+            opt.smoke ? 16u : 4096u, warmups(opt, 2), reps(opt, 10)};
     r.config("global_size", static_cast<double>(run.global));
     r.config("iters", run.iters);
     r.config("reps", run.reps);

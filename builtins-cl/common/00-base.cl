@@ -57,3 +57,31 @@
 #define __ISG_MIN_float (-INFINITY)
 #define __ISG_MIN_half ((half)-INFINITY)
 #define __ISG_MIN_double (-(double)INFINITY)
+
+/*
+ * The sub-group layout every strategy shares (and the layer's host queries answer with): Intel
+ * sub-groups are runs of S consecutive linear local ids (x fastest), the last one partial when
+ * the work-group size is not a multiple of S. Each strategy's context starts with these fields.
+ */
+#define __ISG_LAYOUT_FIELDS                                                                        \
+  uint lid;     /* linear local id */                                                              \
+  uint lsize;   /* work-items in this work-group */                                                \
+  uint S;       /* sub-group size the kernel was compiled for (a power of two) */                  \
+  uint sgid;    /* sub-group id */                                                                 \
+  uint sglid;   /* sub-group local id */                                                           \
+  uint sgsize;  /* members of this sub-group (< S only for a partial last one) */                  \
+  uint base;    /* linear local id of this sub-group's member 0 */                                 \
+  uint rounded; /* lsize rounded up to a multiple of S */
+#define __ISG_LAYOUT_INIT(c, SIZE)                                                                 \
+  {                                                                                                \
+    uint __isg_lx = (uint)get_local_size(0), __isg_ly = (uint)get_local_size(1);                   \
+    (c).lid = (uint)get_local_id(0) +                                                              \
+              __isg_lx * ((uint)get_local_id(1) + __isg_ly * (uint)get_local_id(2));               \
+    (c).lsize = __isg_lx * __isg_ly * (uint)get_local_size(2);                                     \
+    (c).S = (SIZE);                                                                                \
+    (c).sgid = (c).lid / (c).S;                                                                    \
+    (c).sglid = (c).lid % (c).S;                                                                   \
+    (c).base = (c).lid - (c).sglid;                                                                \
+    (c).sgsize = min((c).S, (c).lsize - (c).base);                                                 \
+    (c).rounded = ((c).lsize + (c).S - 1u) / (c).S * (c).S;                                        \
+  }

@@ -14,32 +14,17 @@
  */
 
 typedef struct {
-  uint lid;       /* linear local id */
-  uint lsize;     /* work-items in this work-group */
-  uint S;         /* sub-group size the kernel was compiled for */
-  uint sgid;      /* sub-group id */
-  uint sglid;     /* sub-group local id */
-  uint sgsize;    /* members of this sub-group (< S only for a partial last one) */
-  uint base;      /* linear local id of this sub-group's member 0 */
+  __ISG_LAYOUT_FIELDS /* rounded: also the slots per half */
   __local uchar* scratch;
   uint slot;      /* bytes one work-item may exchange at once (power of two) */
-  uint rounded;   /* lsize rounded up to a multiple of S: slots per half */
   uint toggle;    /* which half of the scratch the next exchange uses */
 } __isg_ctx_t;
 
 static inline __isg_ctx_t __isg_ctx_init(__local ulong16* scratch, uint S, uint slot) {
   __isg_ctx_t c;
-  uint lx = (uint)get_local_size(0), ly = (uint)get_local_size(1);
-  c.lid = (uint)get_local_id(0) + lx * ((uint)get_local_id(1) + ly * (uint)get_local_id(2));
-  c.lsize = lx * ly * (uint)get_local_size(2);
-  c.S = S;
-  c.sgid = c.lid / S;
-  c.sglid = c.lid % S;
-  c.base = c.sgid * S;
-  c.sgsize = min(S, c.lsize - c.base);
+  __ISG_LAYOUT_INIT(c, S)
   c.scratch = (__local uchar*)scratch;
   c.slot = slot;
-  c.rounded = (c.lsize + S - 1) / S * S;
   c.toggle = 0;
   return c;
 }

@@ -13,31 +13,23 @@
  */
 
 typedef struct {
-  uint lid;     /* linear local id */
-  uint lsize;   /* work-items in this work-group */
-  uint S;       /* sub-group size the kernel was compiled for: 8, 16 or 32 */
-  uint sgid;    /* sub-group id */
-  uint sglid;   /* sub-group local id */
-  uint sgsize;  /* members of this sub-group (< S only for a partial last one) */
-  uint base;    /* linear local id of this sub-group's member 0 */
-  uint rounded; /* lsize rounded up to a multiple of S */
+  __ISG_LAYOUT_FIELDS /* S: 8, 16 or 32 */
   uint lane0;   /* warp lane of member 0 */
   uint c;       /* shfl.sync's clamp/segment operand for S */
+  uint members; /* warp lanes of this sub-group's members */
 } __isg_ctx_t;
+
+/* Lanes [lane0, lane0 + n) of a warp as a bit mask; n in 1..32. */
+static inline uint __isg_lanes(uint n, uint lane0) {
+  return n == 32u ? 0xffffffffu : ((1u << n) - 1u) << lane0;
+}
 
 static inline __isg_ctx_t __isg_ctx_init(uint S) {
   __isg_ctx_t c;
-  uint lx = (uint)get_local_size(0), ly = (uint)get_local_size(1);
-  c.lid = (uint)get_local_id(0) + lx * ((uint)get_local_id(1) + ly * (uint)get_local_id(2));
-  c.lsize = lx * ly * (uint)get_local_size(2);
-  c.S = S;
-  c.sgid = c.lid / S;
-  c.sglid = c.lid & (S - 1u);
-  c.base = c.lid - c.sglid;
-  c.sgsize = min(S, c.lsize - c.base);
-  c.rounded = (c.lsize + S - 1u) / S * S;
+  __ISG_LAYOUT_INIT(c, S)
   c.lane0 = c.base & 31u;
   c.c = ((32u - S) << 8) | 0x1fu;
+  c.members = __isg_lanes(c.sgsize, c.lane0);
   return c;
 }
 
@@ -51,45 +43,59 @@ static inline uint __isg_activemask(void) {
   return m;
 }
 
-/* One 32-bit shuffle; `src` is a sub-group local id (taken modulo S by the segment mask). */
-static inline uint __isg_shfl_idx(__isg_ctx_t* ctx, uint v, uint src) {
+/*
+ * 32-bit shuffles; `mask` is the member mask, always the lanes active at that point
+ * (activemask, read once per builtin call). Measured on sm_90 (SASS): ptxas trusts an
+ * activemask result (or the constant full mask in converged code) and emits the bare SHFL or
+ * REDUX; any other mask, e.g. this sub-group's own lanes, which differ between the segments of a
+ * warp, costs a convergence test per loop (MATCH.ANY, REDUX.OR) and, when the segments' masks
+ * differ, a serialised WARPSYNC.COLLECTIVE path: 2x slower. activemask is exact for shuffles
+ * (which only some members may reach: the spec allows it) and for collectives (every member
+ * reaches them). Branching to use the full mask where it is known to be exact costs more than
+ * it saves: the branch stops independent collectives from overlapping.
+ * `src` is a sub-group local id (taken modulo S by the segment mask).
+ */
+#define __ISG_SHFL(mode, r, v, b, c, mask)                                                         \
+  __asm__ volatile("shfl.sync." #mode ".b32 %0, %1, %2, %3, %4;"                                   \
+                   : "=r"(r) : "r"(v), "r"(b), "r"(c), "r"(mask))
+static inline uint __isg_shfl_idx(__isg_ctx_t* ctx, uint v, uint src, uint mask) {
   uint r;
-  __asm__ volatile("shfl.sync.idx.b32 %0, %1, %2, %3, %4;"
-                   : "=r"(r) : "r"(v), "r"(src), "r"(ctx->c), "r"(__isg_activemask()));
+  __ISG_SHFL(idx, r, v, src, ctx->c, mask);
+  return r;
+}
+static inline uint __isg_shfl_bfly(__isg_ctx_t* ctx, uint v, uint lanemask, uint mask) {
+  uint r;
+  __ISG_SHFL(bfly, r, v, lanemask, ctx->c, mask);
+  return r;
+}
+/* Lane sglid - delta of the same sub-group, or this lane's own value below member 0. */
+static inline uint __isg_shfl_up(__isg_ctx_t* ctx, uint v, uint delta, uint mask) {
+  uint r;
+  __ISG_SHFL(up, r, v, delta, ctx->c & 0xff00u, mask);
   return r;
 }
 
-static inline uint __isg_shfl_bfly(__isg_ctx_t* ctx, uint v, uint lanemask) {
-  uint r;
-  __asm__ volatile("shfl.sync.bfly.b32 %0, %1, %2, %3, %4;"
-                   : "=r"(r) : "r"(v), "r"(lanemask), "r"(ctx->c), "r"(__isg_activemask()));
-  return r;
-}
-
-/* Lanes of this sub-group, as a bit mask over the warp. */
-static inline uint __isg_segment_bits(__isg_ctx_t* ctx) {
-  return (ctx->S == 32u ? 0xffffffffu : ((1u << ctx->S) - 1u)) << ctx->lane0;
-}
-
-static inline uint __isg_ballot(int predicate) {
+/* The members' predicates as bits over the warp (a collective: every member takes part). */
+static inline uint __isg_ballot(__isg_ctx_t* ctx, int predicate) {
   uint r;
   __asm__ volatile("{ .reg .pred p; setp.ne.s32 p, %1, 0; vote.sync.ballot.b32 %0, p, %2; }"
                    : "=r"(r) : "r"(predicate), "r"(__isg_activemask()));
-  return r;
+  return r & ctx->members;
 }
 
 /*
  * Any gentype moves as its 32-bit words: a union gives the words whether T is a scalar, a vector
  * or a 3-vector, and the compiler keeps it in registers. Types narrower than a word travel in
- * the low bytes of one word. `prim` is one of the 32-bit primitives above.
+ * the low bytes of one word. `prim` is one of the 32-bit primitives above; the trailing
+ * arguments are its own.
  */
 #define __ISG_WORDS(s, w) ((sizeof(s) * (w) + 3) / 4)
-#define __ISG_XFER(T, s, w, dst, value, prim, arg)                                                 \
+#define __ISG_XFER(T, s, w, dst, value, prim, ...)                                                 \
   {                                                                                                \
     union { T v; uint u[__ISG_WORDS(s, w)]; } __isg_in, __isg_out;                                 \
     __isg_in.v = (value);                                                                          \
     for (uint __isg_k = 0; __isg_k < __ISG_WORDS(s, w); ++__isg_k)                                 \
-      __isg_out.u[__isg_k] = prim(ctx, __isg_in.u[__isg_k], (arg));                                \
+      __isg_out.u[__isg_k] = prim(ctx, __isg_in.u[__isg_k], __VA_ARGS__);                          \
     (dst) = __isg_out.v;                                                                           \
   }
 

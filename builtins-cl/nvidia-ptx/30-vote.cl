@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* sub_group_all / sub_group_any: one warp ballot, read over this sub-group's lanes only. */
+/* sub_group_all / sub_group_any: one ballot over this sub-group's members. */
 #ifdef ISG_NEED_vote
 
 __ISG_OVL int __isg_sub_group_all(__isg_ctx_t* ctx, int predicate) {
-  uint members = __isg_segment_bits(ctx) & __isg_activemask();
-  return (__isg_ballot(predicate) & members) == members;
+  return __isg_ballot(ctx, predicate) == ctx->members;
 }
 __ISG_OVL int __isg_sub_group_any(__isg_ctx_t* ctx, int predicate) {
-  return (__isg_ballot(predicate) & __isg_segment_bits(ctx)) != 0u;
+  return __isg_ballot(ctx, predicate) != 0u;
 }
 
 #endif

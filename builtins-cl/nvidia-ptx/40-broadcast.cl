@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* sub_group_broadcast: one indexed shuffle per word. */
+/* sub_group_broadcast: one indexed shuffle per word, over the members (a collective). */
 #ifdef ISG_NEED_broadcast
 
 #define __ISG_BROADCAST_BODY(name, T, s, w, req)                                                   \
   ISG_REQ_##req(__ISG_OVL T __isg_##name(__isg_ctx_t* ctx, T x, uint id) {                         \
     T r;                                                                                           \
-    __ISG_XFER(T, s, w, r, x, __isg_shfl_idx, id)                                                  \
+    uint mask = __isg_activemask();                                                                \
+    __ISG_XFER(T, s, w, r, x, __isg_shfl_idx, id, mask)                                            \
     return r;                                                                                      \
   })
 

@@ -1,9 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sub_group_reduce_<op>. A full sub-group folds with log2(S) butterfly shuffles and every lane
- * ends with the result. A partial last sub-group has lanes that do not exist, whose butterfly
- * partners would be missing, so it folds down a tree towards member 0 (a missing partner is the
- * operation's identity, i.e. skipped) and broadcasts: one shuffle more, only there.
+ * sub_group_reduce_<op>. On sm_80+ a sub-group that is the whole warp (S = 32) reduces integers
+ * of 32 bits or fewer with one redux.sync (8- and 16-bit values widened, which keeps add's
+ * wrap-around after truncation and min/max exact). redux has no segments: smaller sub-groups
+ * would need their own lanes as its mask, which ptxas serialises (see 05-context.cl).
+ *
+ * Otherwise a butterfly from the smallest offset up, written so that it needs no branch for a
+ * partial last sub-group (a branch per call would stop independent reductions from
+ * overlapping): after the step with offset o, every lane of each aligned block of 2o lanes
+ * holds the reduction of the block's existing members. At step o a lane's partner block starts
+ * at `start`; if the partner lane itself does not exist but the block does, the block's first
+ * lane holds the same value; if the whole block is missing it contributes nothing (the lane
+ * reads itself: min/max absorb that, add skips it). In a full
+ * sub-group this is the plain butterfly: log2(S) shuffles, every lane ends with the result.
  */
 #if defined(ISG_NEED_reduce) || defined(ISG_NEED_scan)
 #define __ISG_OP_add(a, b) ((a) + (b))
@@ -13,22 +22,83 @@
 
 #ifdef ISG_NEED_reduce
 
+#if defined(__ISG_NV_SM) && __ISG_NV_SM >= 80
+#define __ISG_REDUX_FN(op, W, ptx)                                                                 \
+  static inline W __isg_redux_##op##_##ptx(W x, uint mask) {                                       \
+    W r;                                                                                           \
+    __asm__ volatile("redux.sync." #op "." #ptx " %0, %1, %2;" : "=r"(r) : "r"(x), "r"(mask));     \
+    return r;                                                                                      \
+  }
+__ISG_REDUX_FN(add, uint, u32)
+__ISG_REDUX_FN(min, uint, u32)
+__ISG_REDUX_FN(max, uint, u32)
+__ISG_REDUX_FN(add, int, s32)
+__ISG_REDUX_FN(min, int, s32)
+__ISG_REDUX_FN(max, int, s32)
+#undef __ISG_REDUX_FN
+/* Which scalar types reduce through redux, and how they widen to 32 bits. */
+#define __ISG_REDUX_char(op, x, m) __isg_redux_##op##_s32((int)(x), m)
+#define __ISG_REDUX_short(op, x, m) __isg_redux_##op##_s32((int)(x), m)
+#define __ISG_REDUX_int(op, x, m) __isg_redux_##op##_s32(x, m)
+#define __ISG_REDUX_uchar(op, x, m) __isg_redux_##op##_u32((uint)(x), m)
+#define __ISG_REDUX_ushort(op, x, m) __isg_redux_##op##_u32((uint)(x), m)
+#define __ISG_REDUX_uint(op, x, m) __isg_redux_##op##_u32(x, m)
+#define __ISG_IF_REDUX_char(...) __VA_ARGS__
+#define __ISG_IF_REDUX_uchar(...) __VA_ARGS__
+#define __ISG_IF_REDUX_short(...) __VA_ARGS__
+#define __ISG_IF_REDUX_ushort(...) __VA_ARGS__
+#define __ISG_IF_REDUX_int(...) __VA_ARGS__
+#define __ISG_IF_REDUX_uint(...) __VA_ARGS__
+#else
+/* Before sm_80 every type takes the shuffles. */
+#define __ISG_IF_REDUX_char(...)
+#define __ISG_IF_REDUX_uchar(...)
+#define __ISG_IF_REDUX_short(...)
+#define __ISG_IF_REDUX_ushort(...)
+#define __ISG_IF_REDUX_int(...)
+#define __ISG_IF_REDUX_uint(...)
+#endif
+#define __ISG_IF_REDUX_long(...)
+#define __ISG_IF_REDUX_ulong(...)
+#define __ISG_IF_REDUX_float(...)
+#define __ISG_IF_REDUX_half(...)
+#define __ISG_IF_REDUX_double(...)
+#define __ISG_IF_REDUX(s, ...) __ISG_IF_REDUX_##s(__VA_ARGS__)
+
+/* Folding the partner block's value in; `present` is false when that block has no member. A
+ * missing block's src is the lane itself, which min and max absorb with no test. add must skip
+ * it: integers multiply by 0 or 1 (one IMAD), floating point takes a predicated add (a select
+ * or a multiply would cost more, or turn an infinity into a NaN). Measured on sm_90. */
+#define __ISG_REDUCE_COMBINE_add(T, s, x, y, present) __ISG_ADD_IF_##s(T, x, y, present)
+#define __ISG_REDUCE_COMBINE_min(T, s, x, y, present) x = (T)min(x, y);
+#define __ISG_REDUCE_COMBINE_max(T, s, x, y, present) x = (T)max(x, y);
+#define __ISG_ADD_IF_INT(T, x, y, present) x = (T)(x + y * (T)(present));
+#define __ISG_ADD_IF_FP(T, x, y, present)                                                          \
+  if (present) x = (T)(x + y);
+#define __ISG_ADD_IF_char __ISG_ADD_IF_INT
+#define __ISG_ADD_IF_uchar __ISG_ADD_IF_INT
+#define __ISG_ADD_IF_short __ISG_ADD_IF_INT
+#define __ISG_ADD_IF_ushort __ISG_ADD_IF_INT
+#define __ISG_ADD_IF_int __ISG_ADD_IF_INT
+#define __ISG_ADD_IF_uint __ISG_ADD_IF_INT
+#define __ISG_ADD_IF_long __ISG_ADD_IF_INT
+#define __ISG_ADD_IF_ulong __ISG_ADD_IF_INT
+#define __ISG_ADD_IF_float __ISG_ADD_IF_FP
+#define __ISG_ADD_IF_half __ISG_ADD_IF_FP
+#define __ISG_ADD_IF_double __ISG_ADD_IF_FP
+
 #define __ISG_REDUCE_BODY(name, op, T, s, w, req)                                                  \
   ISG_REQ_##req(__ISG_OVL T __isg_##name(__isg_ctx_t* ctx, T x) {                                  \
-    T y;                                                                                           \
-    if (ctx->sgsize == ctx->S) {                                                                   \
-      for (uint o = ctx->S >> 1; o > 0u; o >>= 1) {                                                \
-        __ISG_XFER(T, s, w, y, x, __isg_shfl_bfly, o)                                              \
-        x = (T)__ISG_OP_##op(x, y);                                                                \
-      }                                                                                            \
-      return x;                                                                                    \
+    const uint mask = __isg_activemask();                                                          \
+    __ISG_IF_REDUX(s, if (ctx->S == 32u) return (T)__ISG_REDUX_##s(op, x, mask);)                  \
+    for (uint o = 1u; o < ctx->S; o <<= 1) {                                                       \
+      uint partner = ctx->sglid ^ o, start = partner & ~(o - 1u);                                  \
+      uint src = partner < ctx->sgsize ? partner : start < ctx->sgsize ? start : ctx->sglid;       \
+      T y;                                                                                         \
+      __ISG_XFER(T, s, w, y, x, __isg_shfl_idx, src, mask)                                         \
+      __ISG_REDUCE_COMBINE_##op(T, s, x, y, start < ctx->sgsize)                                      \
     }                                                                                              \
-    for (uint o = ctx->S >> 1; o > 0u; o >>= 1) {                                                  \
-      __ISG_XFER(T, s, w, y, x, __isg_shfl_idx, ctx->sglid + o)                                    \
-      if (ctx->sglid + o < ctx->sgsize) x = (T)__ISG_OP_##op(x, y);                                \
-    }                                                                                              \
-    __ISG_XFER(T, s, w, y, x, __isg_shfl_idx, 0u)                                                  \
-    return y;                                                                                      \
+    return x;                                                                                      \
   })
 
 #define __ISG_DEF_sub_group_reduce_add(T, s, w, req) __ISG_REDUCE_BODY(sub_group_reduce_add, add, T, s, w, req)

@@ -1,28 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sub_group_scan_{inclusive,exclusive}_<op>: Hillis-Steele over log2(S) shuffles. Every read
- * goes to a lower lane, and lower lanes always exist, so a partial last sub-group needs no
- * special case. The exclusive scan shifts the inclusive one up by one lane.
+ * sub_group_scan_{inclusive,exclusive}_<op>: Hillis-Steele over log2(S) shfl.up (the CUDA idiom).
+ * Every read goes to a lower lane, and lower lanes always exist, so a partial last sub-group
+ * needs no special case. The exclusive scan shifts the inclusive one up by one lane.
  */
 #ifdef ISG_NEED_scan
 
 #define __ISG_SCAN_INCLUSIVE(T, s, w, op)                                                          \
   for (uint o = 1; o < ctx->S; o <<= 1) {                                                          \
     T y;                                                                                           \
-    __ISG_XFER(T, s, w, y, x, __isg_shfl_idx, ctx->sglid - o)                                      \
+    __ISG_XFER(T, s, w, y, x, __isg_shfl_up, o, mask)                                              \
     if (ctx->sglid >= o) x = (T)__ISG_OP_##op(x, y);                                               \
   }
 
 #define __ISG_SCAN_IN_BODY(name, op, T, s, w, req)                                                 \
   ISG_REQ_##req(__ISG_OVL T __isg_##name(__isg_ctx_t* ctx, T x) {                                  \
+    uint mask = __isg_activemask();                                                                \
     __ISG_SCAN_INCLUSIVE(T, s, w, op)                                                              \
     return x;                                                                                      \
   })
 #define __ISG_SCAN_EX_BODY(name, op, identity, T, s, w, req)                                       \
   ISG_REQ_##req(__ISG_OVL T __isg_##name(__isg_ctx_t* ctx, T x) {                                  \
-    __ISG_SCAN_INCLUSIVE(T, s, w, op)                                                              \
     T y;                                                                                           \
-    __ISG_XFER(T, s, w, y, x, __isg_shfl_idx, ctx->sglid - 1u)                                     \
+    uint mask = __isg_activemask();                                                                \
+    __ISG_SCAN_INCLUSIVE(T, s, w, op)                                                              \
+    __ISG_XFER(T, s, w, y, x, __isg_shfl_up, 1u, mask)                                             \
     return ctx->sglid == 0u ? (T)(identity) : y;                                                   \
   })
 

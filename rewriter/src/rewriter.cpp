@@ -239,6 +239,16 @@ std::vector<const detail::EmbeddedFile*> libraryFiles(const DeviceTraits& traits
 std::string buildPrelude(const DeviceTraits& traits, const detail::Analysis& a) {
   std::string p;
   for (const std::string& f : a.families) p += "#define ISG_NEED_" + f + " 1\n";
+  if (traits.strategy == Strategy::Khr) {
+    // One S for every kernel that calls a builtin: the khr library uses it as a constant.
+    std::vector<unsigned> sizes;
+    for (const KernelManifest& k : a.kernels)
+      if (!k.families.empty() && std::find(sizes.begin(), sizes.end(), k.subGroupSize) == sizes.end())
+        sizes.push_back(k.subGroupSize);
+    if (sizes.size() == 1) p += "#define __ISG_KHR_ONLY_S " + std::to_string(sizes[0]) + "u\n";
+  }
+  if (traits.strategy == Strategy::NvidiaPtx && traits.nvidiaComputeCapability != 0)
+    p += "#define __ISG_NV_SM " + std::to_string(traits.nvidiaComputeCapability) + "\n";
   if (traits.strategy == Strategy::Khr && traits.khrTestDouble) {
     p += "#define __ISG_KHR_REFERENCE_SIZE " + std::to_string(traits.nativeSubGroupSize) + "u\n";
     if (!traits.khrTestMinimal) p += "#define __ISG_KHR_REFERENCE_OPTIONAL 1\n";
@@ -364,6 +374,7 @@ Key cacheKey(const RewriteInput& in) {
                        std::to_string(t.fp64) + std::to_string(t.images) + "|" +
                        std::to_string(t.openclCVersion) + "|" +
                        std::to_string(t.nativeSubGroupSize) + "|" +
+                       std::to_string(t.nvidiaComputeCapability) + "|" +
                        std::to_string(t.khrTestDouble) + std::to_string(t.khrTestMinimal) + "|";
   for (unsigned s : t.supportedSubGroupSizes) traits += std::to_string(s) + ",";
   field(traits);

@@ -102,4 +102,29 @@ inline cl_program buildProgram(const std::string& src, const std::string& option
   return p;
 }
 
+// Sets arguments 0, 1, ... of `k` to `args`, each by value with its own size (cl_mem, cl_uint,
+// ...). Fails the test on an error: call it inside ASSERT_NO_FATAL_FAILURE.
+template <class... Args>
+void setKernelArgs(cl_kernel k, const Args&... args) {
+  cl_uint index = 0;
+  auto set = [&](const void* value, size_t size) {
+    cl_int err = clSetKernelArg(k, index, size, value);
+    ASSERT_EQ(err, CL_SUCCESS) << "clSetKernelArg(" << index << ")";
+    ++index;
+  };
+  (set(&args, sizeof args), ...);
+}
+
+// What the application sees of kernel `k`: `args` arguments and, when given, `owner` as its
+// program (the application's handle, never one the layer made).
+inline void expectKernelInfo(cl_kernel k, cl_uint args, cl_program owner = nullptr) {
+  cl_uint n = 0;
+  ISG_CL_CHECK(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr));
+  EXPECT_EQ(n, args);
+  if (!owner) return;
+  cl_program p = nullptr;
+  ISG_CL_CHECK(clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof p, &p, nullptr));
+  EXPECT_EQ(p, owner);
+}
+
 }  // namespace isgtest

@@ -31,6 +31,7 @@ using isg::capture::Case;
 using isgtest::env;
 
 std::string g_self;     // this executable, for helper processes
+std::string g_replay;   // isg-replay: beside this executable when copied there, else the build's
 std::string g_caseDir;  // ISG_CAPTURE_DIR of this process
 
 // ---- processes ---------------------------------------------------------------------------------
@@ -87,7 +88,7 @@ ProcessResult runProcess(const std::vector<std::string>& argv,
 // must not capture itself, so the capture controls are removed from its environment.
 ProcessResult replay(const std::string& caseDir, std::vector<std::string> options = {},
                      bool withLayer = true) {
-  std::vector<std::string> argv = {ISG_REPLAY_PATH, caseDir};
+  std::vector<std::string> argv = {g_replay, caseDir};
   if (const char* platform = std::getenv("ISG_TEST_PLATFORM")) {
     argv.push_back("--platform");
     argv.push_back(platform);
@@ -594,9 +595,13 @@ TEST(Capture, FailureToCaptureIsLoggedNotRaised) {
 
 int main(int argc, char** argv) {
   g_self = fs::canonical("/proc/self/exe").string();
+  // Found relative to this executable first, so a copy of the two runs anywhere (no build tree).
+  const fs::path beside = fs::path(g_self).parent_path() / "isg-replay";
+  g_replay = fs::exists(beside) ? beside.string() : std::string(ISG_REPLAY_PATH);
   if (const char* mode = std::getenv("ISG_COMPARE_HELPER")) return runHelper(mode);
-  // One directory per process (CTest runs each test in its own), removed when all passed.
-  g_caseDir = std::string(ISG_COMPARE_WORK_DIR) + "/cases-" + std::to_string(getpid());
+  // One directory per process (CTest runs each test in its own), beside this executable (in the
+  // build, its build folder), removed when all passed.
+  g_caseDir = (fs::path(g_self).parent_path() / ("cases-" + std::to_string(getpid()))).string();
   fs::remove_all(g_caseDir);
   setenv("ISG_CAPTURE_DIR", g_caseDir.c_str(), 1);
   setenv("ISG_CAPTURE_MAX", "0", 1);

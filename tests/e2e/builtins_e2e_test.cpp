@@ -537,11 +537,7 @@ void runFamilyChunk(const std::string& name, unsigned S, const std::vector<Case>
     bout.m = makeBuffer(out.size(), out.data());
     bidx.m = makeBuffer(idx.size() * 4, idx.data());
     cl_uint st = cl_uint(stride), nn = cl_uint(n);
-    ISG_CL_CHECK(clSetKernelArg(k.k, 0, sizeof(cl_mem), &bin.m));
-    ISG_CL_CHECK(clSetKernelArg(k.k, 1, sizeof(cl_mem), &bout.m));
-    ISG_CL_CHECK(clSetKernelArg(k.k, 2, sizeof(cl_mem), &bidx.m));
-    ISG_CL_CHECK(clSetKernelArg(k.k, 3, sizeof(cl_uint), &st));
-    ISG_CL_CHECK(clSetKernelArg(k.k, 4, sizeof(cl_uint), &nn));
+    ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, bin.m, bout.m, bidx.m, st, nn));
     ASSERT_NO_FATAL_FAILURE(run(k.k, l, 5, S, slot));
     ASSERT_NO_FATAL_FAILURE(readBuffer(bout.m, out.data(), out.size()));
     for (size_t ci = 0; ci < cases.size(); ++ci) {
@@ -637,10 +633,7 @@ TEST_P(BlockBuffer, MatchesReferenceModel) {
     bout.m = makeBuffer(out.size(), out.data());
     bout2.m = makeBuffer(out2.size(), out2.data());
     cl_uint st = cl_uint(stride);
-    ISG_CL_CHECK(clSetKernelArg(k.k, 0, sizeof(cl_mem), &bin.m));
-    ISG_CL_CHECK(clSetKernelArg(k.k, 1, sizeof(cl_mem), &bout.m));
-    ISG_CL_CHECK(clSetKernelArg(k.k, 2, sizeof(cl_mem), &bout2.m));
-    ISG_CL_CHECK(clSetKernelArg(k.k, 3, sizeof(cl_uint), &st));
+    ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, bin.m, bout.m, bout2.m, st));
     ASSERT_NO_FATAL_FAILURE(run(k.k, l, 4, S, 0));
     ASSERT_NO_FATAL_FAILURE(readBuffer(bout.m, out.data(), out.size()));
     ASSERT_NO_FATAL_FAILURE(readBuffer(bout2.m, out2.data(), out2.size()));
@@ -881,9 +874,7 @@ TEST_P(BlockImage, MatchesReferenceModel) {
         bc.m = makeBuffer(rc.size() * 4, rc.data());
         std::vector<uint8_t> out(n * layout.bytesPerItem, 0);
         bo.m = makeBuffer(out.size(), out.data());
-        ISG_CL_CHECK(clSetKernelArg(kr.k, 0, sizeof(cl_mem), &im.m));
-        ISG_CL_CHECK(clSetKernelArg(kr.k, 1, sizeof(cl_mem), &bc.m));
-        ISG_CL_CHECK(clSetKernelArg(kr.k, 2, sizeof(cl_mem), &bo.m));
+        ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(kr.k, im.m, bc.m, bo.m));
         ASSERT_NO_FATAL_FAILURE(run(kr.k, l, 3, S, 0));
         ASSERT_NO_FATAL_FAILURE(readBuffer(bo.m, out.data(), out.size()));
         for (size_t i = 0; i < rows.size(); ++i) {
@@ -937,10 +928,7 @@ TEST_P(BlockImage, MatchesReferenceModel) {
         bc.m = makeBuffer(wc.size() * 4, wc.data());
         bd.m = makeBuffer(data.size(), data.data());
         cl_uint which = cl_uint(i);
-        ISG_CL_CHECK(clSetKernelArg(kw.k, 0, sizeof(cl_mem), &im.m));
-        ISG_CL_CHECK(clSetKernelArg(kw.k, 1, sizeof(cl_mem), &bc.m));
-        ISG_CL_CHECK(clSetKernelArg(kw.k, 2, sizeof(cl_mem), &bd.m));
-        ISG_CL_CHECK(clSetKernelArg(kw.k, 3, sizeof(cl_uint), &which));
+        ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(kw.k, im.m, bc.m, bd.m, which));
         ASSERT_NO_FATAL_FAILURE(run(kw.k, l, 4, S, 0));
         isgref::RawImage got = wimg, want = wimg;
         size_t origin[3] = {0, 0, 0}, region[3] = {wimg.width, wimg.height, 1};

@@ -60,12 +60,7 @@ TEST(CompileLink, HeaderHelperWithBuiltinRunsAfterLink) {
 
   cl_kernel k = clCreateKernel(linked, "rotate_lanes", &err);
   ASSERT_EQ(err, CL_SUCCESS);
-  cl_uint args = 0;
-  ISG_CL_CHECK(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr));
-  EXPECT_EQ(args, 2u);
-  cl_program owner = nullptr;
-  ISG_CL_CHECK(clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof owner, &owner, nullptr));
-  EXPECT_EQ(owner, linked);
+  ASSERT_NO_FATAL_FAILURE(isgtest::expectKernelInfo(k, 2u, linked));
   size_t S = 0, local = 64;
   ISG_CL_CHECK(clGetKernelSubGroupInfo(k, env().device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
                                        sizeof local, &local, sizeof S, &S, nullptr));

@@ -113,12 +113,7 @@ TEST_F(KernelObjects, CloneKeepsTheApplicationsView) {
   isgtest::runIntKernel(kernel_, in, &out, 64, 32);  // leaves its arguments set
   cl_kernel clone = clCloneKernel(kernel_, &err);
   ASSERT_EQ(err, CL_SUCCESS);
-  cl_uint args = 0;
-  ISG_CL_CHECK(clGetKernelInfo(clone, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr));
-  EXPECT_EQ(args, 2u);
-  cl_program owner = nullptr;
-  ISG_CL_CHECK(clGetKernelInfo(clone, CL_KERNEL_PROGRAM, sizeof owner, &owner, nullptr));
-  EXPECT_EQ(owner, program_);
+  ASSERT_NO_FATAL_FAILURE(isgtest::expectKernelInfo(clone, 2u, program_));
   EXPECT_EQ(clSetKernelArg(clone, 2, 64, nullptr), CL_INVALID_ARG_INDEX);
   size_t S = 0, local = 32;
   ISG_CL_CHECK(clGetKernelSubGroupInfo(clone, env().device,

@@ -36,12 +36,7 @@ TEST(PassThrough, PlainProgramKeepsSourceAndComputes) {
   cl_int err = CL_SUCCESS;
   cl_kernel k = clCreateKernel(p, "scale", &err);
   ASSERT_EQ(err, CL_SUCCESS);
-  cl_uint args = 0;
-  ISG_CL_CHECK(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr));
-  EXPECT_EQ(args, 2u);
-  cl_program owner = nullptr;
-  ISG_CL_CHECK(clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof owner, &owner, nullptr));
-  EXPECT_EQ(owner, p);
+  ASSERT_NO_FATAL_FAILURE(isgtest::expectKernelInfo(k, 2u, p));
 
   const size_t n = 1000;
   std::vector<cl_int> in = isgtest::iota(n), out;

@@ -62,9 +62,7 @@ TEST(NvidiaPtx, BinaryUsesWarpInstructionsAndNoScratch) {
   cl_int err = CL_SUCCESS;
   cl_kernel k = clCreateKernel(p, "k", &err);
   ASSERT_EQ(err, CL_SUCCESS);
-  cl_uint args = 0;
-  ISG_CL_CHECK(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr));
-  EXPECT_EQ(args, 2u);
+  ASSERT_NO_FATAL_FAILURE(isgtest::expectKernelInfo(k, 2u));
   clReleaseKernel(k);
   clReleaseProgram(p);
 }

@@ -59,6 +59,13 @@ std::size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), 
 #define EXPECT_REWRITTEN(r) \
   ASSERT_EQ((r).status, Status::Rewritten) << (r).log
 
+// `r` is an error whose log contains `text`.
+#define EXPECT_REWRITE_ERROR(r, text)                            \
+  do {                                                           \
+    ASSERT_EQ((r).status, Status::Error) << (r).log;             \
+    EXPECT_NE((r).log.find(text), std::string::npos) << (r).log; \
+  } while (0)
+
 // ---- pass-through --------------------------------------------------------------------------
 
 TEST(PassThrough, PlainProgram) {
@@ -215,9 +222,7 @@ TEST(Rewrite, MacroSharedByPlainAndThreadedHelpersIsAnError) {
       "int b(int v) { return v; }\n"
       "#define CALL(f, x) f(x)\n"
       "kernel void k(global int* o) { o[0] = CALL(a, o[1]) + CALL(b, o[2]); }\n");
-  ASSERT_EQ(r.status, Status::Error);
-  EXPECT_NE(r.log.find("cannot pass the sub-group context through this macro"), std::string::npos)
-      << r.log;
+  EXPECT_REWRITE_ERROR(r, "cannot pass the sub-group context through this macro");
 }
 
 TEST(Rewrite, TwoKernelsWithRequiredSizes) {
@@ -290,10 +295,7 @@ TEST(Rewrite, HelperInDiskHeaderIsAnError) {
   std::fclose(f);
   auto r = rewrite("#include \"disk.h\"\nkernel void k(global uint* o) { o[lane()] = 1; }\n",
                    "-I " + dir);
-  ASSERT_EQ(r.status, Status::Error);
-  EXPECT_NE(r.log.find(dir + "/disk.h:1:6: error: cannot rewrite the declaration of 'lane'"),
-            std::string::npos)
-      << r.log;
+  EXPECT_REWRITE_ERROR(r, dir + "/disk.h:1:6: error: cannot rewrite the declaration of 'lane'");
 }
 
 TEST(Rewrite, PragmaLinesAreBlanked) {
@@ -405,21 +407,15 @@ TEST(Rewrite, BlockImageAccessQualifiers) {
       "kernel void k(write_only image2d_t w, global uchar* o) {\n"
       "  o[0] = intel_sub_group_block_read_uc(w, (int2)(0, 0));\n"
       "}\n");
-  ASSERT_EQ(readFromWriteOnly.status, Status::Error);
-  EXPECT_NE(readFromWriteOnly.log.find("<source>:2:10: error: no matching function for call to "
-                                       "'intel_sub_group_block_read_uc'"),
-            std::string::npos)
-      << readFromWriteOnly.log;
+  EXPECT_REWRITE_ERROR(readFromWriteOnly, "<source>:2:10: error: no matching function for call to "
+                                          "'intel_sub_group_block_read_uc'");
 
   auto writeToReadOnly = rewrite(
       "kernel void k(read_only image2d_t r) {\n"
       "  intel_sub_group_block_write(r, (int2)(0, 0), 1u);\n"
       "}\n");
-  ASSERT_EQ(writeToReadOnly.status, Status::Error);
-  EXPECT_NE(writeToReadOnly.log.find("<source>:2:3: error: no matching function for call to "
-                                     "'intel_sub_group_block_write'"),
-            std::string::npos)
-      << writeToReadOnly.log;
+  EXPECT_REWRITE_ERROR(writeToReadOnly, "<source>:2:3: error: no matching function for call to "
+                                        "'intel_sub_group_block_write'");
 }
 
 // cl_intel_subgroups_short/_char/_long: the 8/16-bit collectives and shuffles and the _us/_uc/_ul
@@ -582,11 +578,8 @@ TEST(Errors, ShuffleOfStruct) {
   auto r = rewrite(
       "struct S { int a; };\n"
       "kernel void k(global struct S* o) { o[0] = intel_sub_group_shuffle(o[0], 1u); }\n");
-  ASSERT_EQ(r.status, Status::Error);
-  EXPECT_NE(r.log.find("<source>:2:44: error: no matching function for call to "
-                       "'intel_sub_group_shuffle'"),
-            std::string::npos)
-      << r.log;
+  EXPECT_REWRITE_ERROR(r, "<source>:2:44: error: no matching function for call to "
+                          "'intel_sub_group_shuffle'");
   // The candidate list points into the rewriter's own declarations; users need none of it.
   EXPECT_EQ(r.log.find("candidate"), std::string::npos) << r.log;
 }
@@ -594,8 +587,7 @@ TEST(Errors, ShuffleOfStruct) {
 TEST(Errors, ErrorInHeaderNamesTheHeader) {
   auto r = rewrite("#include \"a.h\"\nkernel void k(global uint* o) { o[0] = lane(); }\n", "",
                    {{"a.h", "uint lane(void) { return get_sub_group_local_id() }\n"}});
-  ASSERT_EQ(r.status, Status::Error);
-  EXPECT_NE(r.log.find("a.h:1:50: error: expected ';'"), std::string::npos) << r.log;
+  EXPECT_REWRITE_ERROR(r, "a.h:1:50: error: expected ';'");
   EXPECT_NE(r.log.find("In file included from <source>:1:"), std::string::npos) << r.log;
 }
 

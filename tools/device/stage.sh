@@ -9,7 +9,7 @@ build=${1:-build}
 out=${2:-.gpu}
 rm -rf "$out" && mkdir -p "$out/bin"
 cp "$build/layer/libIntelSubgroupsLayer.so" "$out/" && strip "$out/libIntelSubgroupsLayer.so"
-for dir in tests/layer tests/e2e tests/realworld tests/nvidia tools/isg-demo bench; do
+for dir in tests/layer tests/e2e tests/realworld tests/nvidia tools/isg-demo tools/isg-binary bench; do
   [ -d "$build/$dir" ] || continue
   find "$build/$dir" -maxdepth 1 -type f -perm -u+x -exec cp {} "$out/bin/" \;
 done

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The one interface between the layer and the rewriter (the layer includes nothing else from
-// rewriter/). The rewriter knows nothing about OpenCL objects: it turns sources + options +
-// device traits into sources for the driver and a manifest per kernel.
+// rewriter/ but the header-only isg/json_string.h). The rewriter knows nothing about OpenCL
+// objects: it turns sources + options + device traits into sources for the driver and a
+// manifest per kernel.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +26,9 @@ struct DeviceTraits {
   bool images = false;
   unsigned openclCVersion = 120;            // highest OpenCL C the device compiles: 120, 200, 300
   unsigned nativeSubGroupSize = 0;          // khr / nvidia-ptx: the hardware's size; 0 otherwise
+  // nvidia-ptx only: compute capability as major * 10 + minor (e.g. 90); instructions newer
+  // than sm_70 (redux.sync, sm_80) are used only where it allows them. 0 = unknown (sm_70).
+  unsigned nvidiaComputeCapability = 0;
   // khr only. The khr builtins come from the test double builtins-cl/khr-test/ (a reference
   // implementation with native size nativeSubGroupSize over the local scratch) instead of the
   // driver: ISG_KHR_TEST_NATIVE_SIZE. Minimal: the double lacks the optional khr extensions.

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * khr strategy: the Intel builtins on the driver's own sub-groups, through cl_khr_subgroups,
+ * cl_khr_subgroup_shuffle and cl_khr_subgroup_shuffle_relative (and
+ * cl_khr_subgroup_clustered_reduce / cl_khr_subgroup_extended_types where the driver has them).
+ *
+ * Partition. Intel sub-groups are runs of S consecutive linear local ids. The drivers this
+ * strategy targets form their native sub-groups as runs of N consecutive linear local ids too
+ * (an assumption the strategy rests on). The rewriter only picks khr when S divides N (both
+ * powers of two, so S <= N; otherwise the whole program uses the local strategy), so every
+ * Intel sub-group is one aligned run of S lanes of a native sub-group: member j of the Intel
+ * sub-group that holds native lane l is native lane (l & ~(S-1)) | j. ids, sizes and counts come
+ * from the linear local id exactly as on every other strategy (and as the layer answers the
+ * host queries); exchanges address native lanes.
+ *
+ * When S equals the native size the Intel sub-group is the native one and the native
+ * collectives (reduce, scan, all/any) are used directly; with S < N they would mix partitions,
+ * so reductions become clustered reductions (or shuffles) and scans shuffles.
+ *
+ * Divergence. Native builtins are collective over the native sub-group. With S < N, a builtin
+ * therefore has to be reached by every Intel sub-group of a native sub-group (control flow
+ * uniform across N consecutive work-items), not only by its own S members.
+ *
+ * Every native builtin is named once, below, through a __isg_k_* macro, so that the test double
+ * (builtins-cl/khr-test/, ISG_KHR_TEST_NATIVE_SIZE) can stand in for the driver.
+ */
+
+#ifndef __ISG_KHR_REFERENCE
+#if !defined(cl_khr_subgroups) && !defined(__opencl_c_subgroups)
+#error "the khr sub-group strategy needs cl_khr_subgroups, or OpenCL C 3.0 with __opencl_c_subgroups (build with -cl-std=CL3.0, or set ISG_STRATEGY=local)"
+#endif
+/* Only cl_khr_subgroups has a pragma (Clang warns about one for the others). */
+#ifdef cl_khr_subgroups
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#endif
+#ifdef cl_khr_subgroup_clustered_reduce
+#define __ISG_KHR_CLUSTERED 1
+#endif
+#ifdef cl_khr_subgroup_extended_types
+#define __ISG_KHR_EXTENDED 1
+#endif
+#else
+#ifdef __ISG_KHR_REFERENCE_CLUSTERED_REDUCE
+#define __ISG_KHR_CLUSTERED 1
+#endif
+#ifdef __ISG_KHR_REFERENCE_EXTENDED_TYPES
+#define __ISG_KHR_EXTENDED 1
+#endif
+#endif
+
+typedef struct {
+  __ISG_LAYOUT_FIELDS
+  uint lane0;   /* native sub-group local id of member 0 */
+  uint whole;   /* 1: this sub-group is a whole native sub-group (S == native size) */
+#ifdef __ISG_KHR_REFERENCE
+  __isg_native_t native;
+#endif
+} __isg_ctx_t;
+
+/* The library's functions. Helpers without an exchange stay ordinary calls: a compiler that
+ * handles barriers by splitting the kernel at each one (PoCL runs the test double that way)
+ * pays for every variable an inlined function brings into the kernel. */
+#define __ISG_KHR_FN static inline __attribute__((overloadable))
+
+/* ---- the native builtins ----------------------------------------------------------------- */
+#ifndef __ISG_KHR_REFERENCE
+#define __isg_k_local_id(ctx) get_sub_group_local_id()
+#define __isg_k_max_size(ctx) get_max_sub_group_size()
+#define __isg_k_shuffle(ctx, x, i) sub_group_shuffle(x, i)
+#define __isg_k_shuffle_xor(ctx, x, m) sub_group_shuffle_xor(x, m)
+#define __isg_k_shuffle_up(ctx, x, d) sub_group_shuffle_up(x, d)
+#define __isg_k_shuffle_down(ctx, x, d) sub_group_shuffle_down(x, d)
+#define __isg_k_all(ctx, p) sub_group_all(p)
+#define __isg_k_any(ctx, p) sub_group_any(p)
+#define __isg_k_reduce_add(ctx, x) sub_group_reduce_add(x)
+#define __isg_k_reduce_min(ctx, x) sub_group_reduce_min(x)
+#define __isg_k_reduce_max(ctx, x) sub_group_reduce_max(x)
+#define __isg_k_scan_inclusive_add(ctx, x) sub_group_scan_inclusive_add(x)
+#define __isg_k_scan_inclusive_min(ctx, x) sub_group_scan_inclusive_min(x)
+#define __isg_k_scan_inclusive_max(ctx, x) sub_group_scan_inclusive_max(x)
+#define __isg_k_scan_exclusive_add(ctx, x) sub_group_scan_exclusive_add(x)
+#define __isg_k_scan_exclusive_min(ctx, x) sub_group_scan_exclusive_min(x)
+#define __isg_k_scan_exclusive_max(ctx, x) sub_group_scan_exclusive_max(x)
+#define __isg_k_clustered_reduce_add(ctx, x, cs) sub_group_clustered_reduce_add(x, cs)
+#define __isg_k_clustered_reduce_min(ctx, x, cs) sub_group_clustered_reduce_min(x, cs)
+#define __isg_k_clustered_reduce_max(ctx, x, cs) sub_group_clustered_reduce_max(x, cs)
+#define __isg_k_barrier(ctx, flags) sub_group_barrier(flags)
+#define __isg_k_barrier_scope(ctx, flags, scope) sub_group_barrier(flags, scope)
+#else
+#define __isg_k_local_id(ctx) __isg_ref_get_sub_group_local_id(&(ctx)->native)
+#define __isg_k_max_size(ctx) __isg_ref_get_max_sub_group_size(&(ctx)->native)
+#define __isg_k_shuffle(ctx, x, i) __isg_ref_sub_group_shuffle(&(ctx)->native, x, i)
+#define __isg_k_shuffle_xor(ctx, x, m) __isg_ref_sub_group_shuffle_xor(&(ctx)->native, x, m)
+#define __isg_k_shuffle_up(ctx, x, d) __isg_ref_sub_group_shuffle_up(&(ctx)->native, x, d)
+#define __isg_k_shuffle_down(ctx, x, d) __isg_ref_sub_group_shuffle_down(&(ctx)->native, x, d)
+#define __isg_k_all(ctx, p) __isg_ref_sub_group_all(&(ctx)->native, p)
+#define __isg_k_any(ctx, p) __isg_ref_sub_group_any(&(ctx)->native, p)
+#define __isg_k_reduce_add(ctx, x) __isg_ref_sub_group_reduce_add(&(ctx)->native, x)
+#define __isg_k_reduce_min(ctx, x) __isg_ref_sub_group_reduce_min(&(ctx)->native, x)
+#define __isg_k_reduce_max(ctx, x) __isg_ref_sub_group_reduce_max(&(ctx)->native, x)
+#define __isg_k_scan_inclusive_add(ctx, x) __isg_ref_sub_group_scan_inclusive_add(&(ctx)->native, x)
+#define __isg_k_scan_inclusive_min(ctx, x) __isg_ref_sub_group_scan_inclusive_min(&(ctx)->native, x)
+#define __isg_k_scan_inclusive_max(ctx, x) __isg_ref_sub_group_scan_inclusive_max(&(ctx)->native, x)
+#define __isg_k_scan_exclusive_add(ctx, x) __isg_ref_sub_group_scan_exclusive_add(&(ctx)->native, x)
+#define __isg_k_scan_exclusive_min(ctx, x) __isg_ref_sub_group_scan_exclusive_min(&(ctx)->native, x)
+#define __isg_k_scan_exclusive_max(ctx, x) __isg_ref_sub_group_scan_exclusive_max(&(ctx)->native, x)
+#define __isg_k_clustered_reduce_add(ctx, x, cs)                                                   \
+  __isg_ref_sub_group_clustered_reduce_add(&(ctx)->native, x, cs)
+#define __isg_k_clustered_reduce_min(ctx, x, cs)                                                   \
+  __isg_ref_sub_group_clustered_reduce_min(&(ctx)->native, x, cs)
+#define __isg_k_clustered_reduce_max(ctx, x, cs)                                                   \
+  __isg_ref_sub_group_clustered_reduce_max(&(ctx)->native, x, cs)
+#define __isg_k_barrier(ctx, flags) __isg_ref_sub_group_barrier(&(ctx)->native, flags)
+#define __isg_k_barrier_scope(ctx, flags, scope)                                                   \
+  __isg_ref_sub_group_barrier_scope(&(ctx)->native, flags, scope)
+#endif
+
+/* ---- the context ------------------------------------------------------------------------- */
+#ifndef __ISG_KHR_REFERENCE
+__ISG_KHR_FN __isg_ctx_t __isg_ctx_init(uint S) {
+  __isg_ctx_t c;
+#else
+__ISG_KHR_FN __isg_ctx_t __isg_ctx_init(uint S, __local ulong16* scratch, uint slot) {
+  __isg_ctx_t c;
+  c.native = __isg_native_init(scratch, S, slot);
+#endif
+  __ISG_LAYOUT_INIT(c, S)
+  c.lane0 = __isg_k_local_id(&c) & ~(S - 1u);
+  /* The native size is read per kernel: drivers may pick it per kernel (wave32/wave64, SIMD
+   * width), and the partition only needs S to divide it. */
+  c.whole = __isg_k_max_size(&c) == S;
+  return c;
+}
+
+/* Kept on one line: the rewriter inserts it into the user's kernel line. SLOT is the scratch the
+ * test double exchanges through; the native builtins need none. */
+#ifndef __ISG_KHR_REFERENCE
+#define __ISG_KERNEL_PROLOGUE(S, SLOT) __isg_ctx_t __isg_ctx_v = __isg_ctx_init(S); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
+#else
+#define __ISG_KERNEL_PROLOGUE(S, SLOT) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), __isg_scratch, (SLOT)); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
+#endif
+
+/*
+ * S, and whether the sub-group is the whole native one, as constants where they are: the
+ * rewriter defines __ISG_KHR_ONLY_S when every kernel of the program that calls a builtin has the
+ * same S (the common case), and the test double knows N. Branches on them around native
+ * builtins then vanish at compile time, which matters to compilers that replicate the code after
+ * a conditional barrier (PoCL does, for the test double's exchanges) and gives the clustered
+ * reduction its constant cluster size directly.
+ */
+#ifdef __ISG_KHR_ONLY_S
+#define __ISG_KHR_S(ctx) (__ISG_KHR_ONLY_S)
+#else
+#define __ISG_KHR_S(ctx) ((ctx)->S)
+#endif
+#if defined(__ISG_KHR_ONLY_S) && defined(__ISG_KHR_REFERENCE)
+#define __ISG_KHR_WHOLE(ctx) (__ISG_KHR_ONLY_S == __ISG_KHR_REFERENCE_SIZE)
+#else
+#define __ISG_KHR_WHOLE(ctx) ((ctx)->whole)
+#endif
+
+/* Native lane of member j of this sub-group: j is taken modulo S (an out-of-range index, which
+ * the spec leaves undefined, stays in the sub-group) and clamped to the real members, so no
+ * exchange ever names a lane past the end of a partial native sub-group. */
+__ISG_KHR_FN uint __isg_lane(__isg_ctx_t* ctx, uint j) {
+  return ctx->lane0 + min(j & (ctx->S - 1u), ctx->sgsize - 1u);
+}
+
+/* ---- types -------------------------------------------------------------------------------- */
+/* Shuffles move any scalar; vectors go component by component through a union, which gives
+ * the components of every width (3-component vectors included) without naming them. */
+#define __ISG_KHR_LANES_1 1
+#define __ISG_KHR_LANES_2 2
+#define __ISG_KHR_LANES_3 4
+#define __ISG_KHR_LANES_4 4
+#define __ISG_KHR_LANES_8 8
+#define __ISG_KHR_LANES_16 16
+#define __ISG_KHR_UNION(T, s, w) union { T v; s c[__ISG_KHR_LANES_##w]; }
+
+/*
+ * dst = EXPR for each component of a value of type T (scalar s, width w): EXPR names the
+ * component of `src` as `a` (and of `src2` as `b`). Scalars go straight through; vectors go
+ * through a union, one component per loop trip (a loop rather than w copies keeps the code the
+ * driver compiles small). EXPR must call every native builtin it names unconditionally.
+ */
+#define __ISG_KHR_MAP(T, s, w, dst, src, src2, EXPR) __ISG_KHR_MAP_##w(T, s, w, dst, src, src2, EXPR)
+#define __ISG_KHR_MAP_1(T, s, w, dst, src, src2, EXPR)                                             \
+  {                                                                                                \
+    s a = (src), b = (src2);                                                                       \
+    (void)b;                                                                                       \
+    (dst) = (EXPR);                                                                                \
+  }
+#define __ISG_KHR_MAP_V(T, s, w, dst, src, src2, EXPR)                                             \
+  {                                                                                                \
+    __ISG_KHR_UNION(T, s, w) __isg_a, __isg_b, __isg_r;                                            \
+    __isg_a.v = (src);                                                                             \
+    __isg_b.v = (src2);                                                                            \
+    __isg_r.v = __isg_a.v;                                                                         \
+    for (uint __isg_k = 0; __isg_k < (w); ++__isg_k) {                                             \
+      s a = __isg_a.c[__isg_k], b = __isg_b.c[__isg_k];                                            \
+      (void)b;                                                                                     \
+      __isg_r.c[__isg_k] = (EXPR);                                                                 \
+    }                                                                                              \
+    (dst) = __isg_r.v;                                                                             \
+  }
+#define __ISG_KHR_MAP_2 __ISG_KHR_MAP_V
+#define __ISG_KHR_MAP_3 __ISG_KHR_MAP_V
+#define __ISG_KHR_MAP_4 __ISG_KHR_MAP_V
+#define __ISG_KHR_MAP_8 __ISG_KHR_MAP_V
+#define __ISG_KHR_MAP_16 __ISG_KHR_MAP_V
+
+/* Collectives (broadcast aside) exist for 32/64-bit types and half in cl_khr_subgroups; 8- and
+ * 16-bit integers need cl_khr_subgroup_extended_types, and are widened to 32 bits without it
+ * (add wraps the same way after truncation; min/max are exact). */
+#define __ISG_KHR_ARITH_int int
+#define __ISG_KHR_ARITH_uint uint
+#define __ISG_KHR_ARITH_long long
+#define __ISG_KHR_ARITH_ulong ulong
+#define __ISG_KHR_ARITH_float float
+#define __ISG_KHR_ARITH_half half
+#define __ISG_KHR_ARITH_double double
+#ifdef __ISG_KHR_EXTENDED
+#define __ISG_KHR_ARITH_char char
+#define __ISG_KHR_ARITH_uchar uchar
+#define __ISG_KHR_ARITH_short short
+#define __ISG_KHR_ARITH_ushort ushort
+#else
+#define __ISG_KHR_ARITH_char int
+#define __ISG_KHR_ARITH_uchar uint
+#define __ISG_KHR_ARITH_short int
+#define __ISG_KHR_ARITH_ushort uint
+#endif
+
+#if defined(ISG_NEED_reduce) || defined(ISG_NEED_scan) || defined(ISG_NEED_vote)
+#define __ISG_OP_add(a, b) ((a) + (b))
+#define __ISG_OP_min(a, b) min(a, b)
+#define __ISG_OP_max(a, b) max(a, b)
+#define __ISG_IDENTITY_add(s) 0
+#define __ISG_IDENTITY_min(s) __ISG_MAX_##s
+#define __ISG_IDENTITY_max(s) __ISG_MIN_##s
+
+/*
+ * An operation travels between these macros as its macro name, __ISG_OP_<op> (or a native
+ * builtin's __isg_k_*_<op>), pasted where it is first named: a bare `min` passed on as a macro
+ * argument would be macro-expanded first, and drivers' headers define min and max as macros.
+ *
+ * Inclusive scan of W over this sub-group when it is part of a native sub-group: Hillis-Steele
+ * over shuffle_up. Every read goes to a lower lane of the same partition (sglid >= o), and lower
+ * lanes always exist, so a partial sub-group needs no special case.
+ */
+#define __ISG_KHR_PARTITION_SCAN(W, OPM, x)                                                        \
+  for (uint __isg_o = 1u; __isg_o < ctx->S; __isg_o <<= 1) {                                       \
+    W __isg_y = __isg_k_shuffle_up(ctx, x, __isg_o);                                               \
+    if (ctx->sglid >= __isg_o) x = (W)OPM(x, __isg_y);                                             \
+  }
+
+/* Clustered reduction over this sub-group's S lanes; the cluster size must be a constant. */
+#define __ISG_KHR_CLUSTER_CASE(CLUSTERED, x, n)                                                    \
+  case n:                                                                                          \
+    return CLUSTERED(ctx, x, n);
+
+/*
+ * Reduction of one W value over this sub-group: the native reduction when the sub-group is the
+ * native one; else a clustered reduction over S lanes; else the partition scan, whose last real
+ * member holds the result, broadcast with one shuffle.
+ */
+#ifdef __ISG_KHR_CLUSTERED
+#define __ISG_KHR_PARTITION_REDUCE(W, OPM, CLUSTERED)                                              \
+  switch (__ISG_KHR_S(ctx)) {                                                                                \
+    __ISG_KHR_CLUSTER_CASE(CLUSTERED, x, 2u)                                                       \
+    __ISG_KHR_CLUSTER_CASE(CLUSTERED, x, 4u)                                                       \
+    __ISG_KHR_CLUSTER_CASE(CLUSTERED, x, 8u)                                                       \
+    __ISG_KHR_CLUSTER_CASE(CLUSTERED, x, 16u)                                                      \
+    __ISG_KHR_CLUSTER_CASE(CLUSTERED, x, 32u)                                                      \
+    __ISG_KHR_CLUSTER_CASE(CLUSTERED, x, 64u)                                                      \
+    default:                                                                                       \
+      return x; /* S == 1 */                                                                       \
+  }
+#else
+#define __ISG_KHR_PARTITION_REDUCE(W, OPM, CLUSTERED)                                              \
+  __ISG_KHR_PARTITION_SCAN(W, OPM, x)                                                              \
+  return __isg_k_shuffle(ctx, x, ctx->lane0 + ctx->sgsize - 1u);
+#endif
+
+/*
+ * __isg_khr_reduce_<op>, __isg_khr_scan_inclusive_<op>, __isg_khr_scan_exclusive_<op> over this
+ * sub-group, for every type the native collectives accept (the khr types, not the table's: rows
+ * added to builtins.def later find theirs here). The exclusive scan's value at member 0 is left to
+ * the caller, which knows the identity of the type it was widened from.
+ */
+#define __ISG_KHR_COLLECTIVE_FNS(W, op)                                                            \
+  __ISG_KHR_FN W __isg_khr_reduce_##op(__isg_ctx_t* ctx, W x) {                                    \
+    if (__ISG_KHR_WHOLE(ctx)) return __isg_k_reduce_##op(ctx, x);                                            \
+    __ISG_KHR_PARTITION_REDUCE(W, __ISG_OP_##op, __isg_k_clustered_reduce_##op)                    \
+  }                                                                                                \
+  __ISG_KHR_FN W __isg_khr_scan_inclusive_##op(__isg_ctx_t* ctx, W x) {                            \
+    if (__ISG_KHR_WHOLE(ctx)) return __isg_k_scan_inclusive_##op(ctx, x);                                    \
+    __ISG_KHR_PARTITION_SCAN(W, __ISG_OP_##op, x)                                                  \
+    return x;                                                                                      \
+  }                                                                                                \
+  __ISG_KHR_FN W __isg_khr_scan_exclusive_##op(__isg_ctx_t* ctx, W x) {                            \
+    if (__ISG_KHR_WHOLE(ctx)) return __isg_k_scan_exclusive_##op(ctx, x);                                    \
+    __ISG_KHR_PARTITION_SCAN(W, __ISG_OP_##op, x)                                                  \
+    return __isg_k_shuffle_up(ctx, x, 1u);                                                         \
+  }
+#define __ISG_KHR_COLLECTIVES(W, req)                                                              \
+  ISG_REQ_##req(__ISG_KHR_COLLECTIVE_FNS(W, add) __ISG_KHR_COLLECTIVE_FNS(W, min)                  \
+                __ISG_KHR_COLLECTIVE_FNS(W, max))
+__ISG_KHR_COLLECTIVES(int, none)
+__ISG_KHR_COLLECTIVES(uint, none)
+__ISG_KHR_COLLECTIVES(long, none)
+__ISG_KHR_COLLECTIVES(ulong, none)
+__ISG_KHR_COLLECTIVES(float, none)
+__ISG_KHR_COLLECTIVES(half, fp16)
+__ISG_KHR_COLLECTIVES(double, fp64)
+#ifdef __ISG_KHR_EXTENDED
+__ISG_KHR_COLLECTIVES(char, none)
+__ISG_KHR_COLLECTIVES(uchar, none)
+__ISG_KHR_COLLECTIVES(short, none)
+__ISG_KHR_COLLECTIVES(ushort, none)
+#endif
+#endif

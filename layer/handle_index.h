@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+// A map from OpenCL handles to a 64-bit summary that readers search without a lock or an atomic
+// read-modify-write, for entries hit on every call (clSetKernelArg): a mutex and a shared_ptr
+// copy there cost several times what the driver's own call does.
+//
+// Open addressing with linear probing. Writers are serialised by their caller (the registry's
+// mutex); readers only load. A slot's key is set after its value, so a reader that sees the key
+// sees the value; a reader rechecks the key after reading the value, so a slot reused for
+// another handle meanwhile is never read as this one's. Erased slots become tombstones (a probe
+// must go on past them) and turn back into empty ones whenever no probe can need them any more.
+// A table that fills up is replaced by a bigger copy; the old one stays allocated because a
+// reader may still be probing it (tables only grow, so all retired tables together are smaller
+// than the current one).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <vector>
+
+namespace isg {
+
+static_assert(std::atomic<uintptr_t>::is_always_lock_free &&
+                  std::atomic<uint64_t>::is_always_lock_free,
+              "readers must never block");
+
+class HandleIndex {
+ public:
+  HandleIndex() { current_.store(newTable(kInitialCapacity), std::memory_order_release); }
+  HandleIndex(const HandleIndex&) = delete;
+  HandleIndex& operator=(const HandleIndex&) = delete;
+
+  // Lock-free. False when `handle` has no entry.
+  bool find(const void* handle, uint64_t* summary) const noexcept {
+    const uintptr_t key = reinterpret_cast<uintptr_t>(handle);
+    if (key <= kTombstone) return false;
+    const Table* t = current_.load(std::memory_order_acquire);
+    for (size_t i = slotOf(key, t->mask), n = 0; n <= t->mask; i = (i + 1) & t->mask, ++n) {
+      const Slot& s = t->slots()[i];
+      const uintptr_t k = s.key.load(std::memory_order_acquire);
+      if (k == kEmpty) return false;
+      if (k != key) continue;
+      const uint64_t v = s.value.load(std::memory_order_acquire);
+      // Reused for another handle since the key was read: the handle was erased meanwhile.
+      if (s.key.load(std::memory_order_relaxed) != key) return false;
+      *summary = v;
+      return true;
+    }
+    return false;
+  }
+
+  // The caller serialises set and erase.
+  void set(const void* handle, uint64_t summary) {
+    const uintptr_t key = reinterpret_cast<uintptr_t>(handle);
+    if (key <= kTombstone) return;
+    Table* t = current_.load(std::memory_order_relaxed);
+    Slot* reuse = nullptr;
+    for (size_t i = slotOf(key, t->mask), n = 0; n <= t->mask; i = (i + 1) & t->mask, ++n) {
+      Slot& s = t->slots()[i];
+      const uintptr_t k = s.key.load(std::memory_order_relaxed);
+      if (k == key) {
+        s.value.store(summary, std::memory_order_release);
+        return;
+      }
+      if (k == kTombstone && !reuse) reuse = &s;
+      if (k == kEmpty) break;
+    }
+    if (!reuse && (t->used + 1) * 2 > t->mask + 1) {
+      t = grow(t);
+      return insertFresh(t, key, summary);
+    }
+    if (reuse) {
+      publish(*reuse, key, summary);
+      ++t->live;
+      return;
+    }
+    insertFresh(t, key, summary);
+  }
+
+  void erase(const void* handle) {
+    const uintptr_t key = reinterpret_cast<uintptr_t>(handle);
+    if (key <= kTombstone) return;
+    Table* t = current_.load(std::memory_order_relaxed);
+    for (size_t i = slotOf(key, t->mask), n = 0; n <= t->mask; i = (i + 1) & t->mask, ++n) {
+      const uintptr_t k = t->slots()[i].key.load(std::memory_order_relaxed);
+      if (k == kEmpty) return;
+      if (k != key) continue;
+      --t->live;
+      t->slots()[i].key.store(kTombstone, std::memory_order_release);
+      // A tombstone followed by an empty slot ends every probe that reaches it, found or not,
+      // exactly as an empty slot would; so do the tombstones right before it.
+      if (t->slots()[(i + 1) & t->mask].key.load(std::memory_order_relaxed) != kEmpty) return;
+      for (size_t j = i; t->slots()[j].key.load(std::memory_order_relaxed) == kTombstone;
+           j = (j - 1) & t->mask) {
+        t->slots()[j].key.store(kEmpty, std::memory_order_release);
+        --t->used;
+      }
+      return;
+    }
+  }
+
+ private:
+  static constexpr uintptr_t kEmpty = 0, kTombstone = 1;  // never the address of an object
+  static constexpr size_t kInitialCapacity = 64;
+
+  struct Slot {
+    std::atomic<uintptr_t> key{kEmpty};
+    std::atomic<uint64_t> value{0};
+  };
+  // The slots follow the header in the same allocation: one dependent load less per lookup.
+  struct alignas(Slot) Table {
+    explicit Table(size_t capacity) : mask(capacity - 1) {
+      for (size_t i = 0; i < capacity; ++i) new (reinterpret_cast<Slot*>(this + 1) + i) Slot;
+    }
+    const size_t mask;
+    size_t used = 0;  // keys and tombstones: what lengthens probes (writers only)
+    size_t live = 0;  // keys (writers only)
+
+    // mask + 1 of them, right after the header.
+    Slot* slots() { return std::launder(reinterpret_cast<Slot*>(this + 1)); }
+    const Slot* slots() const { return std::launder(reinterpret_cast<const Slot*>(this + 1)); }
+
+    static Table* make(size_t capacity) {
+      void* memory = ::operator new(sizeof(Table) + capacity * sizeof(Slot));
+      return new (memory) Table(capacity);
+    }
+    struct Free {
+      void operator()(Table* t) const { ::operator delete(t); }  // Slot is trivially destructible
+    };
+  };
+  static_assert(std::is_trivially_destructible_v<Slot>, "Table::Free skips the slots");
+
+  static size_t slotOf(uintptr_t key, size_t mask) {
+    // Handles are heap addresses: the low bits are alignment, the multiply spreads the rest.
+    return static_cast<size_t>((static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+  }
+
+  Table* newTable(size_t capacity) {
+    table_.emplace_back(Table::make(capacity));
+    return table_.back().get();
+  }
+
+  // Release on the value too: a reader that reads it then sees the tombstone (or the new key)
+  // that came before it, and its recheck fails.
+  static void publish(Slot& s, uintptr_t key, uint64_t summary) {
+    s.value.store(summary, std::memory_order_release);
+    s.key.store(key, std::memory_order_release);
+  }
+
+  static void insertFresh(Table* t, uintptr_t key, uint64_t summary) {
+    size_t i = slotOf(key, t->mask);
+    while (t->slots()[i].key.load(std::memory_order_relaxed) > kTombstone) i = (i + 1) & t->mask;
+    if (t->slots()[i].key.load(std::memory_order_relaxed) == kEmpty) ++t->used;
+    publish(t->slots()[i], key, summary);
+    ++t->live;
+  }
+
+  // Copies the live entries into a table with room for twice as many, then publishes it.
+  Table* grow(const Table* old) {
+    size_t capacity = old->mask + 1;
+    while ((old->live + 1) * 4 > capacity) capacity *= 2;
+    if (capacity == old->mask + 1) capacity *= 2;  // tombstones filled it: still grow, see above
+    Table* t = newTable(capacity);
+    for (size_t i = 0; i <= old->mask; ++i) {
+      const uintptr_t k = old->slots()[i].key.load(std::memory_order_relaxed);
+      if (k > kTombstone)
+        insertFresh(t, k, old->slots()[i].value.load(std::memory_order_relaxed));
+    }
+    current_.store(t, std::memory_order_release);
+    return t;
+  }
+
+  std::vector<std::unique_ptr<Table, Table::Free>> table_;  // every table ever published; the last is current
+  std::atomic<Table*> current_;
+};
+
+}  // namespace isg

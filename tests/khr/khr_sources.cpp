@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// Writes OpenCL C programs that call every builtin of builtins-cl/builtins.def with every type of
+// its row, one program per sub-group size, for khr_clang_compile.sh: the khr strategy's rewritten
+// output of each must compile with clang-15 for spir64 with the khr extensions. Generated from the
+// table (tests/e2e/builtin_table.h), so rows added later are covered without touching this file.
+//   khr_sources OUTDIR      writes OUTDIR/khr_all_S<S>.cl for S = 8, 16, 32, 64
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "builtin_table.h"
+
+namespace {
+
+using namespace isge2e;
+
+std::string vec(const std::string& e, unsigned w) { return w == 1 ? e : e + std::to_string(w); }
+
+std::string program(unsigned S) {
+  std::ostringstream o;
+  o << "#pragma OPENCL EXTENSION cl_intel_subgroups : enable\n"
+    << "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+    << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+    << "#define ATTR __attribute__((intel_reqd_sub_group_size(" << S << ")))\n"
+    // A helper that calls a builtin: the context is threaded through it.
+    << "uint helper(uint x) { return intel_sub_group_shuffle(x, 0u) + get_sub_group_local_id(); }\n";
+  unsigned k = 0;
+  for (const FuncRow& f : funcRows()) {
+    o << "ATTR kernel void k" << k++ << "_" << f.name << "(global uchar* buf) {\n";
+    if (f.shape == "U_V") o << "  *(global uint*)buf = " << f.name << "() + helper(1u);\n";
+    else if (f.shape == "V_FLAGS") {
+      o << "  " << f.name << "(CLK_LOCAL_MEM_FENCE);\n"
+        << "#if __OPENCL_C_VERSION__ >= 200\n"
+        << "  " << f.name << "(CLK_GLOBAL_MEM_FENCE, memory_scope_work_group);\n"
+        << "#endif\n";
+    } else if (f.shape == "I_I") {
+      o << "  *(global int*)buf = " << f.name << "(*(global int*)buf);\n";
+    }
+    for (const TypeRow& t : f.types) {
+      const std::string p = "*(global " + t.type + "*)buf";
+      o << "  { " << t.type << " x = " << p << "; ";
+      if (f.shape == "T_T") o << p << " = " << f.name << "(x); }\n";
+      else if (f.shape == "T_TU") o << p << " = " << f.name << "(x, (uint)buf[1]); }\n";
+      else if (f.shape == "T_TTU") o << p << " = " << f.name << "(x, x, (uint)buf[1]); }\n";
+      else o << "}\n";
+    }
+    o << "}\n";
+  }
+  for (const BlockRow& b : blockRows()) {
+    const std::string V = vec(b.element, b.width);
+    o << "ATTR kernel void k" << k++ << "_" << b.read << "(global " << b.element
+      << "* p, read_only image2d_t ri, write_only image2d_t wi) {\n"
+      << "  " << V << " v = " << b.read << "((const global " << b.element << "*)p);\n"
+      << "  " << b.write << "(p, v);\n"
+      << "  " << V << " w = " << b.read << "(ri, (int2)(0, 0));\n"
+      << "  " << b.write << "(wi, (int2)(4, 0), w);\n"
+      << "}\n";
+  }
+  return o.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: khr_sources OUTDIR\n";
+    return 2;
+  }
+  for (unsigned S : {8u, 16u, 32u, 64u}) {
+    std::string path = std::string(argv[1]) + "/khr_all_S" + std::to_string(S) + ".cl";
+    std::ofstream out(path);
+    out << program(S);
+    if (!out) {
+      std::cerr << "khr_sources: cannot write " << path << "\n";
+      return 1;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// isg-binary FILE.cl OUT [OPTIONS...]: builds FILE.cl for the default device of the first
+// platform, writes the program binary to OUT and the build log to stderr. Exit status 0 only
+// when the build succeeded and a binary was written.
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+int fail(const std::string& what, cl_int err) {
+  std::cerr << "isg-binary: " << what << " failed (" << err << ")\n";
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::cerr << "usage: isg-binary FILE.cl OUT [OPTIONS...]\n";
+    return 2;
+  }
+  std::ifstream in(argv[1], std::ios::binary);
+  if (!in) {
+    std::cerr << "isg-binary: cannot read " << argv[1] << "\n";
+    return 2;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string source = text.str();
+  std::string options;
+  for (int i = 3; i < argc; ++i) options += std::string(i > 3 ? " " : "") + argv[i];
+
+  cl_platform_id platform = nullptr;
+  cl_int err = clGetPlatformIDs(1, &platform, nullptr);
+  if (err != CL_SUCCESS) return fail("clGetPlatformIDs", err);
+  cl_device_id device = nullptr;
+  err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_DEFAULT, 1, &device, nullptr);
+  if (err != CL_SUCCESS) return fail("clGetDeviceIDs", err);
+  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
+  if (!context) return fail("clCreateContext", err);
+  const char* strings[] = {source.c_str()};
+  cl_program program = clCreateProgramWithSource(context, 1, strings, nullptr, &err);
+  if (!program) return fail("clCreateProgramWithSource", err);
+  cl_int built = clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr);
+
+  size_t logSize = 0;
+  clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &logSize);
+  std::string log(logSize, '\0');
+  if (logSize) clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, logSize, &log[0], nullptr);
+  std::cerr << log.c_str();
+  if (built != CL_SUCCESS) return fail("clBuildProgram", built);
+
+  size_t binarySize = 0;
+  err = clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof binarySize, &binarySize, nullptr);
+  if (err != CL_SUCCESS || binarySize == 0) return fail("CL_PROGRAM_BINARY_SIZES", err);
+  std::vector<unsigned char> binary(binarySize);
+  unsigned char* binaries[] = {binary.data()};
+  err = clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binaries, binaries, nullptr);
+  if (err != CL_SUCCESS) return fail("CL_PROGRAM_BINARIES", err);
+  std::ofstream out(argv[2], std::ios::binary);
+  out.write(reinterpret_cast<const char*>(binary.data()), std::streamsize(binary.size()));
+  clReleaseProgram(program);
+  clReleaseContext(context);
+  if (!out) {
+    std::cerr << "isg-binary: cannot write " << argv[2] << "\n";
+    return 1;
+  }
+  return 0;
+}
