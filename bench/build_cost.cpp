@@ -148,27 +148,6 @@ unsigned countLines(const std::string& s) {
   return n;
 }
 
-// The rewritten program the layer handed the driver for `source`, from an ISG_DUMP_DIR.
-std::string findRewritten(const std::string& dir, const std::string& source) {
-  namespace fs = std::filesystem;
-  if (dir.empty() || !fs::is_directory(dir)) return {};
-  auto slurp = [](const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  for (const auto& e : fs::directory_iterator(dir)) {
-    std::string name = e.path().filename().string();
-    const std::string tail = ".original.cl";
-    if (name.size() <= tail.size() || name.compare(name.size() - tail.size(), tail.size(), tail) != 0) continue;
-    if (slurp(e.path()) != source) continue;
-    fs::path rewritten = e.path().parent_path() / (name.substr(0, name.size() - tail.size()) + ".rewritten.cl");
-    if (fs::exists(rewritten)) return slurp(rewritten);
-  }
-  return {};
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -208,9 +187,7 @@ int main(int argc, char** argv) {
           r.ratio(p.name, "layer/direct", kLayer, "direct", RatioKind::Cost, p.goal);
           continue;
         }
-        // The options the layer adds to what it hands the driver (rewriter.cpp:
-        // extensionMacroOptions; the extensions of docs/builtins.md).
-        extra = " -D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1";
+        extra = layerAddedOptions();
       }
       std::vector<double> ms;
       std::string log;

@@ -101,8 +101,11 @@ if wanted build; then
   unset CUDA_CACHE_DISABLE POCL_KERNEL_CACHE
 fi
 if wanted host; then
-  step host_layer "${with_layer[@]}" "$bin/bench_host" "${common[@]}" --json "$raw/host_layer.json"
-  step host "${direct[@]}" "$bin/bench_host" "${common[@]}" --baseline "layer=$raw/host_layer.json" \
+  mkdir -p "$work/host-dump"
+  step host_layer "${with_layer[@]}" ISG_DUMP_DIR="$work/host-dump" "$bin/bench_host" "${common[@]}" \
+    --json "$raw/host_layer.json"
+  step host "${direct[@]}" "$bin/bench_host" "${common[@]}" --rewritten "$work/host-dump" \
+    --baseline "layer=$raw/host_layer.json" \
     --json "$out/host.json" --md "$work/6.md"
 fi
 

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "cl_bench.h"
 
+#include "builtins.def"  // ISG_EXTENSIONS: what layerAddedOptions() defines
+
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace isgb {
@@ -225,6 +229,35 @@ std::vector<double> timeKernel(const Cl& cl, cl_kernel k, cl_uint dims, const si
     ms.push_back(static_cast<double>(t1 - t0) * 1e-6);
   }
   return ms;
+}
+
+std::string findRewritten(const std::string& dumpDir, const std::string& source) {
+  namespace fs = std::filesystem;
+  if (dumpDir.empty() || !fs::is_directory(dumpDir)) return {};
+  auto slurp = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string tail = ".original.cl";
+  for (const auto& e : fs::directory_iterator(dumpDir)) {
+    std::string name = e.path().filename().string();
+    if (name.size() <= tail.size() || name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+      continue;
+    if (slurp(e.path()) != source) continue;
+    fs::path rewritten = e.path().parent_path() / (name.substr(0, name.size() - tail.size()) + ".rewritten.cl");
+    if (fs::exists(rewritten)) return slurp(rewritten);
+  }
+  return {};
+}
+
+std::string layerAddedOptions() {
+  std::string out;
+#define ISG_BENCH_EXTENSION_OPTION(name, major, minor, patch) out += " -D " #name "=1";
+  ISG_EXTENSIONS(ISG_BENCH_EXTENSION_OPTION)
+#undef ISG_BENCH_EXTENSION_OPTION
+  return out;
 }
 
 }  // namespace isgb

@@ -42,6 +42,13 @@ cl_program buildProgram(const Cl& cl, const std::string& source, const std::stri
 cl_kernel kernel(cl_program p, const std::string& name);
 std::string firstLines(const std::string& text, int lines);
 
+// For the direct baselines of programs with Intel builtins, which the driver alone cannot build:
+// the rewritten program the layer handed the driver for `source`, found in an ISG_DUMP_DIR of a
+// run through the layer ("" when absent), and the options the layer adds to the application's
+// (one -D per extension of builtins-cl/builtins.def).
+std::string findRewritten(const std::string& dumpDir, const std::string& source);
+std::string layerAddedOptions();
+
 class Buffer {
  public:
   Buffer(const Cl& cl, std::size_t bytes, const void* init = nullptr);

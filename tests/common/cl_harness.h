@@ -71,6 +71,18 @@ inline std::string deviceString(cl_device_id d, cl_device_info what) {
   return s;
 }
 
+// CL_DEVICE_SUB_GROUP_SIZES_INTEL of the test device; empty when the query fails.
+inline std::vector<size_t> deviceSubGroupSizes() {
+  size_t bytes = 0;
+  if (clGetDeviceInfo(env().device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, 0, nullptr, &bytes) != CL_SUCCESS)
+    return {};
+  std::vector<size_t> sizes(bytes / sizeof(size_t));
+  if (clGetDeviceInfo(env().device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, bytes, sizes.data(), nullptr) !=
+      CL_SUCCESS)
+    return {};
+  return sizes;
+}
+
 inline std::string buildLog(cl_program p, cl_device_id d) {
   size_t n = 0;
   if (clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) != CL_SUCCESS) return {};

@@ -15,6 +15,7 @@
 
 namespace {
 
+using isgtest::deviceSubGroupSizes;
 using isgtest::env;
 
 // The native size the test double was started with.
@@ -213,11 +214,7 @@ TEST(PartitionFallback, LargeSizeWithoutBuiltinsKeepsKhr) {
 // The device advertises every size khr serves, partitioned or through the fallback.
 TEST(PartitionDevice, AdvertisesEverySizeUpTo64) {
   ISG_REQUIRE_KHR_DOUBLE();
-  size_t bytes = 0;
-  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, 0, nullptr, &bytes));
-  std::vector<size_t> sizes(bytes / sizeof(size_t));
-  ISG_CL_CHECK(
-      clGetDeviceInfo(env().device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, bytes, sizes.data(), nullptr));
+  std::vector<size_t> sizes = deviceSubGroupSizes();
   for (size_t s : {8, 16, 32, 64})
     EXPECT_NE(std::find(sizes.begin(), sizes.end(), s), sizes.end()) << s;
 }

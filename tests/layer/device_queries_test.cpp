@@ -12,6 +12,7 @@
 
 namespace {
 
+using isgtest::deviceSubGroupSizes;
 using isgtest::env;
 
 const char* const kIntelExtensions[] = {"cl_intel_subgroups", "cl_intel_required_subgroup_size",
@@ -108,11 +109,7 @@ TEST(DeviceQueries, SubGroupSizesArePowersOfTwoAndIncludeRequiredSizes) {
 
 TEST(DeviceQueries, MaxNumSubGroupsCoversTheLargestWorkGroup) {
   ISG_REQUIRE_ENV();
-  size_t size = 0;
-  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, 0, nullptr, &size));
-  std::vector<size_t> sizes(size / sizeof(size_t));
-  ISG_CL_CHECK(
-      clGetDeviceInfo(env().device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, size, sizes.data(), nullptr));
+  std::vector<size_t> sizes = deviceSubGroupSizes();
   ASSERT_FALSE(sizes.empty());
   size_t smallest = *std::min_element(sizes.begin(), sizes.end());
   cl_uint count = 0;

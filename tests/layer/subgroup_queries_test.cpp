@@ -14,6 +14,7 @@
 
 namespace {
 
+using isgtest::deviceSubGroupSizes;
 using isgtest::env;
 
 using SubGroupInfoFn = cl_int(CL_API_CALL*)(cl_kernel, cl_device_id, cl_kernel_sub_group_info,
@@ -53,14 +54,6 @@ const char* kPlainSource =
     "kernel void plain(global const int* in, global int* out) {\n"
     "  out[get_global_id(0)] = in[get_global_id(0)] * 2;\n"
     "}\n";
-
-std::vector<size_t> deviceSubGroupSizes() {
-  size_t size = 0;
-  clGetDeviceInfo(env().device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, 0, nullptr, &size);
-  std::vector<size_t> sizes(size / sizeof(size_t));
-  clGetDeviceInfo(env().device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, size, sizes.data(), nullptr);
-  return sizes;
-}
 
 class KernelSubGroupInfo : public ::testing::TestWithParam<EntryPoint> {
  protected:
