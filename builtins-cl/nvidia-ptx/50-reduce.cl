@@ -67,8 +67,9 @@ __ISG_REDUX_FN(max, int, s32)
 
 /* Folding the partner block's value in; `present` is false when that block has no member. A
  * missing block's src is the lane itself, which min and max absorb with no test. add must skip
- * it: integers multiply by 0 or 1 (one IMAD), floating point takes a predicated add (a select
- * or a multiply would cost more, or turn an infinity into a NaN). Measured on sm_90. */
+ * it: integers add y * (0 or 1), which ptxas turns into one SEL; floating point takes a
+ * predicated add (a select measured slower there, and a multiply would turn an infinity into
+ * a NaN). Measured on sm_90. */
 #define __ISG_REDUCE_COMBINE_add(T, s, x, y, present) __ISG_ADD_IF_##s(T, x, y, present)
 #define __ISG_REDUCE_COMBINE_min(T, s, x, y, present) x = (T)min(x, y);
 #define __ISG_REDUCE_COMBINE_max(T, s, x, y, present) x = (T)max(x, y);

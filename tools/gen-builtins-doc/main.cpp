@@ -133,13 +133,14 @@ std::string generate() {
      << "  for `_uc`, 2 for `_us`, 4 for `uint`, 8 for `_ul`; undefined in the specs) is\n"
      << "  skipped.\n"
      << "* **nvidia-ptx** (NVIDIA, sm_70 and newer, S = 8, 16 or 32): each builtin is inline\n"
-     << "  PTX: `shfl.sync` (idx, bfly) per 32-bit word with the segment mask that keeps an\n"
+     << "  PTX: `shfl.sync` (idx, bfly, up) per 32-bit word with the segment mask that keeps an\n"
      << "  exchange inside its S-lane segment of the warp, `vote.sync.ballot`, `bar.warp.sync`;\n"
-     << "  reductions are butterflies (a partial last sub-group folds a tree instead), scans\n"
-     << "  Hillis-Steele. The active lane mask is the member mask, so shuffles are legal in\n"
-     << "  divergent control flow, as the spec allows. No local memory, no work-group barrier.\n"
-     << "  Sizes other than 8, 16 and 32 fail the build with a message naming those. NVIDIA's\n"
-     << "  OpenCL has no `cl_khr_fp16`, so half rows do not exist there.\n"
+     << "  on sm_80+ `redux.sync` for 8- to 32-bit integer reductions at S = 32; other\n"
+     << "  reductions are branch-free butterflies that also serve a partial last sub-group,\n"
+     << "  scans Hillis-Steele over `shfl.sync.up`. The active lane mask is the member mask, so\n"
+     << "  shuffles are legal in divergent control flow, as the spec allows. No local memory, no\n"
+     << "  work-group barrier. Sizes other than 8, 16 and 32 fail the build with a message\n"
+     << "  naming those. NVIDIA's OpenCL has no `cl_khr_fp16`, so half rows do not exist there.\n"
      << "* **khr** (`cl_khr_subgroups` + `cl_khr_subgroup_shuffle` + `_shuffle_relative`, native\n"
      << "  sub-group size N measured on the driver): the builtins are the driver's khr builtins.\n"
      << "  S < N: each native sub-group is partitioned into N/S Intel sub-groups, member j of the\n"
@@ -170,7 +171,12 @@ std::string generate() {
   }
   md << "\nTypes marked (fp16) need `cl_khr_fp16`, (fp64) need `cl_khr_fp64` (or OpenCL C 3.0\n"
      << "with `__opencl_c_fp64`); rows whose requirement the device lacks are left out of the\n"
-     << "library for that device.\n";
+     << "library for that device.\n\n"
+     << "Not provided: `cl_intel_media_block_io` (`intel_sub_group_media_block_read/write_*`)\n"
+     << "and the SPIR-V forms of `cl_intel_spirv_media_block_io` / `cl_intel_spirv_subgroups`.\n"
+     << "The layer does not advertise them; programs created from SPIR-V or IL are passed to\n"
+     << "the driver untouched, and an OpenCL C program that calls a media block function gets\n"
+     << "the driver's (or the rewriter's) undeclared-function error in its build log.\n";
   return md.str();
 }
 
