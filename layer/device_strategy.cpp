@@ -51,16 +51,19 @@ bool hasOpenclCFeature(cl_device_id device, const char* name) {
   return false;
 }
 
-Strategy detect(cl_device_id device, const std::string& extensions) {
+// *nvidiaCc: the compute capability (major * 10 + minor) of an NVIDIA device it read, else 0.
+Strategy detect(cl_device_id device, const std::string& extensions, unsigned* nvidiaCc) {
+  *nvidiaCc = 0;
   if (hasExtension(extensions, "cl_intel_subgroups")) return Strategy::Native;
   cl_uint vendor = 0, warp = 0, ccMajor = 0, ccMinor = 0;
   if (deviceValue(device, CL_DEVICE_VENDOR_ID, &vendor) == CL_SUCCESS && vendor == 0x10de &&
       hasExtension(extensions, "cl_nv_device_attribute_query") &&
       deviceValue(device, CL_DEVICE_WARP_SIZE_NV, &warp) == CL_SUCCESS && warp == 32 &&
       deviceValue(device, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, &ccMajor) == CL_SUCCESS &&
-      deviceValue(device, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, &ccMinor) == CL_SUCCESS &&
-      ccMajor * 10 + ccMinor >= 70)
-    return Strategy::NvidiaPtx;
+      deviceValue(device, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, &ccMinor) == CL_SUCCESS) {
+    *nvidiaCc = ccMajor * 10 + ccMinor;
+    if (*nvidiaCc >= 70) return Strategy::NvidiaPtx;  // shfl.sync
+  }
   if ((hasExtension(extensions, "cl_khr_subgroups") ||
        hasOpenclCFeature(device, "__opencl_c_subgroups")) &&
       hasExtension(extensions, "cl_khr_subgroup_shuffle") &&
@@ -189,7 +192,8 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   if (deviceString(device, CL_DEVICE_EXTENSIONS, &extensions) != CL_SUCCESS) return nullptr;
   deviceString(device, CL_DEVICE_NAME, &name);
   auto p = std::make_unique<DeviceProfile>();
-  p->detected = detect(device, extensions);
+  unsigned nvidiaCc = 0;
+  p->detected = detect(device, extensions, &nvidiaCc);
 
   Strategy wanted = fromChoice(config().STRATEGY, p->detected);
   // The khr test double stands in for the driver's khr builtins, so any device qualifies.
@@ -247,12 +251,7 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   }
   applyStrategy(p->strategy, &p->traits);
   if (!p->isNative()) applySubGroupSizeControl(&p->traits, name);
-  if (p->strategy == Strategy::NvidiaPtx) {
-    cl_uint ccMajor = 0, ccMinor = 0;
-    if (deviceValue(device, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, &ccMajor) == CL_SUCCESS &&
-        deviceValue(device, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, &ccMinor) == CL_SUCCESS)
-      p->traits.nvidiaComputeCapability = ccMajor * 10 + ccMinor;
-  }
+  if (p->strategy == Strategy::NvidiaPtx) p->traits.nvidiaComputeCapability = nvidiaCc;
 
   DeviceTraits& t = p->traits;
   t.fp16 = hasExtension(extensions, "cl_khr_fp16");
