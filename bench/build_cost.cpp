@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
           r.ratio(p.name, "layer/direct", kLayer, "direct", RatioKind::Cost, p.goal);
           continue;
         }
-        extra = layerAddedOptions();
+        extra = " " + layerAddedOptions();
       }
       std::vector<double> ms;
       std::string log;

@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
       if (!intel) r.note("intel cases skipped: the Intel kernel did not build: " + firstLines(log, 3));
     } else {
       const std::string rewritten = findRewritten(opt.rewritten, kIntel);
-      if (!rewritten.empty()) intel = buildProgram(cl, rewritten, layerAddedOptions().substr(1), &log);
+      if (!rewritten.empty()) intel = buildProgram(cl, rewritten, layerAddedOptions(), &log);
       if (!intel)
         r.note("without the layer the */intel cases measure the plain kernel (no rewritten program: " +
                (rewritten.empty() ? std::string("pass --rewritten DIR") : firstLines(log, 3)) + ")");
@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
         a.read(out.data());
         int ok = 1;
         for (cl_uint i = 0; i < n; ++i)
-          if (out[i] != 2.0f * static_cast<float>(p == intel && intel ? (i / 16) * 16 : i)) ok = 0;
+          if (out[i] != 2.0f * static_cast<float>(p == intel ? (i / 16) * 16 : i)) ok = 0;
         if (!ok) r.note(enqCase + " " + variant + ": WRONG RESULT");
         std::vector<double> ms;
         for (int rep = 0; rep < warm + nrep; ++rep) {

@@ -35,20 +35,12 @@ int main(int argc, char** argv) {
     programs.build(layer, chainSource(ChainFlavor::Intel, ops, types, sizes), "the Intel program did not build: ");
     programs.build("local-hand", chainSource(ChainFlavor::Local, ops, types, sizes), "build failed: ");
 
-    for (unsigned S : sizes)
-      for (ChainOp op : ops)
-        for (const ChainType& t : types) {
-          std::string name = chainCaseName(op, t.name, S);
-          if (!r.wanted(name)) continue;
-          programs.each(&r, name, [&](const std::string& variant, cl_program p) {
-            cl_kernel k = kernel(p, chainKernelName(variant == layer ? ChainFlavor::Intel : ChainFlavor::Local, op, t, S));
-            timeChain(cl, &r, name, variant, k, op, t, S, shape);
-            clReleaseKernel(k);
-          });
-          r.ratio(name, "local/hand", "layer-local", "local-hand", RatioKind::Speed, 0.90);
-          r.ratio(name, "local/auto", "layer-local", "layer-auto", RatioKind::Speed);
-          r.ratio(name, "auto/hand", "layer-auto", "local-hand", RatioKind::Speed);
-        }
+    timeChainCases(cl, &r, programs, layer, ChainFlavor::Local, ops, types, sizes, shape,
+                   [&](const std::string& name, unsigned) {
+                     r.ratio(name, "local/hand", "layer-local", "local-hand", RatioKind::Speed, 0.90);
+                     r.ratio(name, "local/auto", "layer-local", "layer-auto", RatioKind::Speed);
+                     r.ratio(name, "auto/hand", "layer-auto", "local-hand", RatioKind::Speed);
+                   });
     return r.finish();
   });
 }

@@ -34,20 +34,12 @@ int main(int argc, char** argv) {
     if (opt.baselines.empty())
       r.note("cuda variant not compared: no --baseline cuda=FILE (run-gpu.sh passes it when a CUDA device exists)");
 
-    for (unsigned S : sizes)
-      for (ChainOp op : ops)
-        for (const ChainType& t : types) {
-          std::string name = chainCaseName(op, t.name, S);
-          if (!r.wanted(name)) continue;
-          programs.each(&r, name, [&](const std::string& variant, cl_program p) {
-            cl_kernel k = kernel(p, chainKernelName(variant == kLayer ? ChainFlavor::Intel : ChainFlavor::Ptx, op, t, S));
-            timeChain(cl, &r, name, variant, k, op, t, S, shape);
-            clReleaseKernel(k);
-          });
-          r.ratio(name, "layer/cuda", kLayer, "cuda", RatioKind::Speed, S == 32 ? 0.98 : 0.95);
-          r.ratio(name, "layer/ptx", kLayer, "ptx", RatioKind::Speed);
-          r.ratio(name, "ptx/cuda", "ptx", "cuda", RatioKind::Speed);
-        }
+    timeChainCases(cl, &r, programs, kLayer, ChainFlavor::Ptx, ops, types, sizes, shape,
+                   [&](const std::string& name, unsigned S) {
+                     r.ratio(name, "layer/cuda", kLayer, "cuda", RatioKind::Speed, S == 32 ? 0.98 : 0.95);
+                     r.ratio(name, "layer/ptx", kLayer, "ptx", RatioKind::Speed);
+                     r.ratio(name, "ptx/cuda", "ptx", "cuda", RatioKind::Speed);
+                   });
     return r.finish();
   });
 }

@@ -173,4 +173,24 @@ void timeChain(const Cl& cl, Report* r, const std::string& caseName, const std::
                });
 }
 
+void timeChainCases(const Cl& cl, Report* r, const Programs& programs,
+                    const std::string& intelVariant, ChainFlavor other,
+                    const std::vector<ChainOp>& ops, const std::vector<ChainType>& types,
+                    const std::vector<unsigned>& sizes, const ChainShape& shape,
+                    const std::function<void(const std::string&, unsigned)>& ratios) {
+  for (unsigned S : sizes)
+    for (ChainOp op : ops)
+      for (const ChainType& t : types) {
+        const std::string name = chainCaseName(op, t.name, S);
+        if (!r->wanted(name)) continue;
+        programs.each(r, name, [&](const std::string& variant, cl_program p) {
+          const ChainFlavor f = variant == intelVariant ? ChainFlavor::Intel : other;
+          cl_kernel k = kernel(p, chainKernelName(f, op, t, S));
+          timeChain(cl, r, name, variant, k, op, t, S, shape);
+          clReleaseKernel(k);
+        });
+        ratios(name, S);
+      }
+}
+
 }  // namespace isgb

@@ -8,6 +8,7 @@
 //           what a programmer writes for a device without sub-group shuffles.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,5 +38,14 @@ ChainShape chainShape(const Cl& cl, const Options& opt, unsigned iters, Report* 
 // rate = builtin calls per second in G.
 void timeChain(const Cl& cl, Report* r, const std::string& caseName, const std::string& variant,
                cl_kernel k, ChainOp op, const ChainType& t, unsigned S, const ChainShape& shape);
+
+// Every case (S x op x type) the report wants, timed in every variant `programs` built: variant
+// `intelVariant` runs the Intel spelling, the others the `other` spelling; then
+// ratios(caseName, S) adds the case's ratios. Benchmarks 1 and 4 differ only in those.
+void timeChainCases(const Cl& cl, Report* r, const Programs& programs,
+                    const std::string& intelVariant, ChainFlavor other,
+                    const std::vector<ChainOp>& ops, const std::vector<ChainType>& types,
+                    const std::vector<unsigned>& sizes, const ChainShape& shape,
+                    const std::function<void(const std::string&, unsigned)>& ratios);
 
 }  // namespace isgb

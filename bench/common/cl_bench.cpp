@@ -254,7 +254,8 @@ std::string findRewritten(const std::string& dumpDir, const std::string& source)
 
 std::string layerAddedOptions() {
   std::string out;
-#define ISG_BENCH_EXTENSION_OPTION(name, major, minor, patch) out += " -D " #name "=1";
+#define ISG_BENCH_EXTENSION_OPTION(name, major, minor, patch) \
+  out += std::string(out.empty() ? "" : " ") + "-D " #name "=1";
   ISG_EXTENSIONS(ISG_BENCH_EXTENSION_OPTION)
 #undef ISG_BENCH_EXTENSION_OPTION
   return out;

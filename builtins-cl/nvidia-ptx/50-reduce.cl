@@ -11,14 +11,9 @@
  * holds the reduction of the block's existing members. At step o a lane's partner block starts
  * at `start`; if the partner lane itself does not exist but the block does, the block's first
  * lane holds the same value; if the whole block is missing it contributes nothing (the lane
- * reads itself: min/max absorb that, add skips it). In a full
- * sub-group this is the plain butterfly: log2(S) shuffles, every lane ends with the result.
+ * reads itself: min/max absorb that, add skips it). In a full sub-group this is the plain
+ * butterfly: log2(S) shuffles, every lane ends with the result.
  */
-#if defined(ISG_NEED_reduce) || defined(ISG_NEED_scan)
-#define __ISG_OP_add(a, b) ((a) + (b))
-#define __ISG_OP_min(a, b) min(a, b)
-#define __ISG_OP_max(a, b) max(a, b)
-#endif
 
 #ifdef ISG_NEED_reduce
 
@@ -97,7 +92,7 @@ __ISG_REDUX_FN(max, int, s32)
       uint src = partner < ctx->sgsize ? partner : start < ctx->sgsize ? start : ctx->sglid;       \
       T y;                                                                                         \
       __ISG_XFER(T, s, w, y, x, __isg_shfl_idx, src, mask)                                         \
-      __ISG_REDUCE_COMBINE_##op(T, s, x, y, start < ctx->sgsize)                                      \
+      __ISG_REDUCE_COMBINE_##op(T, s, x, y, start < ctx->sgsize)                                   \
     }                                                                                              \
     return x;                                                                                      \
   })

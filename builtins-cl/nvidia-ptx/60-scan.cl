@@ -6,6 +6,10 @@
  */
 #ifdef ISG_NEED_scan
 
+#define __ISG_OP_add(a, b) ((a) + (b))
+#define __ISG_OP_min(a, b) min(a, b)
+#define __ISG_OP_max(a, b) max(a, b)
+
 #define __ISG_SCAN_INCLUSIVE(T, s, w, op)                                                          \
   for (uint o = 1; o < ctx->S; o <<= 1) {                                                          \
     T y;                                                                                           \
