@@ -187,28 +187,25 @@ bool reserveCase() {
   return true;
 }
 
+// One fixed-size answer of a driver clGet*Info entry (`get`, called `name`).
+template <class T, class Get, class Object, class Param>
+T driverValue(Get get, const char* name, Object object, Param param) {
+  T value{};
+  if (!get) failCapture(std::string("the driver has no ") + name);
+  check(get(object, param, sizeof value, &value, nullptr), name);
+  return value;
+}
 template <class T>
 T memValue(cl_mem mem, cl_mem_info param) {
-  T value{};
-  if (!next().clGetMemObjectInfo) failCapture("the driver has no clGetMemObjectInfo");
-  check(next().clGetMemObjectInfo(mem, param, sizeof value, &value, nullptr), "clGetMemObjectInfo");
-  return value;
+  return driverValue<T>(next().clGetMemObjectInfo, "clGetMemObjectInfo", mem, param);
 }
-
 template <class T>
 T imageValue(cl_mem mem, cl_image_info param) {
-  T value{};
-  if (!next().clGetImageInfo) failCapture("the driver has no clGetImageInfo");
-  check(next().clGetImageInfo(mem, param, sizeof value, &value, nullptr), "clGetImageInfo");
-  return value;
+  return driverValue<T>(next().clGetImageInfo, "clGetImageInfo", mem, param);
 }
-
 template <class T>
 T samplerValue(cl_sampler sampler, cl_sampler_info param) {
-  T value{};
-  if (!next().clGetSamplerInfo) failCapture("the driver has no clGetSamplerInfo");
-  check(next().clGetSamplerInfo(sampler, param, sizeof value, &value, nullptr), "clGetSamplerInfo");
-  return value;
+  return driverValue<T>(next().clGetSamplerInfo, "clGetSamplerInfo", sampler, param);
 }
 
 std::string platformString(cl_platform_id platform, cl_platform_info param) {

@@ -102,22 +102,21 @@ bool parseOptions(int argc, char** argv, Options* o) {
 
 // ---- OpenCL helpers ----------------------------------------------------------------------------
 
-std::string platformText(cl_platform_id p, cl_platform_info what) {
+// A string answer of clGetPlatformInfo / clGetDeviceInfo; "" when the query fails.
+template <class Get, class Object, class Param>
+std::string infoText(Get get, Object object, Param what) {
   size_t n = 0;
-  if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS) return {};
+  if (get(object, what, 0, nullptr, &n) != CL_SUCCESS) return {};
   std::string s(n, '\0');
-  clGetPlatformInfo(p, what, n, s.data(), nullptr);
+  get(object, what, n, s.data(), nullptr);
   while (!s.empty() && s.back() == '\0') s.pop_back();
   return s;
 }
-
+std::string platformText(cl_platform_id p, cl_platform_info what) {
+  return infoText(clGetPlatformInfo, p, what);
+}
 std::string deviceText(cl_device_id d, cl_device_info what) {
-  size_t n = 0;
-  if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS) return {};
-  std::string s(n, '\0');
-  clGetDeviceInfo(d, what, n, s.data(), nullptr);
-  while (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
+  return infoText(clGetDeviceInfo, d, what);
 }
 
 std::string lower(std::string s) {
