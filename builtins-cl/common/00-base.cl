@@ -62,6 +62,11 @@
  * The sub-group layout every strategy shares (and the layer's host queries answer with): Intel
  * sub-groups are runs of S consecutive linear local ids (x fastest), the last one partial when
  * the work-group size is not a multiple of S. Each strategy's context starts with these fields.
+ *
+ * RX, RY, RZ: the kernel's reqd_work_group_size when the rewriter proved that every work-group
+ * has that size and every sub-group is whole (size a multiple of S, uniform work-groups), else
+ * 0, 0, 0. Known sizes make the layout constants, and sgsize == S lets the collectives drop
+ * their partial-sub-group handling.
  */
 #define __ISG_LAYOUT_FIELDS                                                                        \
   uint lid;     /* linear local id */                                                              \
@@ -72,16 +77,20 @@
   uint sgsize;  /* members of this sub-group (< S only for a partial last one) */                  \
   uint base;    /* linear local id of this sub-group's member 0 */                                 \
   uint rounded; /* lsize rounded up to a multiple of S */
-#define __ISG_LAYOUT_INIT(c, SIZE)                                                                 \
+#define __ISG_LAYOUT_INIT(c, SIZE, RX, RY, RZ)                                                     \
   {                                                                                                \
-    uint __isg_lx = (uint)get_local_size(0), __isg_ly = (uint)get_local_size(1);                   \
-    (c).lid = (uint)get_local_id(0) +                                                              \
-              __isg_lx * ((uint)get_local_id(1) + __isg_ly * (uint)get_local_id(2));               \
-    (c).lsize = __isg_lx * __isg_ly * (uint)get_local_size(2);                                     \
+    const bool __isg_known = (RX) != 0u;                                                           \
+    uint __isg_lx = __isg_known ? (RX) : (uint)get_local_size(0);                                  \
+    uint __isg_ly = __isg_known ? (RY) : (uint)get_local_size(1);                                  \
+    uint __isg_lz = __isg_known ? (RZ) : (uint)get_local_size(2);                                  \
+    uint __isg_y = __isg_known && (RY) == 1u ? 0u : (uint)get_local_id(1);                         \
+    uint __isg_z = __isg_known && (RZ) == 1u ? 0u : (uint)get_local_id(2);                         \
+    (c).lid = (uint)get_local_id(0) + __isg_lx * (__isg_y + __isg_ly * __isg_z);                   \
+    (c).lsize = __isg_lx * __isg_ly * __isg_lz;                                                    \
     (c).S = (SIZE);                                                                                \
     (c).sgid = (c).lid / (c).S;                                                                    \
     (c).sglid = (c).lid % (c).S;                                                                   \
     (c).base = (c).lid - (c).sglid;                                                                \
-    (c).sgsize = min((c).S, (c).lsize - (c).base);                                                 \
-    (c).rounded = ((c).lsize + (c).S - 1u) / (c).S * (c).S;                                        \
+    (c).sgsize = __isg_known ? (c).S : min((c).S, (c).lsize - (c).base);                           \
+    (c).rounded = __isg_known ? (c).lsize : ((c).lsize + (c).S - 1u) / (c).S * (c).S;              \
   }

@@ -117,14 +117,15 @@ typedef struct {
 
 /* ---- the context ------------------------------------------------------------------------- */
 #ifndef __ISG_KHR_REFERENCE
-__ISG_KHR_FN __isg_ctx_t __isg_ctx_init(uint S) {
+__ISG_KHR_FN __isg_ctx_t __isg_ctx_init(uint S, uint rx, uint ry, uint rz) {
   __isg_ctx_t c;
 #else
-__ISG_KHR_FN __isg_ctx_t __isg_ctx_init(uint S, __local ulong16* scratch, uint slot) {
+__ISG_KHR_FN __isg_ctx_t __isg_ctx_init(uint S, uint rx, uint ry, uint rz, __local ulong16* scratch,
+                                         uint slot) {
   __isg_ctx_t c;
   c.native = __isg_native_init(scratch, S, slot);
 #endif
-  __ISG_LAYOUT_INIT(c, S)
+  __ISG_LAYOUT_INIT(c, S, rx, ry, rz)
   c.lane0 = __isg_k_local_id(&c) & ~(S - 1u);
   /* The native size is read per kernel: drivers may pick it per kernel (wave32/wave64, SIMD
    * width), and the partition only needs S to divide it. */
@@ -135,9 +136,9 @@ __ISG_KHR_FN __isg_ctx_t __isg_ctx_init(uint S, __local ulong16* scratch, uint s
 /* Kept on one line: the rewriter inserts it into the user's kernel line. SLOT is the scratch the
  * test double exchanges through; the native builtins need none. */
 #ifndef __ISG_KHR_REFERENCE
-#define __ISG_KERNEL_PROLOGUE(S, SLOT) __isg_ctx_t __isg_ctx_v = __isg_ctx_init(S); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
+#define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), (RX), (RY), (RZ)); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
 #else
-#define __ISG_KERNEL_PROLOGUE(S, SLOT) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), __isg_scratch, (SLOT)); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
+#define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), (RX), (RY), (RZ), __isg_scratch, (SLOT)); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
 #endif
 
 /*

@@ -20,17 +20,19 @@ typedef struct {
   uint toggle;    /* which half of the scratch the next exchange uses */
 } __isg_ctx_t;
 
-static inline __isg_ctx_t __isg_ctx_init(__local ulong16* scratch, uint S, uint slot) {
+static inline __isg_ctx_t __isg_ctx_init(__local ulong16* scratch, uint S, uint slot, uint rx,
+                                         uint ry, uint rz) {
   __isg_ctx_t c;
-  __ISG_LAYOUT_INIT(c, S)
+  __ISG_LAYOUT_INIT(c, S, rx, ry, rz)
   c.scratch = (__local uchar*)scratch;
   c.slot = slot;
   c.toggle = 0;
   return c;
 }
 
-/* Kept on one line: the rewriter inserts it into the user's first kernel line. */
-#define __ISG_KERNEL_PROLOGUE(S, SLOT) __isg_ctx_t __isg_ctx_v = __isg_ctx_init(__isg_scratch, (S), (SLOT)); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
+/* Kept on one line: the rewriter inserts it into the user's first kernel line. RX..RZ: see
+ * __ISG_LAYOUT_INIT. */
+#define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init(__isg_scratch, (S), (SLOT), (RX), (RY), (RZ)); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
 
 /* Start of the half the current exchange writes into. */
 static inline __local uchar* __isg_exchange_area(__isg_ctx_t* ctx) {

@@ -24,9 +24,9 @@ static inline uint __isg_lanes(uint n, uint lane0) {
   return n == 32u ? 0xffffffffu : ((1u << n) - 1u) << lane0;
 }
 
-static inline __isg_ctx_t __isg_ctx_init(uint S) {
+static inline __isg_ctx_t __isg_ctx_init(uint S, uint rx, uint ry, uint rz) {
   __isg_ctx_t c;
-  __ISG_LAYOUT_INIT(c, S)
+  __ISG_LAYOUT_INIT(c, S, rx, ry, rz)
   c.lane0 = c.base & 31u;
   c.c = ((32u - S) << 8) | 0x1fu;
   c.members = __isg_lanes(c.sgsize, c.lane0);
@@ -34,8 +34,8 @@ static inline __isg_ctx_t __isg_ctx_init(uint S) {
 }
 
 /* Kept on one line: the rewriter inserts it into the user's kernel line. SLOT is the local
- * strategy's scratch need; warps exchange in registers. */
-#define __ISG_KERNEL_PROLOGUE(S, SLOT) __isg_ctx_t __isg_ctx_v = __isg_ctx_init(S); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
+ * strategy's scratch need; warps exchange in registers. RX..RZ: see __ISG_LAYOUT_INIT. */
+#define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), (RX), (RY), (RZ)); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
 
 static inline uint __isg_activemask(void) {
   uint m;

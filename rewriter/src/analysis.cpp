@@ -387,6 +387,16 @@ class AnalysisConsumer : public clang::ASTConsumer {
   AnalysisConsumer(const RewriteInput& in, const FileNames& names, Analysis& out)
       : in_(in), names_(names), out_(out) {}
 
+  // Whether every work-group of an enqueue has the enqueued local size: always before OpenCL C
+  // 2.0; from 2.0 a last, smaller work-group per dimension is allowed unless the program is
+  // built with -cl-uniform-work-group-size.
+  bool uniformWorkGroups(const clang::LangOptions& lang) const {
+    if (lang.OpenCLVersion < 200 && !lang.OpenCLCPlusPlus) return true;
+    for (const std::string& a : clangArgsFromOptions(in_.options))
+      if (a == "-cl-uniform-work-group-size") return true;
+    return false;
+  }
+
   void HandleTranslationUnit(clang::ASTContext& ctx) override {
     if (ctx.getDiagnostics().hasErrorOccurred()) return;
     Collector c(ctx);
@@ -449,7 +459,12 @@ class AnalysisConsumer : public clang::ASTConsumer {
     }
 
     // Kernel manifests and the per-kernel values the declarations below need.
-    std::map<const clang::FunctionDecl*, std::pair<unsigned, unsigned>> kernelSlot;  // S, SLOT
+    struct Prologue {
+      unsigned S = 0, slot = 0;
+      std::size_t shape[3] = {0, 0, 0};  // reqd_work_group_size when every sub-group is whole
+    };
+    std::map<const clang::FunctionDecl*, Prologue> prologues;
+    const bool uniformGroups = uniformWorkGroups(ctx.getLangOpts());
     const std::vector<HiddenParam> hidden = hiddenParams(in_.traits);
     for (const clang::FunctionDecl* canon : c.order) {
       const Func& f = c.funcs[canon];
@@ -475,6 +490,8 @@ class AnalysisConsumer : public clang::ASTConsumer {
         km.reqdWorkGroupSize[0] = w->getXDim();
         km.reqdWorkGroupSize[1] = w->getYDim();
         km.reqdWorkGroupSize[2] = w->getZDim();
+        std::size_t items = km.reqdWorkGroupSize[0] * km.reqdWorkGroupSize[1] * km.reqdWorkGroupSize[2];
+        km.wholeSubGroups = uniformGroups && items != 0 && items % km.subGroupSize == 0;
       }
       km.numUserArgs = def->getNumParams();
       if (closure.count(canon)) {
@@ -503,7 +520,11 @@ class AnalysisConsumer : public clang::ASTConsumer {
             exchanges ? std::max(minimumSlot(in_.traits), roundUpPow2(widest)) : 0;
         for (std::size_t i = 0; i < hidden.size(); ++i)
           km.hiddenArgs.push_back(HiddenArg{hidden[i].kind, km.numUserArgs + unsigned(i)});
-        kernelSlot[canon] = {km.subGroupSize, km.scratchBytesPerItem};
+        Prologue& pr = prologues[canon];
+        pr.S = km.subGroupSize;
+        pr.slot = km.scratchBytesPerItem;
+        if (km.wholeSubGroups)
+          for (int d = 0; d < 3; ++d) pr.shape[d] = km.reqdWorkGroupSize[d];
       }
       out_.kernels.push_back(std::move(km));
     }
@@ -548,9 +569,10 @@ class AnalysisConsumer : public clang::ASTConsumer {
           ed.error(fd->getLocation(), "cannot find the body of kernel '" + fd->getNameAsString() + "'");
           continue;
         }
-        auto [s, slot] = kernelSlot[canon];
-        ed.add(sm.getSpellingLoc(body->getLBracLoc()), 1, 0,
-               "__ISG_KERNEL_PROLOGUE(" + std::to_string(s) + ", " + std::to_string(slot) + ") ",
+        const Prologue& pr = prologues[canon];
+        std::string args = std::to_string(pr.S) + ", " + std::to_string(pr.slot);
+        for (std::size_t d : pr.shape) args += ", " + std::to_string(d);
+        ed.add(sm.getSpellingLoc(body->getLBracLoc()), 1, 0, "__ISG_KERNEL_PROLOGUE(" + args + ") ",
                fd->getLocation(), "the body of kernel '" + fd->getNameAsString() + "'");
       }
     }

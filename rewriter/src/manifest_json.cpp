@@ -12,7 +12,8 @@
 //       "scratchBytesPerItem": 4,
 //       "numUserArgs": 2,
 //       "hiddenArgs": [ { "kind": "local-scratch", "index": 2 } ],
-//       "reqdWorkGroupSize": [0, 0, 0] } ],  // 0 = not given
+//       "reqdWorkGroupSize": [0, 0, 0],     // 0 = not given
+//       "wholeSubGroups": false } ],         // every sub-group has S members
 //   "lineMap": [ { "rewrittenFile": "<source>", "rewrittenFirst": 120, "count": 30,
 //                  "originalFile": "<source>", "originalFirst": 1 } ],
 //   "log": "..."
@@ -65,7 +66,7 @@ std::string manifestToJson(const RewriteResult& r) {
            ", \"index\": " + std::to_string(k.hiddenArgs[h].index) + "}";
     o += "],\n      \"reqdWorkGroupSize\": [" + std::to_string(k.reqdWorkGroupSize[0]) + ", " +
          std::to_string(k.reqdWorkGroupSize[1]) + ", " + std::to_string(k.reqdWorkGroupSize[2]) +
-         "]\n    }";
+         "],\n      \"wholeSubGroups\": " + (k.wholeSubGroups ? "true" : "false") + "\n    }";
   }
   o += r.kernels.empty() ? "],\n" : "\n  ],\n";
   o += "  \"lineMap\": [";

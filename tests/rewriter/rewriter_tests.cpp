@@ -120,7 +120,7 @@ TEST(Rewrite, DirectCalls) {
   EXPECT_REWRITTEN(r);
   EXPECT_EQ(userPart(r),
             "kernel void k(global float* o, __local ulong16* __isg_scratch) {"
-            "__ISG_KERNEL_PROLOGUE(16, 4) \n"
+            "__ISG_KERNEL_PROLOGUE(16, 4, 0, 0, 0) \n"
             "  uint lid = get_sub_group_local_id();\n"
             "  o[lid] = intel_sub_group_shuffle(o[lid], lid ^ 1);\n"
             "}\n");
@@ -147,7 +147,7 @@ TEST(Rewrite, MacroInProgram) {
   EXPECT_EQ(userPart(r),
             "#define SHUF(x, i) intel_sub_group_shuffle(x, i)\n"
             "kernel void k(global int* o, __local ulong16* __isg_scratch) {"
-            "__ISG_KERNEL_PROLOGUE(16, 4)  o[0] = SHUF(o[0], 3u); }\n");
+            "__ISG_KERNEL_PROLOGUE(16, 4, 0, 0, 0)  o[0] = SHUF(o[0], 3u); }\n");
 }
 
 TEST(Rewrite, MacroFromOptions) {
@@ -156,7 +156,7 @@ TEST(Rewrite, MacroFromOptions) {
   EXPECT_REWRITTEN(r);
   EXPECT_EQ(userPart(r),
             "kernel void k(global int* o, __local ulong16* __isg_scratch) {"
-            "__ISG_KERNEL_PROLOGUE(16, 4)  o[0] = SHUF(o[0], 3u); }\n");
+            "__ISG_KERNEL_PROLOGUE(16, 4, 0, 0, 0)  o[0] = SHUF(o[0], 3u); }\n");
   // Vendor options stay for the driver even though Clang never saw them.
   EXPECT_EQ(r.options,
             "-cl-mad-enable -DSHUF=intel_sub_group_shuffle -cl-nv-verbose "
@@ -173,7 +173,7 @@ TEST(Rewrite, TokenPasting) {
   EXPECT_EQ(userPart(r),
             "#define SG(op) intel_sub_group_##op\n"
             "kernel void k(global uint* o, __local ulong16* __isg_scratch) {"
-            "__ISG_KERNEL_PROLOGUE(16, 4)  o[0] = SG(shuffle_xor)(o[0], 1u); }\n");
+            "__ISG_KERNEL_PROLOGUE(16, 4, 0, 0, 0)  o[0] = SG(shuffle_xor)(o[0], 1u); }\n");
   EXPECT_EQ(kernel(r, "k")->families, std::vector<std::string>{"shuffle"});
 }
 
@@ -195,7 +195,7 @@ TEST(Rewrite, HelpersAndPrototypes) {
             "uint lane2(__isg_ctx_t* __isg_ctx) { return lane(__isg_ctx); }\n"
             "float pure(float v) { return v + 1.0f; }\n"
             "kernel void k(global float* o, __local ulong16* __isg_scratch) {"
-            "__ISG_KERNEL_PROLOGUE(16, 4)  o[lane2(__isg_ctx)] = pure(mid(__isg_ctx, o[0])); }\n");
+            "__ISG_KERNEL_PROLOGUE(16, 4, 0, 0, 0)  o[lane2(__isg_ctx)] = pure(mid(__isg_ctx, o[0])); }\n");
   EXPECT_EQ(kernel(r, "k")->families, (std::vector<std::string>{"identity", "reduce"}));
 }
 
@@ -211,7 +211,7 @@ TEST(Rewrite, HelperCalledFromMacroBodyTwice) {
             "int bcast(__isg_ctx_t* __isg_ctx, int v) { return sub_group_broadcast(v, 0u); }\n"
             "#define B(x) bcast(__isg_ctx, x)\n"
             "kernel void k(global int* o, __local ulong16* __isg_scratch) {"
-            "__ISG_KERNEL_PROLOGUE(16, 4) \n"
+            "__ISG_KERNEL_PROLOGUE(16, 4, 0, 0, 0) \n"
             "  o[0] = B(o[1]) + B(o[2]);\n"
             "}\n");
 }
@@ -239,9 +239,9 @@ TEST(Rewrite, TwoKernelsWithRequiredSizes) {
             "__attribute__((intel_reqd_sub_group_size(16)))\n"
             "__attribute__((reqd_work_group_size(64, 2, 1)))\n"
             "kernel void k16(global uint* o, __local ulong16* __isg_scratch) {"
-            "__ISG_KERNEL_PROLOGUE(16, 4)  o[0] = intel_sub_group_shuffle(o[0], 1u); }\n"
+            "__ISG_KERNEL_PROLOGUE(16, 4, 64, 2, 1)  o[0] = intel_sub_group_shuffle(o[0], 1u); }\n"
             "SGS(8) kernel void k8(global ulong* o, int n, __local ulong16* __isg_scratch) {"
-            "__ISG_KERNEL_PROLOGUE(8, 8)  o[0] = sub_group_scan_inclusive_add(o[n]); }\n"
+            "__ISG_KERNEL_PROLOGUE(8, 8, 0, 0, 0)  o[0] = sub_group_scan_inclusive_add(o[n]); }\n"
             "kernel void none(global int* o) { o[0] = 0; }\n");
   ASSERT_EQ(r.kernels.size(), 3u);
   const auto* k16 = kernel(r, "k16");
@@ -277,7 +277,7 @@ TEST(Rewrite, NamedHeaderWithHelper) {
   EXPECT_EQ(userPart(r),
             "#include \"inc/sg.h\"\n"
             "kernel void k(global uint* o, __local ulong16* __isg_scratch) {"
-            "__ISG_KERNEL_PROLOGUE(16, 0)  o[lane(__isg_ctx)] = 1; }\n");
+            "__ISG_KERNEL_PROLOGUE(16, 0, 0, 0, 0)  o[lane(__isg_ctx)] = 1; }\n");
   ASSERT_EQ(r.headers.size(), 1u);
   EXPECT_EQ(r.headers[0].name, "inc/sg.h");
   EXPECT_EQ(r.headers[0].text,
@@ -311,7 +311,7 @@ TEST(Rewrite, PragmaLinesAreBlanked) {
             "\n"
             "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
             "kernel void k(global uint* o, __local ulong16* __isg_scratch) {"
-            "__ISG_KERNEL_PROLOGUE(16, 0)  o[0] = get_sub_group_size(); }\n");
+            "__ISG_KERNEL_PROLOGUE(16, 0, 0, 0, 0)  o[0] = get_sub_group_size(); }\n");
 }
 
 TEST(Rewrite, GnuAsmParses) {
@@ -345,7 +345,7 @@ TEST(Rewrite, OtherStrategiesHaveNoHiddenArguments) {
                    "", {}, t);
   EXPECT_REWRITTEN(r);
   EXPECT_EQ(userPart(r),
-            "kernel void k(global uint* o) {__ISG_KERNEL_PROLOGUE(16, 4)  o[0] = "
+            "kernel void k(global uint* o) {__ISG_KERNEL_PROLOGUE(16, 4, 0, 0, 0)  o[0] = "
             "intel_sub_group_shuffle(o[0], 1u); }\n");
   EXPECT_TRUE(r.kernels[0].hiddenArgs.empty());
 }
@@ -355,9 +355,9 @@ TEST(Rewrite, KernelWithoutParameters) {
                    "kernel void b() { sub_group_barrier(CLK_LOCAL_MEM_FENCE); }\n");
   EXPECT_REWRITTEN(r);
   EXPECT_EQ(userPart(r),
-            "kernel void a(__local ulong16* __isg_scratch) {__ISG_KERNEL_PROLOGUE(16, 0)  "
+            "kernel void a(__local ulong16* __isg_scratch) {__ISG_KERNEL_PROLOGUE(16, 0, 0, 0, 0)  "
             "sub_group_barrier(CLK_LOCAL_MEM_FENCE); }\n"
-            "kernel void b(__local ulong16* __isg_scratch) {__ISG_KERNEL_PROLOGUE(16, 0)  "
+            "kernel void b(__local ulong16* __isg_scratch) {__ISG_KERNEL_PROLOGUE(16, 0, 0, 0, 0)  "
             "sub_group_barrier(CLK_LOCAL_MEM_FENCE); }\n");
   EXPECT_EQ(r.kernels[0].hiddenArgs[0].index, 0u);
 }
@@ -456,7 +456,7 @@ TEST(Rewrite, KernelPrototypeGetsTheHiddenArgumentToo) {
   EXPECT_EQ(userPart(r),
             "kernel void k(global int* o, __local ulong16* __isg_scratch);\n"
             "kernel void k(global int* o, __local ulong16* __isg_scratch) {"
-            "__ISG_KERNEL_PROLOGUE(16, 4)  o[0] = sub_group_all(o[0]); }\n");
+            "__ISG_KERNEL_PROLOGUE(16, 4, 0, 0, 0)  o[0] = sub_group_all(o[0]); }\n");
 }
 
 TEST(Rewrite, OpenCL30WithDoubles) {
@@ -517,6 +517,42 @@ TEST(Manifest, ScratchBytesAndArguments) {
   EXPECT_EQ(kernel(r, "v")->families, std::vector<std::string>{"vote"});
 }
 
+// A required work-group size that is a multiple of S makes every sub-group whole, but only
+// where every work-group has that size: OpenCL C 2.0 and later allow a smaller last
+// work-group unless the program is built with -cl-uniform-work-group-size.
+TEST(Rewrite, WholeSubGroupsOnlyWhereEveryWorkGroupHasTheRequiredSize) {
+  const std::string src =
+      "__attribute__((intel_reqd_sub_group_size(16))) __attribute__((reqd_work_group_size(8, 4, 1)))\n"
+      "kernel void whole(global int* o) { o[0] = sub_group_reduce_add(o[0]); }\n"
+      "__attribute__((intel_reqd_sub_group_size(16))) __attribute__((reqd_work_group_size(24, 1, 1)))\n"
+      "kernel void partial(global int* o) { o[0] = sub_group_reduce_add(o[0]); }\n"
+      "__attribute__((intel_reqd_sub_group_size(16)))\n"
+      "kernel void unknown(global int* o) { o[0] = sub_group_reduce_add(o[0]); }\n";
+  struct Case {
+    const char* options;
+    bool whole;
+  } cases[] = {{"", true},
+               {"-cl-std=CL1.2", true},
+               {"-cl-std=CL2.0", false},
+               {"-cl-std=CL3.0", false},
+               {"-cl-std=CL2.0 -cl-uniform-work-group-size", true}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.options);
+    auto r = rewrite(src, c.options);
+    EXPECT_REWRITTEN(r);
+    EXPECT_EQ(kernel(r, "whole")->wholeSubGroups, c.whole);
+    EXPECT_FALSE(kernel(r, "partial")->wholeSubGroups);
+    EXPECT_FALSE(kernel(r, "unknown")->wholeSubGroups);
+    auto count = [&](const std::string& what) {
+      std::size_t n = 0;
+      for (std::size_t at = r.source.find(what); at != std::string::npos; at = r.source.find(what, at + 1)) ++n;
+      return n;
+    };
+    EXPECT_EQ(count("__ISG_KERNEL_PROLOGUE(16, 4, 8, 4, 1)"), c.whole ? 1u : 0u);
+    EXPECT_EQ(count("__ISG_KERNEL_PROLOGUE(16, 4, 0, 0, 0)"), c.whole ? 2u : 3u);
+  }
+}
+
 TEST(Manifest, Json) {
   auto r = rewrite(
       "__attribute__((reqd_work_group_size(32, 1, 1)))\n"
@@ -536,7 +572,8 @@ TEST(Manifest, Json) {
             "      \"scratchBytesPerItem\": 4,\n"
             "      \"numUserArgs\": 1,\n"
             "      \"hiddenArgs\": [{\"kind\": \"local-scratch\", \"index\": 1}],\n"
-            "      \"reqdWorkGroupSize\": [32, 1, 1]\n"
+            "      \"reqdWorkGroupSize\": [32, 1, 1],\n"
+      "      \"wholeSubGroups\": true\n"
             "    }\n"
             "  ],\n"
             "  \"lineMap\": [\n"

@@ -64,6 +64,9 @@ struct KernelManifest {
   unsigned numUserArgs = 0;           // the arguments the application sees
   std::vector<HiddenArg> hiddenArgs;  // appended arguments, in index order
   std::size_t reqdWorkGroupSize[3] = {0, 0, 0};  // from reqd_work_group_size, 0 = none
+  // Every sub-group has S members: reqd_work_group_size is a multiple of S and every work-group
+  // has that size (OpenCL C before 2.0, or -cl-uniform-work-group-size).
+  bool wholeSubGroups = false;
 };
 
 // Lines [rewrittenFirst, rewrittenFirst + count) of rewritten file `rewrittenFile` hold lines
