@@ -120,7 +120,7 @@ fi
   echo "- ratios: speed = rate(subject)/rate(baseline), higher is better; cost = time(subject)/time(baseline), lower is better"
   echo
   for i in 1 2 3 4 5 6 7; do [ -f "$work/$i.md" ] && cat "$work/$i.md"; done
-  echo "Goals missed: $(grep -ho 'MISS' "$work"/*.md 2>/dev/null | wc -l); wrong results: $(cat "$out"/*.log | grep -c 'WRONG RESULT')"
+  echo "Goals missed: $(grep -h '^|' "$work"/*.md 2>/dev/null | grep -o 'MISS' | wc -l); wrong results: $(cat "$out"/*.log | grep -c 'WRONG RESULT')"
 } > "$out/summary.md"
 cat "$out/summary.md"
 # The device tool returns only the output's tail: repeat the digest (worst case per ratio) last.
