@@ -58,6 +58,15 @@
 #define __ISG_MIN_half ((half)-INFINITY)
 #define __ISG_MIN_double (-(double)INFINITY)
 
+/* The collectives' operators, and the identities of the exclusive scans as cl_khr_subgroups
+ * defines them (+-INFINITY for floating point), by operation and scalar type name. */
+#define __ISG_OP_add(a, b) ((a) + (b))
+#define __ISG_OP_min(a, b) min(a, b)
+#define __ISG_OP_max(a, b) max(a, b)
+#define __ISG_IDENTITY_add(scalar) 0
+#define __ISG_IDENTITY_min(scalar) __ISG_MAX_##scalar
+#define __ISG_IDENTITY_max(scalar) __ISG_MIN_##scalar
+
 /*
  * The sub-group layout every strategy shares (and the layer's host queries answer with): Intel
  * sub-groups are runs of S consecutive linear local ids (x fastest), the last one partial when

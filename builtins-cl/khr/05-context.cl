@@ -233,12 +233,6 @@ __ISG_KHR_FN uint __isg_lane(__isg_ctx_t* ctx, uint j) {
 #endif
 
 #if defined(ISG_NEED_reduce) || defined(ISG_NEED_scan) || defined(ISG_NEED_vote)
-#define __ISG_OP_add(a, b) ((a) + (b))
-#define __ISG_OP_min(a, b) min(a, b)
-#define __ISG_OP_max(a, b) max(a, b)
-#define __ISG_IDENTITY_add(s) 0
-#define __ISG_IDENTITY_min(s) __ISG_MAX_##s
-#define __ISG_IDENTITY_max(s) __ISG_MIN_##s
 
 /*
  * An operation travels between these macros as its macro name, __ISG_OP_<op> (or a native
@@ -267,7 +261,7 @@ __ISG_KHR_FN uint __isg_lane(__isg_ctx_t* ctx, uint j) {
  */
 #ifdef __ISG_KHR_CLUSTERED
 #define __ISG_KHR_PARTITION_REDUCE(W, OPM, CLUSTERED)                                              \
-  switch (__ISG_KHR_S(ctx)) {                                                                                \
+  switch (__ISG_KHR_S(ctx)) {                                                                      \
     __ISG_KHR_CLUSTER_CASE(CLUSTERED, x, 2u)                                                       \
     __ISG_KHR_CLUSTER_CASE(CLUSTERED, x, 4u)                                                       \
     __ISG_KHR_CLUSTER_CASE(CLUSTERED, x, 8u)                                                       \
@@ -291,16 +285,16 @@ __ISG_KHR_FN uint __isg_lane(__isg_ctx_t* ctx, uint j) {
  */
 #define __ISG_KHR_COLLECTIVE_FNS(W, op)                                                            \
   __ISG_KHR_FN W __isg_khr_reduce_##op(__isg_ctx_t* ctx, W x) {                                    \
-    if (__ISG_KHR_WHOLE(ctx)) return __isg_k_reduce_##op(ctx, x);                                            \
+    if (__ISG_KHR_WHOLE(ctx)) return __isg_k_reduce_##op(ctx, x);                                  \
     __ISG_KHR_PARTITION_REDUCE(W, __ISG_OP_##op, __isg_k_clustered_reduce_##op)                    \
   }                                                                                                \
   __ISG_KHR_FN W __isg_khr_scan_inclusive_##op(__isg_ctx_t* ctx, W x) {                            \
-    if (__ISG_KHR_WHOLE(ctx)) return __isg_k_scan_inclusive_##op(ctx, x);                                    \
+    if (__ISG_KHR_WHOLE(ctx)) return __isg_k_scan_inclusive_##op(ctx, x);                          \
     __ISG_KHR_PARTITION_SCAN(W, __ISG_OP_##op, x)                                                  \
     return x;                                                                                      \
   }                                                                                                \
   __ISG_KHR_FN W __isg_khr_scan_exclusive_##op(__isg_ctx_t* ctx, W x) {                            \
-    if (__ISG_KHR_WHOLE(ctx)) return __isg_k_scan_exclusive_##op(ctx, x);                                    \
+    if (__ISG_KHR_WHOLE(ctx)) return __isg_k_scan_exclusive_##op(ctx, x);                          \
     __ISG_KHR_PARTITION_SCAN(W, __ISG_OP_##op, x)                                                  \
     return __isg_k_shuffle_up(ctx, x, 1u);                                                         \
   }

@@ -5,20 +5,10 @@
  */
 #ifdef ISG_NEED_broadcast
 
-#define __ISG_KHR_BROADCAST_BODY(name, T, s, w, req)                                               \
+#define __ISG_BROADCAST_BODY(name, T, s, w, req)                                                   \
   ISG_REQ_##req(__ISG_KHR_FN T __isg_##name(__isg_ctx_t* ctx, T x, uint id) {                      \
     uint lane = __isg_lane(ctx, id);                                                               \
     __ISG_KHR_MAP(T, s, w, x, x, x, __isg_k_shuffle(ctx, a, lane))                                 \
     return x;                                                                                      \
   })
-
-#define __ISG_DEF_sub_group_broadcast(T, s, w, req)                                                \
-  __ISG_KHR_BROADCAST_BODY(sub_group_broadcast, T, s, w, req)
-#define __ISG_DEF_intel_sub_group_broadcast(T, s, w, req)                                          \
-  __ISG_KHR_BROADCAST_BODY(intel_sub_group_broadcast, T, s, w, req)
-
-#define __ISG_ROW_broadcast(name, shape, typeset) ISG_TYPES_##typeset(__ISG_DEF_##name)
-
-#else
-#define __ISG_ROW_broadcast(name, shape, typeset)
 #endif

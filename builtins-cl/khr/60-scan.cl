@@ -8,13 +8,13 @@
  */
 #ifdef ISG_NEED_scan
 
-#define __ISG_KHR_SCAN_IN_BODY(name, op, T, s, w, req)                                             \
+#define __ISG_SCAN_INCLUSIVE_BODY(name, op, T, s, w, req)                                          \
   ISG_REQ_##req(__ISG_KHR_FN T __isg_##name(__isg_ctx_t* ctx, T x) {                               \
     __ISG_KHR_MAP(T, s, w, x, x, x,                                                                \
                   (s)__isg_khr_scan_inclusive_##op(ctx, (__ISG_KHR_ARITH_##s)a))                   \
     return x;                                                                                      \
   })
-#define __ISG_KHR_SCAN_EX_BODY(name, op, T, s, w, req)                                             \
+#define __ISG_SCAN_EXCLUSIVE_BODY(name, op, T, s, w, req)                                          \
   ISG_REQ_##req(__ISG_KHR_FN T __isg_##name(__isg_ctx_t* ctx, T x) {                               \
     const s identity = (s)__ISG_IDENTITY_##op(s);                                                  \
     s r; /* the scan runs on every member; only then does member 0 take the identity */            \
@@ -23,22 +23,4 @@
                    ctx->sglid == 0u ? identity : r))                                               \
     return x;                                                                                      \
   })
-
-#define __ISG_DEF_sub_group_scan_inclusive_add(T, s, w, req) __ISG_KHR_SCAN_IN_BODY(sub_group_scan_inclusive_add, add, T, s, w, req)
-#define __ISG_DEF_sub_group_scan_inclusive_min(T, s, w, req) __ISG_KHR_SCAN_IN_BODY(sub_group_scan_inclusive_min, min, T, s, w, req)
-#define __ISG_DEF_sub_group_scan_inclusive_max(T, s, w, req) __ISG_KHR_SCAN_IN_BODY(sub_group_scan_inclusive_max, max, T, s, w, req)
-#define __ISG_DEF_sub_group_scan_exclusive_add(T, s, w, req) __ISG_KHR_SCAN_EX_BODY(sub_group_scan_exclusive_add, add, T, s, w, req)
-#define __ISG_DEF_sub_group_scan_exclusive_min(T, s, w, req) __ISG_KHR_SCAN_EX_BODY(sub_group_scan_exclusive_min, min, T, s, w, req)
-#define __ISG_DEF_sub_group_scan_exclusive_max(T, s, w, req) __ISG_KHR_SCAN_EX_BODY(sub_group_scan_exclusive_max, max, T, s, w, req)
-#define __ISG_DEF_intel_sub_group_scan_inclusive_add(T, s, w, req) __ISG_KHR_SCAN_IN_BODY(intel_sub_group_scan_inclusive_add, add, T, s, w, req)
-#define __ISG_DEF_intel_sub_group_scan_inclusive_min(T, s, w, req) __ISG_KHR_SCAN_IN_BODY(intel_sub_group_scan_inclusive_min, min, T, s, w, req)
-#define __ISG_DEF_intel_sub_group_scan_inclusive_max(T, s, w, req) __ISG_KHR_SCAN_IN_BODY(intel_sub_group_scan_inclusive_max, max, T, s, w, req)
-#define __ISG_DEF_intel_sub_group_scan_exclusive_add(T, s, w, req) __ISG_KHR_SCAN_EX_BODY(intel_sub_group_scan_exclusive_add, add, T, s, w, req)
-#define __ISG_DEF_intel_sub_group_scan_exclusive_min(T, s, w, req) __ISG_KHR_SCAN_EX_BODY(intel_sub_group_scan_exclusive_min, min, T, s, w, req)
-#define __ISG_DEF_intel_sub_group_scan_exclusive_max(T, s, w, req) __ISG_KHR_SCAN_EX_BODY(intel_sub_group_scan_exclusive_max, max, T, s, w, req)
-
-#define __ISG_ROW_scan(name, shape, typeset) ISG_TYPES_##typeset(__ISG_DEF_##name)
-
-#else
-#define __ISG_ROW_scan(name, shape, typeset)
 #endif

@@ -2,7 +2,7 @@
 /* sub_group_broadcast: every member reads one member's slot. */
 #ifdef ISG_NEED_broadcast
 
-#define __ISG_BROADCAST_BODY(name, T, req)                                                         \
+#define __ISG_BROADCAST_BODY(name, T, s, w, req)                                                   \
   ISG_REQ_##req(__ISG_OVL T __isg_##name(__isg_ctx_t* ctx, T x, uint id) {                         \
     __local T* p = (__local T*)__isg_exchange_area(ctx);                                           \
     p[ctx->lid] = x;                                                                               \
@@ -11,14 +11,4 @@
     __isg_exchange_done(ctx);                                                                      \
     return r;                                                                                      \
   })
-
-#define __ISG_DEF_sub_group_broadcast(T, scalar, width, req)                                       \
-  __ISG_BROADCAST_BODY(sub_group_broadcast, T, req)
-#define __ISG_DEF_intel_sub_group_broadcast(T, scalar, width, req)                                 \
-  __ISG_BROADCAST_BODY(intel_sub_group_broadcast, T, req)
-
-#define __ISG_ROW_broadcast(name, shape, typeset) ISG_TYPES_##typeset(__ISG_DEF_##name)
-
-#else
-#define __ISG_ROW_broadcast(name, shape, typeset)
 #endif

@@ -9,14 +9,4 @@
     __ISG_XFER(T, s, w, r, x, __isg_shfl_idx, id, mask)                                            \
     return r;                                                                                      \
   })
-
-#define __ISG_DEF_sub_group_broadcast(T, s, w, req)                                                \
-  __ISG_BROADCAST_BODY(sub_group_broadcast, T, s, w, req)
-/* cl_intel_subgroups_short/_char spell the 8- and 16-bit forms with the intel_ prefix. */
-#define __ISG_DEF_intel_sub_group_broadcast(T, s, w, req)                                          \
-  __ISG_BROADCAST_BODY(intel_sub_group_broadcast, T, s, w, req)
-#define __ISG_ROW_broadcast(name, shape, typeset) ISG_TYPES_##typeset(__ISG_DEF_##name)
-
-#else
-#define __ISG_ROW_broadcast(name, shape, typeset)
 #endif

@@ -110,17 +110,4 @@ static inline ulong __isg_add_if_u64(ulong x, ulong y, uint present) {
     }                                                                                              \
     return x;                                                                                      \
   })
-
-#define __ISG_DEF_sub_group_reduce_add(T, s, w, req) __ISG_REDUCE_BODY(sub_group_reduce_add, add, T, s, w, req)
-#define __ISG_DEF_sub_group_reduce_min(T, s, w, req) __ISG_REDUCE_BODY(sub_group_reduce_min, min, T, s, w, req)
-#define __ISG_DEF_sub_group_reduce_max(T, s, w, req) __ISG_REDUCE_BODY(sub_group_reduce_max, max, T, s, w, req)
-/* cl_intel_subgroups_short/_char spell the 8- and 16-bit forms with the intel_ prefix. */
-#define __ISG_DEF_intel_sub_group_reduce_add(T, s, w, req) __ISG_REDUCE_BODY(intel_sub_group_reduce_add, add, T, s, w, req)
-#define __ISG_DEF_intel_sub_group_reduce_min(T, s, w, req) __ISG_REDUCE_BODY(intel_sub_group_reduce_min, min, T, s, w, req)
-#define __ISG_DEF_intel_sub_group_reduce_max(T, s, w, req) __ISG_REDUCE_BODY(intel_sub_group_reduce_max, max, T, s, w, req)
-
-#define __ISG_ROW_reduce(name, shape, typeset) ISG_TYPES_##typeset(__ISG_DEF_##name)
-
-#else
-#define __ISG_ROW_reduce(name, shape, typeset)
 #endif
