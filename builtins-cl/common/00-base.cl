@@ -91,11 +91,10 @@
     const bool __isg_known = (RX) != 0u;                                                           \
     uint __isg_lx = __isg_known ? (RX) : (uint)get_local_size(0);                                  \
     uint __isg_ly = __isg_known ? (RY) : (uint)get_local_size(1);                                  \
-    uint __isg_lz = __isg_known ? (RZ) : (uint)get_local_size(2);                                  \
-    uint __isg_y = __isg_known && (RY) == 1u ? 0u : (uint)get_local_id(1);                         \
-    uint __isg_z = __isg_known && (RZ) == 1u ? 0u : (uint)get_local_id(2);                         \
-    (c).lid = (uint)get_local_id(0) + __isg_lx * (__isg_y + __isg_ly * __isg_z);                   \
-    (c).lsize = __isg_lx * __isg_ly * __isg_lz;                                                    \
+    (c).lid = (uint)get_local_id(0) +                                                              \
+              __isg_lx * ((__isg_known && (RY) == 1u ? 0u : (uint)get_local_id(1)) +               \
+                          __isg_ly * (__isg_known && (RZ) == 1u ? 0u : (uint)get_local_id(2)));    \
+    (c).lsize = __isg_lx * __isg_ly * (__isg_known ? (RZ) : (uint)get_local_size(2));              \
     (c).S = (SIZE);                                                                                \
     (c).sgid = (c).lid / (c).S;                                                                    \
     (c).sglid = (c).lid % (c).S;                                                                   \
