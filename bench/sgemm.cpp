@@ -20,7 +20,9 @@ namespace {
 
 constexpr unsigned TM = 8, TN = 4;
 
-std::string source(bool intel, const std::vector<unsigned>& sizes) {
+// reqd: the Intel kernels also declare their work-group size (as clDNN's do): variant
+// "layer-reqd", no goal; it shows what the layer makes of that knowledge (design.md §2).
+std::string source(bool intel, const std::vector<unsigned>& sizes, const size_t* reqd = nullptr) {
   std::string s = "#define TM " + std::to_string(TM) + "\n";
   if (!intel)
     s += "static inline float hw_bcast(float v, uint src, uint c) {\n"
@@ -29,6 +31,8 @@ std::string source(bool intel, const std::vector<unsigned>& sizes) {
   for (unsigned S : sizes) {
     std::string SS = std::to_string(S);
     if (intel) s += "__attribute__((intel_reqd_sub_group_size(" + SS + ")))\n";
+    if (reqd)
+      s += "__attribute__((reqd_work_group_size(" + std::to_string(reqd[0]) + ", " + std::to_string(reqd[1]) + ", 1)))\n";
     s += std::string("__kernel void ") + (intel ? "intel" : "ptx") + "_sgemm_S" + SS +
          "(__global const float* A, __global const float* B, __global float* C, uint M, uint N, uint K) {\n";
     s += intel ? "  const uint lane = get_sub_group_local_id();\n"
@@ -74,7 +78,7 @@ int main(int argc, char** argv) {
     Report r("sgemm", "SGEMM, Intel-style (block reads + shuffles) vs the same algorithm in inline PTX", "TFLOP/s",
              opt);
     Cl& cl = openCl(&r);
-    r.variantOrder({kLayer, "ptx"});
+    r.variantOrder({kLayer, "layer-reqd", "ptx"});
     const cl_uint dim = opt.smoke ? 64 : 4096;
     const cl_uint M = dim, N = dim, K = dim;
     const int warm = warmups(opt, 2), nrep = reps(opt, 10);
@@ -92,8 +96,10 @@ int main(int argc, char** argv) {
     for (float& v : B) v = dist(rng);
     Buffer bufA(cl, A.size() * 4, A.data()), bufB(cl, B.size() * 4, B.data()), bufC(cl, C.size() * 4);
 
+    const size_t global[2] = {N / TN, M / TM}, local[2] = {std::min<size_t>(64, global[0]), 2};
     Programs programs(cl);
     buildLayerAndPtx(&programs, cl, source(true, sizes), [&] { return source(false, sizes); });
+    programs.build("layer-reqd", source(true, sizes, local), "the Intel program with reqd_work_group_size did not build: ");
 
     // Checked entries: a fixed sample across C, against a double-precision host dot product.
     std::vector<std::pair<cl_uint, cl_uint>> sample;
@@ -104,15 +110,14 @@ int main(int argc, char** argv) {
       std::string name = "sgemm" + std::to_string(dim) + "/S" + std::to_string(S);
       if (!r.wanted(name)) continue;
       programs.each(&r, name, [&](const std::string& variant, cl_program p) {
-        cl_kernel k = kernel(p, std::string(variant == kLayer ? "intel" : "ptx") + "_sgemm_S" + std::to_string(S));
+        cl_kernel k = kernel(p, std::string(variant == "ptx" ? "ptx" : "intel") + "_sgemm_S" + std::to_string(S));
         setArg(k, 0, bufA);
         setArg(k, 1, bufB);
         setArg(k, 2, bufC);
         setArg(k, 3, M);
         setArg(k, 4, N);
         setArg(k, 5, K);
-        size_t g[2] = {N / TN, M / TM};
-        size_t l[2] = {std::min<size_t>(64, g[0]), 2};
+        size_t g[2] = {global[0], global[1]}, l[2] = {local[0], local[1]};
         bufC.fill(0);
         checkAndTime(cl, &r, name, variant, k, 2, g, l, warm, nrep, 2.0 * M * N * K, 1e12, [&] {
           bufC.read(C.data());
@@ -132,6 +137,7 @@ int main(int argc, char** argv) {
         clReleaseKernel(k);
       });
       r.ratio(name, "layer/ptx", kLayer, "ptx", RatioKind::Speed, 0.95);
+      r.ratio(name, "layer-reqd/ptx", "layer-reqd", "ptx", RatioKind::Speed);
     }
     return r.finish();
   });
