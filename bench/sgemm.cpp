@@ -117,9 +117,8 @@ int main(int argc, char** argv) {
         setArg(k, 3, M);
         setArg(k, 4, N);
         setArg(k, 5, K);
-        size_t g[2] = {global[0], global[1]}, l[2] = {local[0], local[1]};
         bufC.fill(0);
-        checkAndTime(cl, &r, name, variant, k, 2, g, l, warm, nrep, 2.0 * M * N * K, 1e12, [&] {
+        checkAndTime(cl, &r, name, variant, k, 2, global, local, warm, nrep, 2.0 * M * N * K, 1e12, [&] {
           bufC.read(C.data());
           for (auto [m, n] : sample) {
             double want = 0, mag = 0;

@@ -459,11 +459,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
     }
 
     // Kernel manifests and the per-kernel values the declarations below need.
-    struct Prologue {
-      unsigned S = 0, slot = 0;
-      std::size_t shape[3] = {0, 0, 0};  // reqd_work_group_size when every sub-group is whole
-    };
-    std::map<const clang::FunctionDecl*, Prologue> prologues;
+    std::map<const clang::FunctionDecl*, std::size_t> manifestOf;  // index in out_.kernels
     const bool uniformGroups = uniformWorkGroups(ctx.getLangOpts());
     const std::vector<HiddenParam> hidden = hiddenParams(in_.traits);
     for (const clang::FunctionDecl* canon : c.order) {
@@ -520,12 +516,8 @@ class AnalysisConsumer : public clang::ASTConsumer {
             exchanges ? std::max(minimumSlot(in_.traits), roundUpPow2(widest)) : 0;
         for (std::size_t i = 0; i < hidden.size(); ++i)
           km.hiddenArgs.push_back(HiddenArg{hidden[i].kind, km.numUserArgs + unsigned(i)});
-        Prologue& pr = prologues[canon];
-        pr.S = km.subGroupSize;
-        pr.slot = km.scratchBytesPerItem;
-        if (km.wholeSubGroups)
-          for (int d = 0; d < 3; ++d) pr.shape[d] = km.reqdWorkGroupSize[d];
       }
+      manifestOf[canon] = out_.kernels.size();
       out_.kernels.push_back(std::move(km));
     }
 
@@ -569,9 +561,12 @@ class AnalysisConsumer : public clang::ASTConsumer {
           ed.error(fd->getLocation(), "cannot find the body of kernel '" + fd->getNameAsString() + "'");
           continue;
         }
-        const Prologue& pr = prologues[canon];
-        std::string args = std::to_string(pr.S) + ", " + std::to_string(pr.slot);
-        for (std::size_t d : pr.shape) args += ", " + std::to_string(d);
+        // S, SLOT and, when every sub-group is whole, the required work-group size (else 0s).
+        const KernelManifest& km = out_.kernels[manifestOf[canon]];
+        std::string args =
+            std::to_string(km.subGroupSize) + ", " + std::to_string(km.scratchBytesPerItem);
+        for (std::size_t d : km.reqdWorkGroupSize)
+          args += ", " + std::to_string(km.wholeSubGroups ? d : 0);
         ed.add(sm.getSpellingLoc(body->getLBracLoc()), 1, 0, "__ISG_KERNEL_PROLOGUE(" + args + ") ",
                fd->getLocation(), "the body of kernel '" + fd->getNameAsString() + "'");
       }
