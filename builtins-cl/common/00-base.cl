@@ -15,21 +15,21 @@
 #endif
 
 /* Table rows carry a requirement; a row whose requirement the device lacks expands to nothing. */
-#define ISG_REQ_none(...) __VA_ARGS__
+#define ISG_REQ_none(x) x
 #ifdef cl_khr_fp16
-#define ISG_REQ_fp16(...) __VA_ARGS__
+#define ISG_REQ_fp16(x) x
 #else
-#define ISG_REQ_fp16(...)
+#define ISG_REQ_fp16(x)
 #endif
 #if defined(cl_khr_fp64) || (__OPENCL_C_VERSION__ >= 300 && defined(__opencl_c_fp64))
-#define ISG_REQ_fp64(...) __VA_ARGS__
+#define ISG_REQ_fp64(x) x
 #else
-#define ISG_REQ_fp64(...)
+#define ISG_REQ_fp64(x)
 #endif
 #if !defined(__EMBEDDED_PROFILE__) || defined(cles_khr_int64)
-#define ISG_REQ_int64(...) __VA_ARGS__
+#define ISG_REQ_int64(x) x
 #else
-#define ISG_REQ_int64(...)
+#define ISG_REQ_int64(x)
 #endif
 
 #define __ISG_OVL static inline __attribute__((overloadable))

@@ -36,9 +36,9 @@
 #define __ISG_VSTORE_16(d, a) vstore16(d, 0, a)
 
 #ifdef __IMAGE_SUPPORT__
-#define ISG_REQ_images(...) __VA_ARGS__
+#define ISG_REQ_images(x) x
 #else
-#define ISG_REQ_images(...)
+#define ISG_REQ_images(x)
 #endif
 
 #ifdef __IMAGE_SUPPORT__

@@ -32,7 +32,8 @@
                                                                T next, uint delta) {               \
     uint d = min(delta, ctx->S);                                                                   \
     int own = ctx->sglid + d < ctx->S;                                                             \
-    s x, y;                                                                                        \
+    s x;                                                                                           \
+    s y;                                                                                           \
     __ISG_KHR_MAP(T, s, w, current, current, next,                                                 \
                   (x = __isg_k_shuffle_down(ctx, a, d), y = __isg_k_shuffle_up(ctx, b, ctx->S - d), \
                    own ? x : y))                                                                   \
@@ -43,7 +44,8 @@
                                                              T current, uint delta) {              \
     uint d = min(delta, ctx->S);                                                                   \
     int own = d <= ctx->sglid;                                                                     \
-    s x, y;                                                                                        \
+    s x;                                                                                           \
+    s y;                                                                                           \
     __ISG_KHR_MAP(T, s, w, current, current, previous,                                             \
                   (x = __isg_k_shuffle_up(ctx, a, d), y = __isg_k_shuffle_down(ctx, b, ctx->S - d), \
                    own ? x : y))                                                                   \

@@ -90,12 +90,12 @@ static inline uint __isg_ballot(__isg_ctx_t* ctx, int predicate) {
  * arguments are its own.
  */
 #define __ISG_WORDS(s, w) ((sizeof(s) * (w) + 3) / 4)
-#define __ISG_XFER(T, s, w, dst, value, prim, ...)                                                 \
+#define __ISG_XFER(T, s, w, dst, value, prim, arg, mask)                                            \
   {                                                                                                \
     union { T v; uint u[__ISG_WORDS(s, w)]; } __isg_in, __isg_out;                                 \
     __isg_in.v = (value);                                                                          \
     for (uint __isg_k = 0; __isg_k < __ISG_WORDS(s, w); ++__isg_k)                                 \
-      __isg_out.u[__isg_k] = prim(ctx, __isg_in.u[__isg_k], __VA_ARGS__);                          \
+      __isg_out.u[__isg_k] = prim(ctx, __isg_in.u[__isg_k], arg, mask);                          \
     (dst) = __isg_out.v;                                                                           \
   }
 

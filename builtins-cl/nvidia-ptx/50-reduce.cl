@@ -38,27 +38,27 @@ __ISG_REDUX_FN(max, int, s32)
 #define __ISG_REDUX_uchar(op, x, m) __isg_redux_##op##_u32((uint)(x), m)
 #define __ISG_REDUX_ushort(op, x, m) __isg_redux_##op##_u32((uint)(x), m)
 #define __ISG_REDUX_uint(op, x, m) __isg_redux_##op##_u32(x, m)
-#define __ISG_IF_REDUX_char(...) __VA_ARGS__
-#define __ISG_IF_REDUX_uchar(...) __VA_ARGS__
-#define __ISG_IF_REDUX_short(...) __VA_ARGS__
-#define __ISG_IF_REDUX_ushort(...) __VA_ARGS__
-#define __ISG_IF_REDUX_int(...) __VA_ARGS__
-#define __ISG_IF_REDUX_uint(...) __VA_ARGS__
+#define __ISG_IF_REDUX_char(x) x
+#define __ISG_IF_REDUX_uchar(x) x
+#define __ISG_IF_REDUX_short(x) x
+#define __ISG_IF_REDUX_ushort(x) x
+#define __ISG_IF_REDUX_int(x) x
+#define __ISG_IF_REDUX_uint(x) x
 #else
 /* Before sm_80 every type takes the shuffles. */
-#define __ISG_IF_REDUX_char(...)
-#define __ISG_IF_REDUX_uchar(...)
-#define __ISG_IF_REDUX_short(...)
-#define __ISG_IF_REDUX_ushort(...)
-#define __ISG_IF_REDUX_int(...)
-#define __ISG_IF_REDUX_uint(...)
+#define __ISG_IF_REDUX_char(x)
+#define __ISG_IF_REDUX_uchar(x)
+#define __ISG_IF_REDUX_short(x)
+#define __ISG_IF_REDUX_ushort(x)
+#define __ISG_IF_REDUX_int(x)
+#define __ISG_IF_REDUX_uint(x)
 #endif
-#define __ISG_IF_REDUX_long(...)
-#define __ISG_IF_REDUX_ulong(...)
-#define __ISG_IF_REDUX_float(...)
-#define __ISG_IF_REDUX_half(...)
-#define __ISG_IF_REDUX_double(...)
-#define __ISG_IF_REDUX(s, ...) __ISG_IF_REDUX_##s(__VA_ARGS__)
+#define __ISG_IF_REDUX_long(x)
+#define __ISG_IF_REDUX_ulong(x)
+#define __ISG_IF_REDUX_float(x)
+#define __ISG_IF_REDUX_half(x)
+#define __ISG_IF_REDUX_double(x)
+#define __ISG_IF_REDUX(s, x) __ISG_IF_REDUX_##s(x)
 
 /* Folding the partner block's value in; `present` is false when that block has no member. A
  * missing block's src is the lane itself, which min and max absorb with no test. add must skip
@@ -102,7 +102,8 @@ static inline ulong __isg_add_if_u64(ulong x, ulong y, uint present) {
     const uint mask = __isg_activemask();                                                          \
     __ISG_IF_REDUX(s, if (ctx->S == 32u) return (T)__ISG_REDUX_##s(op, x, mask);)                  \
     for (uint o = 1u; o < ctx->S; o <<= 1) {                                                       \
-      uint partner = ctx->sglid ^ o, start = partner & ~(o - 1u);                                  \
+      uint partner = ctx->sglid ^ o;                                                               \
+      uint start = partner & ~(o - 1u);                                                            \
       uint src = partner < ctx->sgsize ? partner : start < ctx->sgsize ? start : ctx->sglid;       \
       T y;                                                                                         \
       __ISG_XFER(T, s, w, y, x, __isg_shfl_idx, src, mask)                                         \

@@ -28,7 +28,8 @@
   ISG_REQ_##req(__ISG_OVL T __isg_intel_sub_group_shuffle_down(__isg_ctx_t* ctx, T current,        \
                                                                T next, uint delta) {               \
     uint i = ctx->sglid + delta;                                                                   \
-    T a, b;                                                                                        \
+    T a;                                                                                           \
+    T b;                                                                                           \
     uint active = __isg_activemask();                                                              \
     __ISG_XFER(T, s, w, a, current, __isg_shfl_idx, i, active)                                     \
     __ISG_XFER(T, s, w, b, next, __isg_shfl_idx, i, active)                                                \
@@ -39,7 +40,8 @@
   ISG_REQ_##req(__ISG_OVL T __isg_intel_sub_group_shuffle_up(__isg_ctx_t* ctx, T previous,         \
                                                              T current, uint delta) {              \
     uint i = ctx->sglid - delta;                                                                   \
-    T a, b;                                                                                        \
+    T a;                                                                                           \
+    T b;                                                                                           \
     uint active = __isg_activemask();                                                              \
     __ISG_XFER(T, s, w, a, current, __isg_shfl_idx, i, active)                                     \
     __ISG_XFER(T, s, w, b, previous, __isg_shfl_idx, i, active)                                            \

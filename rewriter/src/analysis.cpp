@@ -173,6 +173,11 @@ struct Call {
   const clang::FunctionDecl* callee;  // canonical
 };
 
+struct BuiltinCall {
+  const Builtin* builtin;
+  const clang::CallExpr* expr;
+};
+
 struct Func {
   const clang::FunctionDecl* definition = nullptr;
   bool kernel = false;
@@ -201,6 +206,8 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
 
   bool TraverseFunctionDecl(clang::FunctionDecl* fd) {
     if (internal(fd->getLocation())) return true;
+    if (!fd->doesThisDeclarationHaveABody() && findBuiltin(fd->getName()))
+      prototypes.push_back(fd);  // the program's own prototype of a builtin we declare
     declarations.push_back(fd);
     if (!fd->doesThisDeclarationHaveABody()) return Base::TraverseFunctionDecl(fd);
     const clang::FunctionDecl* canon = fd->getCanonicalDecl();
@@ -229,6 +236,7 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
           typeBytes = unsigned(ctx_.getTypeSizeInChars(t).getQuantity());
       }
       current_->uses.push_back({b, exchangeBytes(*b, typeBytes)});
+      builtinCalls.push_back({b, ce});
     } else if (callee->isDefined()) {
       current_->calls.push_back({ce, callee->getCanonicalDecl()});
     }
@@ -238,6 +246,8 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
   std::map<const clang::FunctionDecl*, Func> funcs;
   std::vector<const clang::FunctionDecl*> order;         // definitions in source order
   std::vector<const clang::FunctionDecl*> declarations;  // every user declaration
+  std::vector<const clang::FunctionDecl*> prototypes;    // user redeclarations of builtins
+  std::vector<BuiltinCall> builtinCalls;
   std::vector<std::string> userDefined;
 
  private:
@@ -321,6 +331,31 @@ class Editor {
   }
 
   void markPlain(SourceLocation paren) { plainSites_.emplace(site(paren), paren); }
+  bool isCtxSite(SourceLocation paren) const { return ctxSites_.count(site(paren)) != 0; }
+
+  // Replaces the identifier `name` where it is spelled for `loc` with `text`. One spelling (a
+  // macro body, a macro argument) may serve several calls: they must all want the same text.
+  void rename(SourceLocation loc, const std::string& name, const std::string& text,
+              SourceLocation userLoc, const std::string& what) {
+    SourceLocation s = sm_.getSpellingLoc(loc);
+    if (sm_.isWrittenInScratchSpace(s)) {
+      error(userLoc, "cannot rewrite " + what + ": its name is formed by token pasting, and "
+                     "this call needs its own spelling of the name (a macro that pastes it "
+                     "is expanded for calls that differ in their number of arguments or in "
+                     "whether the function around them takes the sub-group context)");
+      return;
+    }
+    auto [it, fresh] = renamed_.emplace(site(s), text);
+    if (!fresh) {
+      if (it->second != text)
+        error(userLoc, "cannot rewrite " + what + ": the name '" + name + "' is written once "
+                       "for calls that need different rewrites (different numbers of "
+                       "arguments, or inside and outside functions that take the sub-group "
+                       "context); spell the name separately for each");
+      return;
+    }
+    add(s, 0, unsigned(name.size()), text, userLoc, what);
+  }
 
   // A '(' in a macro body that both a context-taking and a plain function go through cannot be
   // edited for one without breaking the other.
@@ -367,6 +402,7 @@ class Editor {
   const FileNames& names_;
   std::set<std::tuple<std::string, unsigned, unsigned, std::string>> seen_;
   std::set<std::pair<unsigned, unsigned>> ctxSites_;
+  std::map<std::pair<unsigned, unsigned>, std::string> renamed_;
   std::map<std::pair<unsigned, unsigned>, SourceLocation> plainSites_;
 };
 
@@ -456,6 +492,47 @@ class AnalysisConsumer : public clang::ASTConsumer {
         else
           ed.markPlain(*paren);
       }
+    }
+
+    // Builtin calls reach the library through the prelude's macros, one arity per name. A
+    // call whose '(' also serves a context-taking user function (a macro that calls its
+    // argument, `#define DEF(f) ... f(p)`, expanded with a builtin and with a helper) already
+    // gets the context there, so its name becomes the library function itself; a call with
+    // another argument count than the name's macro gets a macro of its own.
+    std::map<std::string, std::map<unsigned, unsigned>> counts;  // name -> arity -> calls
+    for (const BuiltinCall& bc : c.builtinCalls) ++counts[bc.builtin->name][bc.expr->getNumArgs()];
+    for (const auto& [name, byArity] : counts) {
+      unsigned primary = usualArity(*findBuiltin(name));
+      if (!byArity.count(primary)) primary = byArity.begin()->first;
+      out_.macroArity.emplace_back(name, primary);
+    }
+    std::set<std::pair<std::string, unsigned>> extras;
+    for (const BuiltinCall& bc : c.builtinCalls) {
+      const std::string& name = bc.builtin->name;
+      const unsigned n = bc.expr->getNumArgs();
+      const clang::Expr* callee = bc.expr->getCallee()->IgnoreParenImpCasts();
+      SourceLocation nameLoc = callee->getExprLoc();
+      std::string what = "the call to '" + name + "'";
+      auto paren = ed.callParen(bc.expr);
+      if (paren && ed.isCtxSite(*paren)) {
+        ed.rename(nameLoc, name, "__isg_" + name, bc.expr->getBeginLoc(), what);
+        continue;
+      }
+      unsigned primary = 0;
+      for (const auto& [m, k] : out_.macroArity)
+        if (m == name) primary = k;
+      if (n == primary) continue;
+      std::string macro = "__ISG_A" + std::to_string(n) + "_" + name;
+      ed.rename(nameLoc, name, macro, bc.expr->getBeginLoc(), what);
+      extras.emplace(name, n);
+    }
+    out_.extraArity.assign(extras.begin(), extras.end());
+    // The program's own prototypes of builtins stay declarations of the names, which the
+    // parentheses keep from expanding as the prelude's function-like macros.
+    for (const clang::FunctionDecl* fd : c.prototypes) {
+      std::string name = fd->getNameAsString();
+      ed.rename(fd->getLocation(), name, "(" + name + ")", fd->getLocation(),
+                "the declaration of '" + name + "'");
     }
 
     // Kernel manifests and the per-kernel values the declarations below need.

@@ -30,6 +30,11 @@ struct Analysis {
   bool usesSubGroups = false;              // a builtin call or intel_reqd_sub_group_size
   std::vector<std::string> families;       // used anywhere in the program, in table order
   std::vector<std::string> userDefined;    // table names the program defines itself
+  // Builtin name -> argument count its prelude macro takes: the count every call of it uses,
+  // or the shape's usual one. OpenCL C before 3.0 has no variadic macros (NVIDIA rejects them),
+  // so each macro has one arity; calls with another count are renamed to the macro of `extra`.
+  std::vector<std::pair<std::string, unsigned>> macroArity;
+  std::vector<std::pair<std::string, unsigned>> extraArity;  // (name, count): __ISG_A<count>_<name>
   std::vector<KernelManifest> kernels;     // in source order
   std::vector<FileEdit> edits;
 };

@@ -259,7 +259,7 @@ std::string buildPrelude(const DeviceTraits& traits, const detail::Analysis& a) 
   };
   if (const detail::EmbeddedFile* def = detail::findEmbedded("builtins.def")) append(def->text());
   for (const detail::EmbeddedFile* f : libraryFiles(traits)) append(f->text());
-  p += detail::builtinMacros(a.userDefined);
+  p += detail::builtinMacros(a.userDefined, a.macroArity, a.extraArity);
   return p;
 }
 

@@ -146,18 +146,48 @@ std::string declarationsHeader(const DeviceTraits& traits) {
   return out;
 }
 
-std::string builtinMacros(const std::vector<std::string>& skip) {
+unsigned usualArity(const Builtin& b) {
+  switch (b.shape) {
+    case Shape::U_V:
+      return 0;
+    case Shape::T_TU:
+    case Shape::BlockWrite:
+      return 2;
+    case Shape::T_TTU:
+      return 3;
+    default:
+      return 1;
+  }
+}
+
+namespace {
+std::string ctxMacro(const std::string& macro, const std::string& name, unsigned arity) {
+  static const char* const params[] = {"__isg_a", "__isg_b", "__isg_c", "__isg_d"};
+  std::string list, args;
+  for (unsigned i = 0; i < arity && i < 4; ++i) {
+    list += (i ? ", " : "") + std::string(params[i]);
+    args += std::string(", ") + params[i];
+  }
+  return "#define " + macro + "(" + list + ") __isg_" + name + "(__isg_ctx" + args + ")\n";
+}
+}  // namespace
+
+std::string builtinMacros(const std::vector<std::string>& skip,
+                          const std::vector<std::pair<std::string, unsigned>>& arity,
+                          const std::vector<std::pair<std::string, unsigned>>& extra) {
   std::string out;
   std::vector<std::string> done;  // a name with rows in several extensions gets one macro
   for (const Builtin& b : builtins()) {
     if (std::find(skip.begin(), skip.end(), b.name) != skip.end()) continue;
     if (std::find(done.begin(), done.end(), b.name) != done.end()) continue;
     done.push_back(b.name);
-    if (b.shape == Shape::U_V)
-      out += "#define " + b.name + "() __isg_" + b.name + "(__isg_ctx)\n";
-    else
-      out += "#define " + b.name + "(...) __isg_" + b.name + "(__isg_ctx, __VA_ARGS__)\n";
+    unsigned n = usualArity(b);
+    for (const auto& [name, count] : arity)
+      if (name == b.name) n = count;
+    out += ctxMacro(b.name, b.name, n);
   }
+  for (const auto& [name, count] : extra)
+    out += ctxMacro("__ISG_A" + std::to_string(count) + "_" + name, name, count);
   return out;
 }
 

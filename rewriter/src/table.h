@@ -49,7 +49,14 @@ unsigned exchangeBytes(const Builtin& b, unsigned typeBytes);
 // the types the device supports.
 std::string declarationsHeader(const DeviceTraits& traits);
 
-// The `#define name(...) __isg_name(__isg_ctx, ...)` lines of the prelude.
-std::string builtinMacros(const std::vector<std::string>& skip);
+// The argument count of a builtin's usual call (a barrier's flags, a pointer block read).
+unsigned usualArity(const Builtin& b);
+
+// The `#define name(a, b) __isg_name(__isg_ctx, a, b)` lines of the prelude: one per table name
+// (but `skip`) with the arity `arity` gives it (else usualArity), and one
+// `__ISG_A<count>_<name>` macro per entry of `extra`.
+std::string builtinMacros(const std::vector<std::string>& skip,
+                          const std::vector<std::pair<std::string, unsigned>>& arity,
+                          const std::vector<std::pair<std::string, unsigned>>& extra);
 
 }  // namespace isg::detail

@@ -131,9 +131,11 @@ TEST(Rewrite, DirectCalls) {
   EXPECT_NE(r.source.find("#define ISG_NEED_identity 1\n"), std::string::npos);
   EXPECT_NE(r.source.find("#define ISG_NEED_shuffle 1\n"), std::string::npos);
   EXPECT_EQ(r.source.find("#define ISG_NEED_reduce"), std::string::npos);
-  EXPECT_NE(r.source.find("#define intel_sub_group_shuffle(...) "
-                          "__isg_intel_sub_group_shuffle(__isg_ctx, __VA_ARGS__)\n"),
+  // One arity per macro: OpenCL C before 3.0 has no variadic macros.
+  EXPECT_NE(r.source.find("#define intel_sub_group_shuffle(__isg_a, __isg_b) "
+                          "__isg_intel_sub_group_shuffle(__isg_ctx, __isg_a, __isg_b)\n"),
             std::string::npos);
+  EXPECT_EQ(r.source.find("__VA_ARGS__"), std::string::npos);
   EXPECT_NE(r.source.find("#define get_sub_group_local_id() "
                           "__isg_get_sub_group_local_id(__isg_ctx)\n"),
             std::string::npos);
@@ -223,6 +225,107 @@ TEST(Rewrite, MacroSharedByPlainAndThreadedHelpersIsAnError) {
       "#define CALL(f, x) f(x)\n"
       "kernel void k(global int* o) { o[0] = CALL(a, o[1]) + CALL(b, o[2]); }\n");
   EXPECT_REWRITE_ERROR(r, "cannot pass the sub-group context through this macro");
+}
+
+// ---- shapes of real Intel-targeted code (oneDNN, OpenVINO, ggml) ----------------------------
+
+TEST(RealWorld, ProgramsOwnPrototypesOfBuiltins) {
+  // oneDNN declares the char block IO itself; the prototype must stay a declaration, not turn
+  // into a call of the prelude's function-like macro.
+  auto r = rewrite(
+      "#ifdef cl_intel_subgroups_char\n"
+      "void __attribute__((overloadable)) intel_sub_group_block_write_uc16(\n"
+      "        __global uchar *p, uchar16 data);\n"
+      "uchar16 __attribute__((overloadable)) intel_sub_group_block_read_uc16(\n"
+      "        const __global uchar *p);\n"
+      "#endif\n"
+      "kernel void k(global uchar* p) {\n"
+      "  intel_sub_group_block_write_uc16(p, intel_sub_group_block_read_uc16(p));\n"
+      "}\n");
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(userPart(r),
+            "#ifdef cl_intel_subgroups_char\n"
+            "void __attribute__((overloadable)) (intel_sub_group_block_write_uc16)(\n"
+            "        __global uchar *p, uchar16 data);\n"
+            "uchar16 __attribute__((overloadable)) (intel_sub_group_block_read_uc16)(\n"
+            "        const __global uchar *p);\n"
+            "#endif\n"
+            "kernel void k(global uchar* p, __local ulong16* __isg_scratch) {"
+            "__ISG_KERNEL_PROLOGUE(16, 0, 0, 0, 0) \n"
+            "  intel_sub_group_block_write_uc16(p, intel_sub_group_block_read_uc16(p));\n"
+            "}\n");
+}
+
+TEST(RealWorld, MacroDefinedHelpersCallingABuiltinOrAHelper) {
+  // oneDNN's DECLARE_BLOCK_READ: one macro body calls `func(p)` with func a builtin for global
+  // memory and the program's own emulation (which needs the context) for local memory. The
+  // '(' gets the context for the emulation, so the builtin's name there becomes the library
+  // function that takes it.
+  auto r = rewrite(
+      "uint block_read_emu(const __local uint* p) {\n"
+      "  return p[get_sub_group_local_id()];\n"
+      "}\n"
+      "#define DECLARE_BLOCK_READ(suffix, func, data_type, addr_space, p_type) \\\n"
+      "  data_type __attribute__((overloadable)) block_read##suffix( \\\n"
+      "      const addr_space p_type *p) { return func(p); }\n"
+      "DECLARE_BLOCK_READ(, intel_sub_group_block_read, uint, __global, uint)\n"
+      "DECLARE_BLOCK_READ(2, intel_sub_group_block_read2, uint2, __global, uint)\n"
+      "DECLARE_BLOCK_READ(, block_read_emu, uint, __local, uint)\n"
+      "kernel void k(global uint* g) {\n"
+      "  local uint l[64];\n"
+      "  g[get_global_id(0)] = block_read(g) + block_read(l) + block_read2(g).y;\n"
+      "}\n");
+  EXPECT_REWRITTEN(r);
+  const std::string user = userPart(r);
+  EXPECT_NE(user.find("uint block_read_emu(__isg_ctx_t* __isg_ctx, const __local uint* p)"),
+            std::string::npos) << user;
+  EXPECT_NE(user.find("block_read##suffix(__isg_ctx_t* __isg_ctx,  \\\n"), std::string::npos) << user;
+  EXPECT_NE(user.find("return func(__isg_ctx, p); }"), std::string::npos) << user;
+  EXPECT_NE(user.find("DECLARE_BLOCK_READ(, __isg_intel_sub_group_block_read, uint, __global"),
+            std::string::npos) << user;
+  EXPECT_NE(user.find("DECLARE_BLOCK_READ(2, __isg_intel_sub_group_block_read2, uint2"),
+            std::string::npos) << user;
+  EXPECT_NE(user.find("DECLARE_BLOCK_READ(, block_read_emu, uint, __local, uint)"),
+            std::string::npos) << user;
+}
+
+TEST(RealWorld, OneMacroPerBuiltinWithTheArityOfItsCalls) {
+  // No variadic macros (NVIDIA rejects them before OpenCL C 3.0): each builtin's macro takes
+  // the argument count of its calls; a second count gets a macro of its own, and the calls
+  // with it are renamed where their name is written.
+  auto r = rewrite(
+      "#define READ(img) intel_sub_group_block_read_us2(img, (int2)(0, 0))\n"
+      "kernel void k(global ushort* p, read_only image2d_t img) {\n"
+      "  sub_group_barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  vstore2(intel_sub_group_block_read_us2(p) + READ(img), 0, p);\n"
+      "  intel_sub_group_block_write_us(p, intel_sub_group_block_read_us(img, (int2)(1, 0)));\n"
+      "}\n", "-cl-std=CL2.0");
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(r.source.find("__VA_ARGS__"), std::string::npos);
+  EXPECT_NE(r.source.find("#define sub_group_barrier(__isg_a) "
+                          "__isg_sub_group_barrier(__isg_ctx, __isg_a)\n"), std::string::npos);
+  EXPECT_NE(r.source.find("#define intel_sub_group_block_read_us2(__isg_a) "), std::string::npos);
+  EXPECT_NE(r.source.find("#define __ISG_A2_intel_sub_group_block_read_us2(__isg_a, __isg_b) "
+                          "__isg_intel_sub_group_block_read_us2(__isg_ctx, __isg_a, __isg_b)\n"),
+            std::string::npos);
+  // A name called with one count only keeps its name, whatever the count.
+  EXPECT_NE(r.source.find("#define intel_sub_group_block_read_us(__isg_a, __isg_b) "),
+            std::string::npos);
+  const std::string user = userPart(r);
+  EXPECT_NE(user.find("#define READ(img) __ISG_A2_intel_sub_group_block_read_us2(img, "),
+            std::string::npos) << user;
+  EXPECT_NE(user.find("vstore2(intel_sub_group_block_read_us2(p) + READ(img)"), std::string::npos)
+      << user;
+}
+
+TEST(RealWorld, PastedNameCalledWithTwoAritiesIsAClearError) {
+  auto r = rewrite(
+      "#define R(n) intel_sub_group_block_read##n\n"
+      "kernel void k(global uint* p, read_only image2d_t img) {\n"
+      "  p[0] = R(2)(p).x + R(2)(img, (int2)(0, 0)).y;\n"
+      "}\n");
+  EXPECT_REWRITE_ERROR(r, "<source>:3:");
+  EXPECT_REWRITE_ERROR(r, "formed by token pasting");
 }
 
 TEST(Rewrite, TwoKernelsWithRequiredSizes) {
@@ -438,7 +541,7 @@ TEST(Rewrite, ShortCharLongBuiltins) {
   EXPECT_EQ(kernel(r, "k")->families,
             (std::vector<std::string>{"shuffle", "broadcast", "reduce", "scan", "block"}));
   EXPECT_EQ(kernel(r, "k")->scratchBytesPerItem, 32u);  // char16 current + next
-  const std::string macro = "#define intel_sub_group_shuffle_down(...) ";
+  const std::string macro = "#define intel_sub_group_shuffle_down(__isg_a, __isg_b, __isg_c) ";
   const std::size_t first = r.source.find(macro);
   ASSERT_NE(first, std::string::npos);
   EXPECT_EQ(r.source.find(macro, first + 1), std::string::npos);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // isg-rewrite: runs the rewriter outside OpenCL, to see what a driver would receive.
 //   isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N] [--fp16] [--fp64]
-//               [--manifest] [--header NAME=PATH]... [build options...] file.cl
+//               [--nv-sm NN] [--driver-options FILE] [--manifest] [--header NAME=PATH]...
+//               [build options...] file.cl
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -15,10 +16,12 @@ namespace {
 
 int usage() {
   std::cerr << "usage: isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N] [--fp16]\n"
-               "                   [--fp64] [--manifest] [--header NAME=PATH]...\n"
-               "                   [build options...] file.cl\n"
+               "                   [--fp64] [--nv-sm NN] [--driver-options FILE] [--manifest]\n"
+               "                   [--header NAME=PATH]... [build options...] file.cl\n"
                "Prints the source the driver would compile (or the manifest as JSON); exits 1\n"
-               "with the build log when the program cannot be rewritten.\n";
+               "with the build log when the program cannot be rewritten. --driver-options\n"
+               "writes the build options the driver would get to FILE; --nv-sm sets the\n"
+               "NVIDIA compute capability (e.g. 90) the nvidia-ptx library targets.\n";
   return 2;
 }
 
@@ -48,7 +51,7 @@ int main(int argc, char** argv) {
   isg::RewriteInput in;
   in.traits.supportedSubGroupSizes = {8, 16, 32};
   bool manifest = false, haveStrategy = false;
-  std::string file;
+  std::string file, optionsFile;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](std::string* v) {
@@ -67,6 +70,11 @@ int main(int argc, char** argv) {
       in.traits.fp16 = true;
     } else if (a == "--fp64") {
       in.traits.fp64 = true;
+    } else if (a == "--nv-sm") {
+      if (!value(&v)) return usage();
+      in.traits.nvidiaComputeCapability = unsigned(std::strtoul(v.c_str(), nullptr, 10));
+    } else if (a == "--driver-options") {
+      if (!value(&optionsFile)) return usage();
     } else if (a == "--manifest") {
       manifest = true;
     } else if (a == "--header") {
@@ -96,6 +104,10 @@ int main(int argc, char** argv) {
   if (!found) in.traits.supportedSubGroupSizes.push_back(in.traits.defaultSubGroupSize);
 
   isg::RewriteResult r = isg::rewriteProgram(in);
+  if (!optionsFile.empty()) {
+    std::ofstream o(optionsFile);
+    o << (r.status == isg::RewriteResult::Status::Rewritten ? r.options : in.options) << "\n";
+  }
   if (manifest) {
     std::cout << isg::manifestToJson(r);
   } else if (r.status == isg::RewriteResult::Status::Rewritten) {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Writes OpenCL C programs that call every builtin of builtins-cl/builtins.def with every type of
-// its row, one program per sub-group size, for khr_clang_compile.sh: the khr strategy's rewritten
-// output of each must compile with clang-15 for spir64 with the khr extensions. Generated from the
-// table (tests/e2e/builtin_table.h), so rows added later are covered without touching this file.
-//   khr_sources OUTDIR      writes OUTDIR/khr_all_S<S>.cl for S = 8, 16, 32, 64
+// its row, one program per sub-group size, for strict_compile.sh: each strategy's rewritten
+// output must compile with clang-15 under every OpenCL C version. Generated from the table
+// (tests/e2e/builtin_table.h), so rows added later are covered without touching this file. The
+// programs also hold what real projects write around the builtins: a prototype of a builtin and
+// helpers defined by a macro that takes the builtin's name as an argument.
+//   all_builtins_sources OUTDIR      writes OUTDIR/all_S<S>.cl for S = 8, 16, 32, 64
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -25,7 +27,21 @@ std::string program(unsigned S) {
     << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
     << "#define ATTR __attribute__((intel_reqd_sub_group_size(" << S << ")))\n"
     // A helper that calls a builtin: the context is threaded through it.
-    << "uint helper(uint x) { return intel_sub_group_shuffle(x, 0u) + get_sub_group_local_id(); }\n";
+    << "uint helper(uint x) { return intel_sub_group_shuffle(x, 0u) + get_sub_group_local_id(); }\n"
+    << "#ifdef cl_intel_subgroups_char\n"
+    << "uchar16 __attribute__((overloadable)) intel_sub_group_block_read_uc16(const __global uchar* p);\n"
+    << "#endif\n"
+    << "#define DECLARE_READ(suffix, func, T, P) \\\n"
+    << "  T __attribute__((overloadable)) read##suffix(const __global P* p) { return func(p); }\n"
+    << "DECLARE_READ(, intel_sub_group_block_read, uint, uint)\n"
+    << "DECLARE_READ(2, intel_sub_group_block_read2, uint2, uint)\n"
+    << "DECLARE_READ(_us, intel_sub_group_block_read_us, ushort, ushort)\n"
+    << "ATTR kernel void macro_helpers(global uint* a, global ushort* b) {\n"
+    << "  a[0] = read(a) + read2(a).y + read_us(b);\n"
+    << "#ifdef cl_intel_subgroups_char\n"
+    << "  a[1] = intel_sub_group_block_read_uc16((const __global uchar*)b).s3;\n"
+    << "#endif\n"
+    << "}\n";
   unsigned k = 0;
   for (const FuncRow& f : funcRows()) {
     o << "ATTR kernel void k" << k++ << "_" << f.name << "(global uchar* buf) {\n";
@@ -65,15 +81,15 @@ std::string program(unsigned S) {
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::cerr << "usage: khr_sources OUTDIR\n";
+    std::cerr << "usage: all_builtins_sources OUTDIR\n";
     return 2;
   }
   for (unsigned S : {8u, 16u, 32u, 64u}) {
-    std::string path = std::string(argv[1]) + "/khr_all_S" + std::to_string(S) + ".cl";
+    std::string path = std::string(argv[1]) + "/all_S" + std::to_string(S) + ".cl";
     std::ofstream out(path);
     out << program(S);
     if (!out) {
-      std::cerr << "khr_sources: cannot write " << path << "\n";
+      std::cerr << "all_builtins_sources: cannot write " << path << "\n";
       return 1;
     }
   }
