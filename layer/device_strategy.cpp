@@ -4,6 +4,7 @@
 #include <CL/cl_ext.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -40,6 +41,34 @@ unsigned parseOpenclCVersion(const std::string& text) {
   unsigned major = 0, minor = 0;
   if (std::sscanf(text.c_str(), "OpenCL C %u.%u", &major, &minor) != 2) return 120;
   return major * 100 + minor * 10;
+}
+
+// "OpenCL 3.0 CUDA" -> 300, the value drivers give __OPENCL_VERSION__.
+unsigned parseOpenclVersion(const std::string& text) {
+  unsigned major = 0, minor = 0;
+  if (std::sscanf(text.c_str(), "OpenCL %u.%u", &major, &minor) != 2) return 0;
+  return major * 100 + minor * 10;
+}
+
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    std::size_t j = i;
+    while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j]))) ++j;
+    if (j > i) out.push_back(text.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+// The names both lists hold, in `a`'s order.
+std::vector<std::string> common(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  std::vector<std::string> out;
+  for (const std::string& s : a)
+    if (std::find(b.begin(), b.end(), s) != b.end()) out.push_back(s);
+  return out;
 }
 
 // OpenCL C 3.0 devices may offer sub-groups as the optional feature instead of the extension.
@@ -268,6 +297,16 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
           t.openclCVersion, CL_VERSION_MAJOR(v.version) * 100 + CL_VERSION_MINOR(v.version) * 10);
   }
 
+  // The driver's own predefines for this device (the rewriter parses as the driver will).
+  std::string version;
+  if (deviceString(device, CL_DEVICE_VERSION, &version) == CL_SUCCESS)
+    t.deviceOpenclVersion = parseOpenclVersion(version);
+  t.deviceExtensions = words(extensions);
+  std::vector<cl_name_version> features;
+  if (deviceArray(device, CL_DEVICE_OPENCL_C_FEATURES, &features) == CL_SUCCESS)
+    for (const cl_name_version& f : features)
+      t.openclCFeatures.emplace_back(f.name, strnlen(f.name, CL_NAME_VERSION_MAX_NAME_SIZE));
+
   deviceValue(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &p->maxWorkGroupSize);
   deviceArray(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, &p->maxWorkItemSizes);
   deviceValue(device, CL_DEVICE_LOCAL_MEM_SIZE, &p->localMemSize);
@@ -333,6 +372,9 @@ DeviceTraits DeviceStrategy::traitsForBuild(const std::vector<cl_device_id>& dev
     traits.fp64 = traits.fp64 && p->traits.fp64;
     traits.images = traits.images && p->traits.images;
     traits.openclCVersion = std::min(traits.openclCVersion, p->traits.openclCVersion);
+    traits.deviceOpenclVersion = std::min(traits.deviceOpenclVersion, p->traits.deviceOpenclVersion);
+    traits.deviceExtensions = common(traits.deviceExtensions, p->traits.deviceExtensions);
+    traits.openclCFeatures = common(traits.openclCFeatures, p->traits.openclCFeatures);
     // Native sizes are powers of two: a size that divides the smallest divides them all.
     traits.nativeSubGroupSize = std::min(traits.nativeSubGroupSize, p->traits.nativeSubGroupSize);
     // One PTX text for all: only instructions every device has.

@@ -729,7 +729,25 @@ Analysis analyzeProgram(const RewriteInput& in) {
   if (haveCwd) overlay->setCurrentWorkingDirectory(cwd);
 
   const DeviceTraits& t = in.traits;
-  std::string ext = "-cl-ext=-cl_khr_subgroups,-__opencl_c_subgroups";
+  // The device's extensions and features exactly, when the layer knows them (Clang ignores the
+  // names it does not know; their macros come from -D below). The khr sub-group builtins stay
+  // undeclared: the declarations header has the table's own.
+  std::string ext = "-cl-ext=";
+  const bool knownDevice = !t.deviceExtensions.empty() || !t.openclCFeatures.empty();
+  if (knownDevice) {
+    ext += "-all";
+    for (const std::string& e : t.deviceExtensions) ext += ",+" + e;
+    for (const std::string& f : t.openclCFeatures) ext += ",+" + f;
+    // Clang insists that each extension agrees with its OpenCL C 3.0 feature.
+    auto has = [](const std::vector<std::string>& v, const char* n) {
+      return std::find(v.begin(), v.end(), n) != v.end();
+    };
+    ext += has(t.deviceExtensions, "cl_khr_3d_image_writes") ? ",+__opencl_c_3d_image_writes"
+                                                             : ",-__opencl_c_3d_image_writes";
+    if (!t.images) ext += ",-__opencl_c_images,-__opencl_c_read_write_images";
+    ext += ",";
+  }
+  ext += "-cl_khr_subgroups,-__opencl_c_subgroups";
   ext += t.fp16 ? ",+cl_khr_fp16" : ",-cl_khr_fp16";
   ext += t.fp64 ? ",+cl_khr_fp64,+__opencl_c_fp64" : ",-cl_khr_fp64,-__opencl_c_fp64";
   std::vector<std::string> args = {
@@ -749,6 +767,15 @@ Analysis analyzeProgram(const RewriteInput& in) {
     args.push_back("-D");
     args.push_back(e + "=1");
   }
+  for (const std::string& e : t.deviceExtensions) {
+    args.push_back("-D");
+    args.push_back(e + "=1");
+  }
+  if (t.deviceOpenclVersion != 0) {
+    args.push_back("-D");
+    args.push_back("__OPENCL_VERSION__=" + std::to_string(t.deviceOpenclVersion));
+  }
+  if (knownDevice && !t.images) args.push_back("-U__IMAGE_SUPPORT__");
   args.push_back(("-I" + kInputDir).str());
   for (std::string& a : clangArgsFromOptions(in.options)) args.push_back(std::move(a));
   args.push_back("-include");

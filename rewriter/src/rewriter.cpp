@@ -377,6 +377,10 @@ Key cacheKey(const RewriteInput& in) {
                        std::to_string(t.nvidiaComputeCapability) + "|" +
                        std::to_string(t.khrTestDouble) + std::to_string(t.khrTestMinimal) + "|";
   for (unsigned s : t.supportedSubGroupSizes) traits += std::to_string(s) + ",";
+  traits += "|" + std::to_string(t.deviceOpenclVersion) + "|";
+  for (const std::string& e : t.deviceExtensions) traits += e + " ";
+  traits += "|";
+  for (const std::string& f : t.openclCFeatures) traits += f + " ";
   field(traits);
   return sha.result();
 }

@@ -2,6 +2,10 @@
 #include "table.h"
 
 #include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "embedded.h"
 
 namespace isg::detail {
 namespace {
@@ -87,15 +91,49 @@ unsigned exchangeBytes(const Builtin& b, unsigned typeBytes) {
   }
 }
 
+namespace {
+// For SPIR targets Clang's opencl-c-base.h defines every OpenCL C 3.0 feature macro; the driver
+// defines only its device's. When the device's features are known, the ones it lacks go (and a
+// device without the generic address space gets the macro that says so).
+std::string featureMacroFixes(const DeviceTraits& traits) {
+  if (traits.deviceExtensions.empty() && traits.openclCFeatures.empty()) return {};
+  const EmbeddedFile* base = findEmbedded("clang/opencl-c-base.h");
+  if (!base) return {};
+  const std::string_view text = base->text();
+  const std::string_view prefix = "#define __opencl_c_";
+  std::set<std::string> names;
+  for (std::size_t p = text.find(prefix); p != std::string_view::npos; p = text.find(prefix, p + 1)) {
+    std::size_t b = p + 8, e = b;
+    while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_')) ++e;
+    names.emplace(text.substr(b, e - b));
+  }
+  const auto& have = traits.openclCFeatures;
+  auto has = [&have](const std::string& n) { return std::find(have.begin(), have.end(), n) != have.end(); };
+  std::string out = "#if __OPENCL_C_VERSION__ >= 300\n";
+  for (const std::string& n : names)
+    if (n != "__opencl_c_named_address_space_builtins" && !has(n)) out += "#undef " + n + "\n";
+  if (!has("__opencl_c_generic_address_space"))
+    out += "#ifndef __opencl_c_named_address_space_builtins\n"
+           "#define __opencl_c_named_address_space_builtins 1\n#endif\n";
+  return out + "#endif\n";
+}
+}  // namespace
+
 std::string declarationsHeader(const DeviceTraits& traits) {
   const char* ovl = "__attribute__((overloadable)) ";
   std::string out =
       "// Generated from builtins.def: the sub-group builtins as the rewritten program will see\n"
       "// them, so that calls resolve to one overload whose types we can size.\n"
       "#include <opencl-c-base.h>\n";
+  out += featureMacroFixes(traits);
   if (traits.fp16) out += "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
   if (traits.fp64) out += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   const char* cl20 = "#if defined(__OPENCL_CPP_VERSION__) || (__OPENCL_C_VERSION__ >= CL_VERSION_2_0)\n";
+  // Image types exist unless OpenCL C 3.0 leaves the (read-write) image feature out.
+  const char* images = "#if __OPENCL_C_VERSION__ < 300 || defined(__opencl_c_images)\n";
+  const char* rwImages =
+      "#if (__OPENCL_C_VERSION__ >= 200 && __OPENCL_C_VERSION__ < 300) || "
+      "defined(__opencl_c_read_write_images)\n";
   for (const Builtin& b : builtins()) {
     const std::string& n = b.name;
     switch (b.shape) {
@@ -128,16 +166,18 @@ std::string declarationsHeader(const DeviceTraits& traits) {
       case Shape::BlockRead: {
         std::string v = vectorType(b.element, b.width);
         out += v + " " + ovl + n + "(const __global " + b.element + "*);\n";
-        out += v + " " + ovl + n + "(read_only image2d_t, int2);\n";
-        out += cl20;
+        out += images;
+        out += v + " " + ovl + n + "(read_only image2d_t, int2);\n#endif\n";
+        out += rwImages;
         out += v + " " + ovl + n + "(read_write image2d_t, int2);\n#endif\n";
         break;
       }
       case Shape::BlockWrite: {
         std::string v = vectorType(b.element, b.width);
         out += "void " + std::string(ovl) + n + "(__global " + b.element + "*, " + v + ");\n";
-        out += "void " + std::string(ovl) + n + "(write_only image2d_t, int2, " + v + ");\n";
-        out += cl20;
+        out += images;
+        out += "void " + std::string(ovl) + n + "(write_only image2d_t, int2, " + v + ");\n#endif\n";
+        out += rwImages;
         out += "void " + std::string(ovl) + n + "(read_write image2d_t, int2, " + v + ");\n#endif\n";
         break;
       }

@@ -229,6 +229,53 @@ TEST(Rewrite, MacroSharedByPlainAndThreadedHelpersIsAnError) {
 
 // ---- shapes of real Intel-targeted code (oneDNN, OpenVINO, ggml) ----------------------------
 
+// The parse must take the #if branches the driver takes: __OPENCL_VERSION__ is the device's
+// version, every extension the driver reports has its macro, OpenCL C 3.0 features are the
+// device's (oneDNN's types_interop.h, int64 atomics guards, program-scope variables).
+TEST(RealWorld, ParseSeesTheDriversPredefines) {
+  isg::DeviceTraits t = localTraits();
+  t.deviceOpenclVersion = 300;
+  t.deviceExtensions = {"cl_khr_fp64", "cl_khr_int64_base_atomics", "cl_vendor_thing"};
+  t.openclCFeatures = {"__opencl_c_fp64", "__opencl_c_int64", "__opencl_c_images"};
+  t.fp64 = true;
+  t.images = true;
+  const std::string src =
+      "#ifdef __OPENCL_VERSION__\n"
+      "typedef long int64_t;\n"
+      "#endif\n"
+      "#if __OPENCL_VERSION__ >= 200 && defined(cl_khr_int64_base_atomics) && "
+      "defined(cl_vendor_thing)\n"
+      "#define SUM(x) sub_group_reduce_add(x)\n"
+      "#endif\n"
+      "kernel void k(global int64_t* o) { o[0] = SUM(o[1]); }\n";
+  auto r = rewrite(src, "", {}, t);
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(kernel(r, "k")->families, (std::vector<std::string>{"reduce"}));
+  // Without the device's facts the same program does not parse (int64_t, SUM are unknown).
+  EXPECT_EQ(rewrite(src).status, Status::Error);
+
+  // OpenCL C 3.0 without the device's program-scope-variable feature: the error the driver
+  // would give; with it, the variable parses.
+  const std::string globals =
+      "global int counter = 0;\n"
+      "kernel void k(global int* o) { o[0] = sub_group_reduce_add(counter); }\n";
+  EXPECT_REWRITE_ERROR(rewrite(globals, "-cl-std=CL3.0", {}, t), "program scope variable");
+  t.openclCFeatures.push_back("__opencl_c_program_scope_global_variables");
+  t.openclCFeatures.push_back("__opencl_c_generic_address_space");
+  EXPECT_REWRITTEN(rewrite(globals, "-cl-std=CL3.0", {}, t));
+  // A device without images: __IMAGE_SUPPORT__ is not defined.
+  t.images = false;
+  auto noImages = rewrite(
+      "#ifdef __IMAGE_SUPPORT__\n#error images\n#endif\n"
+      "kernel void k(global int* o) { o[0] = sub_group_reduce_add(o[0]); }\n", "", {}, t);
+  EXPECT_REWRITTEN(noImages);
+  t.images = true;
+  auto withImages = rewrite(
+      "#ifndef __IMAGE_SUPPORT__\n#error no images\n#endif\n"
+      "kernel void k(global int* o) { o[0] = sub_group_reduce_add(o[0]); }\n", "", {}, t);
+  EXPECT_REWRITTEN(withImages);
+}
+
 TEST(RealWorld, ProgramsOwnPrototypesOfBuiltins) {
   // oneDNN declares the char block IO itself; the prototype must stay a declaration, not turn
   // into a call of the prelude's function-like macro.

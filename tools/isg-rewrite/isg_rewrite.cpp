@@ -2,6 +2,7 @@
 // isg-rewrite: runs the rewriter outside OpenCL, to see what a driver would receive.
 //   isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N] [--fp16] [--fp64]
 //               [--nv-sm NN] [--driver-options FILE] [--manifest] [--header NAME=PATH]...
+//               [--device-version NNN] [--device-extensions "A B"] [--device-features "A B"]
 //               [build options...] file.cl
 #include <cstdio>
 #include <cstdlib>
@@ -21,7 +22,9 @@ int usage() {
                "Prints the source the driver would compile (or the manifest as JSON); exits 1\n"
                "with the build log when the program cannot be rewritten. --driver-options\n"
                "writes the build options the driver would get to FILE; --nv-sm sets the\n"
-               "NVIDIA compute capability (e.g. 90) the nvidia-ptx library targets.\n";
+               "NVIDIA compute capability (e.g. 90) the nvidia-ptx library targets.\n"
+               "--device-version (e.g. 300), --device-extensions and --device-features (space\n"
+               "separated) say what the driver predefines, as the layer reads it off a device.\n";
   return 2;
 }
 
@@ -73,6 +76,14 @@ int main(int argc, char** argv) {
     } else if (a == "--nv-sm") {
       if (!value(&v)) return usage();
       in.traits.nvidiaComputeCapability = unsigned(std::strtoul(v.c_str(), nullptr, 10));
+    } else if (a == "--device-version") {
+      if (!value(&v)) return usage();
+      in.traits.deviceOpenclVersion = unsigned(std::strtoul(v.c_str(), nullptr, 10));
+    } else if (a == "--device-extensions" || a == "--device-features") {
+      if (!value(&v)) return usage();
+      std::istringstream names(v);
+      auto& list = a == "--device-extensions" ? in.traits.deviceExtensions : in.traits.openclCFeatures;
+      for (std::string n; names >> n;) list.push_back(n);
     } else if (a == "--driver-options") {
       if (!value(&optionsFile)) return usage();
     } else if (a == "--manifest") {

@@ -25,6 +25,13 @@ struct DeviceTraits {
   bool fp64 = false;
   bool images = false;
   unsigned openclCVersion = 120;            // highest OpenCL C the device compiles: 120, 200, 300
+  // What the driver predefines for this device, so that the parse takes the #if branches the
+  // driver will: __OPENCL_VERSION__ (the device's OpenCL version: 300 for "OpenCL 3.0 ..."),
+  // a macro per extension the driver reports, and its OpenCL C 3.0 features. 0 / empty:
+  // unknown (isg-rewrite without --device-*): Clang's defaults for the target.
+  unsigned deviceOpenclVersion = 0;
+  std::vector<std::string> deviceExtensions;
+  std::vector<std::string> openclCFeatures;
   unsigned nativeSubGroupSize = 0;          // khr / nvidia-ptx: the hardware's size; 0 otherwise
   // nvidia-ptx only: compute capability as major * 10 + minor (e.g. 90); instructions newer
   // than sm_70 (redux.sync, sm_80) are used only where it allows them. 0 = unknown (sm_70).
