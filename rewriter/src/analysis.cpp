@@ -22,6 +22,8 @@
 #include <clang/Frontend/FrontendAction.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Lex/Lexer.h>
+#include <clang/Lex/PPCallbacks.h>
+#include <clang/Lex/Preprocessor.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Option/ArgList.h>
 #include <llvm/Option/OptTable.h>
@@ -375,13 +377,15 @@ class Editor {
     } else {
       llvm::StringRef path = sm_.getFilename(spelling);
       const std::string* name = names_.editable(path);
-      if (!name) {
+      if (name) {
+        file = *name;
+      } else if (path.empty() || FileNames::internal(path)) {
         std::string shown = path.empty() ? std::string("a macro expansion") : names_.display(path);
         return error(userLoc, "cannot rewrite " + what + ": the text to change is in '" + shown +
-                                  "', which is not part of the program (read it through a "
-                                  "clCompileProgram header or the program source instead)");
+                                  "', which is not part of the program");
+      } else {
+        file = path.str();  // a header read from disk: folded into its includer
       }
-      file = *name;
     }
     auto key = std::make_tuple(file, offset + skip, length, text);
     if (!seen_.insert(key).second) return;
@@ -664,12 +668,84 @@ class AnalysisConsumer : public clang::ASTConsumer {
   Analysis& out_;
 };
 
+// Records the program's #include directives and the files read from disk, for folding edited
+// disk headers into the text the driver gets and for keying the cache on their contents.
+class IncludeRecorder : public clang::PPCallbacks {
+ public:
+  IncludeRecorder(clang::SourceManager& sm, const FileNames& names, Analysis& out)
+      : sm_(sm), names_(names), out_(out) {}
+
+  // The name FileEdit uses for the file of `loc`, or "" for the layer's own files.
+  std::string fileName(SourceLocation loc) const {
+    clang::FileID fid = sm_.getFileID(sm_.getExpansionLoc(loc));
+    if (fid == sm_.getMainFileID()) return names_.mainName();
+    llvm::StringRef path = sm_.getFilename(sm_.getExpansionLoc(loc));
+    if (const std::string* n = names_.editable(path)) return *n;
+    if (path.empty() || FileNames::internal(path)) return {};
+    return path.str();
+  }
+
+  void FileChanged(SourceLocation loc, FileChangeReason reason, clang::SrcMgr::CharacteristicKind,
+                   clang::FileID) override {
+    if (reason != EnterFile || loc.isInvalid()) return;
+    clang::FileID fid = sm_.getFileID(loc);
+    if (fid == sm_.getMainFileID()) return;
+    llvm::StringRef path = sm_.getFilename(loc);
+    if (path.empty() || FileNames::internal(path) || names_.editable(path)) return;
+    for (const SourceFile& f : out_.diskFiles)
+      if (f.name == path) return;
+    out_.diskFiles.push_back(SourceFile{path.str(), sm_.getBufferData(fid).str()});
+  }
+
+  void InclusionDirective(SourceLocation hash, const clang::Token&, llvm::StringRef, bool,
+                          clang::CharSourceRange, llvm::Optional<clang::FileEntryRef> file,
+                          llvm::StringRef, llvm::StringRef, const clang::Module*,
+                          clang::SrcMgr::CharacteristicKind) override {
+    if (!file || hash.isMacroID()) return;
+    IncludeDirective d;
+    d.file = fileName(hash);
+    if (d.file.empty()) return;
+    auto [fid, offset] = sm_.getDecomposedLoc(hash);
+    llvm::StringRef buffer = sm_.getBufferData(fid);
+    std::size_t end = buffer.find('\n', offset);
+    if (end == llvm::StringRef::npos) end = buffer.size();
+    if (end > offset && buffer[end - 1] == '\r') --end;
+    d.begin = offset;
+    d.end = unsigned(end);
+    llvm::StringRef path = file->getName();
+    if (const std::string* n = names_.editable(path)) d.target = *n;
+    else if (!FileNames::internal(path)) d.target = path.str();
+    llvm::SmallString<256> absolute(file->getFileEntry().tryGetRealPathName());
+    if (absolute.empty()) {
+      absolute = path;
+      llvm::sys::fs::make_absolute(absolute);
+    }
+    d.targetPath = std::string(absolute.str());
+    d.entered = true;
+    out_.includes.push_back(std::move(d));
+    last_ = out_.includes.size();
+  }
+
+  void FileSkipped(const clang::FileEntryRef&, const clang::Token&,
+                   clang::SrcMgr::CharacteristicKind) override {
+    if (last_ != 0) out_.includes[last_ - 1].entered = false;
+  }
+
+ private:
+  clang::SourceManager& sm_;
+  const FileNames& names_;
+  Analysis& out_;
+  std::size_t last_ = 0;
+};
+
 class AnalysisAction : public clang::ASTFrontendAction {
  public:
   AnalysisAction(const RewriteInput& in, const FileNames& names, Analysis& out)
       : in_(in), names_(names), out_(out) {}
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance&,
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
                                                         llvm::StringRef) override {
+    ci.getPreprocessor().addPPCallbacks(
+        std::make_unique<IncludeRecorder>(ci.getSourceManager(), names_, out_));
     return std::make_unique<AnalysisConsumer>(in_, names_, out_);
   }
 

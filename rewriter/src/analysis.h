@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "isg/rewriter.h"
@@ -24,6 +25,17 @@ struct FileEdit {
   std::string text;
 };
 
+// An `#include` the preprocessor acted on, in a file of the program (main text, named header or
+// a file read from disk). Disk files with edits are folded into their includer's text.
+struct IncludeDirective {
+  std::string file;        // the includer, named as FileEdit names files
+  unsigned begin = 0;      // '#' of the directive
+  unsigned end = 0;        // end of its line (the newline excluded)
+  std::string target;      // the included file, named likewise; empty: not a program file
+  std::string targetPath;  // absolute path of a disk target (re-pointing moved includes)
+  bool entered = false;    // false: skipped (include guard, #pragma once)
+};
+
 struct Analysis {
   bool ok = false;  // false: `log` holds the diagnostics that make the build fail
   std::string log;
@@ -37,6 +49,10 @@ struct Analysis {
   std::vector<std::pair<std::string, unsigned>> extraArity;  // (name, count): __ISG_A<count>_<name>
   std::vector<KernelManifest> kernels;     // in source order
   std::vector<FileEdit> edits;
+  std::vector<IncludeDirective> includes;
+  // Every file the parse read from disk (-I, relative includes): name as the user's build sees
+  // it, and the text it had. The result is only valid while they still have that text.
+  std::vector<SourceFile> diskFiles;
 };
 
 Analysis analyzeProgram(const RewriteInput& input);

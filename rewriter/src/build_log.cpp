@@ -81,15 +81,20 @@ std::optional<Location> parseLocation(const std::string& line) {
   return {};
 }
 
-bool isHeaderToken(const std::string& token, const RewriteResult& r) {
+// The clCompileProgram header a driver's file token names, if any.
+const SourceFile* namedHeader(const std::string& token, const RewriteResult& r) {
   for (const SourceFile& h : r.headers) {
-    if (token == h.name) return true;
+    if (token == h.name) return &h;
     if (token.size() > h.name.size() &&
         token.compare(token.size() - h.name.size(), h.name.size(), h.name) == 0 &&
         token[token.size() - h.name.size() - 1] == '/')
-      return true;
+      return &h;
   }
-  // Headers read from disk keep their lines; only the program text moved.
+  return nullptr;
+}
+
+// A header the driver read from disk itself (not folded into the program): its lines are its own.
+bool isDiskHeaderToken(const std::string& token) {
   for (const char* ext : {".h", ".hpp", ".hh", ".inc", ".clh"}) {
     std::size_t n = std::char_traits<char>::length(ext);
     if (token.size() > n && token.compare(token.size() - n, n, ext) == 0) return true;
@@ -102,19 +107,36 @@ struct Mapped {
   bool inPrelude = false;
 };
 
-Mapped mapLine(const std::string& line, const Location& loc, const LineMapEntry* main,
-               const RewriteResult& r) {
+// The driver's file:line becomes the user's: the line map says which file and line each line
+// of the rewritten program (and of each rewritten header) came from, headers read from disk
+// and folded into it included.
+Mapped mapLine(const std::string& line, const Location& loc, const RewriteResult& r) {
   Mapped m{line, false};
   std::string token = line.substr(loc.fileBegin, loc.fileEnd - loc.fileBegin);
-  if (!main || isHeaderToken(token, r)) return m;
-  if (loc.line < main->rewrittenFirst) {
-    m.inPrelude = true;
-    m.line = line.substr(0, loc.fileBegin) + "<isg-builtins>:" + std::to_string(loc.line) +
-             line.substr(loc.lineEnd);
+  std::string written = "<source>";
+  if (const SourceFile* h = namedHeader(token, r)) written = h->name;
+  else if (isDiskHeaderToken(token)) return m;
+  const LineMapEntry* entry = nullptr;
+  unsigned firstUserLine = 0;
+  for (const LineMapEntry& e : r.lineMap) {
+    if (e.rewrittenFile != written) continue;
+    if (firstUserLine == 0 || e.rewrittenFirst < firstUserLine) firstUserLine = e.rewrittenFirst;
+    if (loc.line >= e.rewrittenFirst && loc.line - e.rewrittenFirst < e.count) entry = &e;
+  }
+  if (!entry) {
+    if (written == "<source>" && firstUserLine != 0 && loc.line < firstUserLine) {
+      m.inPrelude = true;
+      m.line = line.substr(0, loc.fileBegin) + "<isg-builtins>:" + std::to_string(loc.line) +
+               line.substr(loc.lineEnd);
+    }
     return m;
   }
-  unsigned original = loc.line - main->rewrittenFirst + main->originalFirst;
-  m.line = line.substr(0, loc.lineBegin) + std::to_string(original) + line.substr(loc.lineEnd);
+  const std::string original = std::to_string(loc.line - entry->rewrittenFirst + entry->originalFirst);
+  if (entry->originalFile == written)
+    m.line = line.substr(0, loc.lineBegin) + original + line.substr(loc.lineEnd);
+  else
+    m.line = line.substr(0, loc.fileBegin) + entry->originalFile + ":" + original +
+             line.substr(loc.lineEnd);
   return m;
 }
 
@@ -128,9 +150,6 @@ bool isSummary(const std::string& line) {
 
 std::string mapBuildLog(const std::string& driverLog, const RewriteResult& result) {
   if (result.status != RewriteResult::Status::Rewritten) return driverLog;
-  const LineMapEntry* main = nullptr;
-  for (const LineMapEntry& e : result.lineMap)
-    if (e.rewrittenFile == "<source>") main = &e;
 
   std::vector<std::string> lines;
   for (std::size_t start = 0; start < driverLog.size();) {
@@ -161,19 +180,19 @@ std::string mapBuildLog(const std::string& driverLog, const RewriteResult& resul
       continue;
     }
     if (loc && loc->severity.empty()) {  // part of an include chain
-      includes.push_back(mapLine(line, *loc, main, result).line);
+      includes.push_back(mapLine(line, *loc, result).line);
       continue;
     }
     if (loc && loc->severity != "note") {
       flush();
-      Mapped m = mapLine(line, *loc, main, result);
+      Mapped m = mapLine(line, *loc, result);
       dropBlock = m.inPrelude && loc->severity != "error" && loc->severity != "fatal error";
       block = std::move(includes);
       includes.clear();
       block.push_back(m.line);
       continue;
     }
-    std::string mapped = loc ? mapLine(line, *loc, main, result).line : line;
+    std::string mapped = loc ? mapLine(line, *loc, result).line : line;
     for (std::string& l : includes) block.push_back(std::move(l));
     includes.clear();
     block.push_back(mapped);

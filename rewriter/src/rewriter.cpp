@@ -9,6 +9,7 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -291,8 +292,129 @@ std::string khrMisfit(const DeviceTraits& traits, const detail::Analysis& a) {
   return {};
 }
 
-RewriteResult rewriteUncached(const RewriteInput& input) {
+// The text the driver gets for the program's own files. A header read from disk that needs
+// edits cannot be edited where it lies, so its edited text replaces the #include line that
+// brought it in (and so do the disk headers that include it, their own includes re-pointed at
+// absolute paths since they no longer sit beside them). Every output line keeps its origin in
+// the line map, which is how build logs name the user's file and line: NVIDIA ignores #line.
+class Composer {
+ public:
+  Composer(const RewriteInput& in, const detail::Analysis& a, std::vector<detail::FileEdit> edits)
+      : includes_(a.includes) {
+    std::set<std::string> program{"<source>"};
+    for (const SourceFile& h : in.headers) program.insert(h.name);
+    for (const detail::FileEdit& e : edits)
+      if (!program.count(e.file)) fold_.insert(e.file);
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const detail::IncludeDirective& d : includes_)
+        if (fold_.count(d.target) && !program.count(d.file) && fold_.insert(d.file).second) grew = true;
+    }
+    // The directives of the files we write: a folded target's line becomes a marker that
+    // compose() replaces with its text; a moved file's other includes get absolute paths.
+    std::map<std::pair<std::string, unsigned>, const detail::IncludeDirective*> byPlace;
+    for (const detail::IncludeDirective& d : includes_) {
+      if (!program.count(d.file) && !fold_.count(d.file)) continue;
+      auto& slot = byPlace[{d.file, d.begin}];
+      if (!slot || (d.entered && !slot->entered)) slot = &d;
+    }
+    for (const auto& [place, d] : byPlace) {
+      if (fold_.count(d->target)) {
+        std::string text;
+        if (d->entered) {
+          text = marker(targets_.size());
+          targets_.push_back(d->target);
+        }
+        edits.push_back(detail::FileEdit{d->file, d->begin, d->end - d->begin, text});
+      } else if (fold_.count(d->file) && !d->targetPath.empty() && !program.count(d->target)) {
+        edits.push_back(
+            detail::FileEdit{d->file, d->begin, d->end - d->begin, "#include \"" + d->targetPath + "\""});
+      }
+    }
+    auto take = [&](const std::string& name, const std::string& text) {
+      std::string out;
+      if (!applyEdits(name, text, edits, &out)) {
+        error_ = "error: internal error in the sub-group rewriter: conflicting edits in " + name;
+        return;
+      }
+      texts_[name] = std::move(out);
+    };
+    take("<source>", in.source);
+    for (const SourceFile& h : in.headers) take(h.name, h.text);
+    for (const SourceFile& f : a.diskFiles)
+      if (fold_.count(f.name)) take(f.name, f.text);
+    for (const std::string& f : fold_)
+      if (!texts_.count(f) && error_.empty())
+        error_ = "error: the sub-group rewriter lost the text of '" + f + "'";
+  }
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+
+  // `name`'s text with folded headers in place; its lines start at line `first` of `written`.
+  std::string compose(const std::string& name, const std::string& written, unsigned first,
+                      std::vector<LineMapEntry>* map) {
+    std::vector<Line> lines;
+    expand(name, 0, &lines);
+    std::string out;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const Line& l = lines[i];
+      out += l.text;
+      if (i + 1 < lines.size()) out += '\n';
+      const unsigned at = first + unsigned(i);
+      LineMapEntry* last = map->empty() ? nullptr : &map->back();
+      if (last && last->rewrittenFile == written && last->originalFile == *l.file &&
+          last->rewrittenFirst + last->count == at && last->originalFirst + last->count == l.line)
+        ++last->count;
+      else
+        map->push_back(LineMapEntry{written, at, 1, *l.file, l.line});
+    }
+    return out;
+  }
+
+ private:
+  struct Line {
+    std::string text;
+    const std::string* file;
+    unsigned line;
+  };
+  static std::string marker(std::size_t i) { return "\x01isg-fold-" + std::to_string(i) + "\x01"; }
+
+  void expand(const std::string& name, int depth, std::vector<Line>* out) {
+    auto it = texts_.find(name);
+    if (it == texts_.end()) return;
+    const std::string& text = it->second;
+    const std::string* file = &it->first;
+    unsigned line = 1;
+    for (std::size_t start = 0; start <= text.size(); ++line) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      std::string_view l(text.data() + start, end - start);
+      std::size_t m = l.find("\x01isg-fold-");
+      if (m != std::string_view::npos && depth < 64) {
+        std::size_t index = std::strtoul(std::string(l.substr(m + 10)).c_str(), nullptr, 10);
+        std::size_t before = out->size();
+        if (index < targets_.size()) expand(targets_[index], depth + 1, out);
+        // The header's final newline is the directive's own.
+        if (out->size() > before + 1 && out->back().text.empty()) out->pop_back();
+        if (out->size() == before) out->push_back(Line{"", file, line});
+      } else {
+        out->push_back(Line{std::string(l), file, line});
+      }
+      if (end == text.size()) break;
+      start = end + 1;
+    }
+  }
+
+  const std::vector<detail::IncludeDirective>& includes_;
+  std::set<std::string> fold_;
+  std::vector<std::string> targets_;
+  std::map<std::string, std::string> texts_;
+  std::string error_;
+};
+
+RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>* disk) {
   detail::Analysis a = detail::analyzeProgram(input);
+  *disk = a.diskFiles;
   if (!a.ok) return errorResult(a.log);
   // The khr fallback is decided here, per program, because only the analysis knows every
   // kernel's S; the second parse happens only for programs that fall back.
@@ -303,6 +425,7 @@ RewriteResult rewriteUncached(const RewriteInput& input) {
     fallback.traits.strategy = Strategy::Local;
     fallback.traits.khrTestDouble = false;
     a = detail::analyzeProgram(fallback);
+    *disk = a.diskFiles;
     if (!a.ok) return errorResult(a.log);
   }
   const RewriteInput& in = note.empty() ? input : fallback;
@@ -316,19 +439,13 @@ RewriteResult rewriteUncached(const RewriteInput& input) {
 
   RewriteResult r;
   r.status = RewriteResult::Status::Rewritten;
-  std::string mainText;
-  if (!applyEdits("<source>", in.source, edits, &mainText))
-    return errorResult("error: internal error in the sub-group rewriter: conflicting edits in <source>");
-  for (const SourceFile& h : in.headers) {
-    SourceFile out{h.name, {}};
-    if (!applyEdits(h.name, h.text, edits, &out.text))
-      return errorResult("error: internal error in the sub-group rewriter: conflicting edits in " +
-                         h.name);
-    r.headers.push_back(std::move(out));
-  }
+  Composer composer(in, a, edits);
+  if (!composer.ok()) return errorResult(composer.error());
   std::string prelude = buildPrelude(in.traits, a);
   unsigned preludeLines = countLines(prelude) + 1;  // + the separator line
-  r.source = prelude + "\n" + mainText;
+  r.source = prelude + "\n" + composer.compose("<source>", "<source>", preludeLines + 1, &r.lineMap);
+  for (const SourceFile& h : in.headers)
+    r.headers.push_back(SourceFile{h.name, composer.compose(h.name, h.name, 1, &r.lineMap)});
   r.options = in.options;
   std::string macros = extensionMacroOptions(in.traits);
   if (!r.options.empty() && !macros.empty()) r.options += ' ';
@@ -336,10 +453,6 @@ RewriteResult rewriteUncached(const RewriteInput& input) {
   r.kernels = std::move(a.kernels);
   r.strategy = in.traits.strategy;
   if (!note.empty()) r.log = note + "\n";
-  r.lineMap.push_back(
-      LineMapEntry{"<source>", preludeLines + 1, countLines(in.source) + 1, "<source>", 1});
-  for (const SourceFile& h : in.headers)
-    r.lineMap.push_back(LineMapEntry{h.name, 1, countLines(h.text) + 1, h.name, 1});
   return r;
 }
 
@@ -385,19 +498,35 @@ Key cacheKey(const RewriteInput& in) {
   return sha.result();
 }
 
+// Whether the files a result was computed from still read as they did.
+bool diskFilesUnchanged(const std::vector<SourceFile>& files) {
+  for (const SourceFile& f : files) {
+    std::string now;
+    if (!readSmallFile(f.name, &now) || now != f.text) return false;
+  }
+  return true;
+}
+
 class Cache {
  public:
   bool get(const Key& k, RewriteResult* out) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = index_.find(k);
-    if (it == index_.end()) return false;
-    entries_.splice(entries_.begin(), entries_, it->second);
-    *out = it->second->second;
-    return true;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = index_.find(k);
+      if (it == index_.end()) return false;
+      entries_.splice(entries_.begin(), entries_, it->second);
+      *out = it->second->second;
+    }
+    // An autotuner rewrites a header and builds the same source again: the key (source,
+    // options, traits) is unchanged, the headers it reads are not.
+    return diskFilesUnchanged(out->diskFiles);
   }
   void put(const Key& k, const RewriteResult& r) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (index_.count(k)) return;
+    if (auto it = index_.find(k); it != index_.end()) {
+      it->second->second = r;  // recomputed after a header changed
+      return;
+    }
     entries_.emplace_front(k, r);
     index_[k] = entries_.begin();
     if (entries_.size() > kCapacity) {
@@ -457,7 +586,9 @@ RewriteResult rewriteProgram(const RewriteInput& input) {
     Key key = cacheKey(input);
     RewriteResult result;
     if (cache().get(key, &result)) return result;
-    result = rewriteUncached(input);
+    std::vector<SourceFile> disk;
+    result = rewriteUncached(input, &disk);
+    result.diskFiles = std::move(disk);
     cache().put(key, result);
     return result;
   } catch (const std::exception& e) {

@@ -102,6 +102,9 @@ struct RewriteResult {
   Strategy strategy = Strategy::Local;
   std::vector<LineMapEntry> lineMap;
   std::string log;  // diagnostics for the build log, already pointing at the user's files/lines
+  // Files the parse read from disk (-I, relative includes) with the text it saw: the result
+  // holds only while they keep it. Those that needed edits are folded into `source`/`headers`.
+  std::vector<SourceFile> diskFiles;
 };
 
 // Cheap textual scan: false means the program certainly needs no rewriting (no sub-group
