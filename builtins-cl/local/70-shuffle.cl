@@ -6,14 +6,28 @@
  */
 #ifdef ISG_NEED_shuffle
 
-#define __ISG_SHUFFLE_BODY(name, T, req, index)                                                    \
+/*
+ * A vector moves one component per exchange, so the scratch holds one scalar (two for
+ * shuffle_up/down) per work-item whatever the vector width: a 16-wide shuffle in a large
+ * work-group would otherwise ask for more local memory than devices have. A union gives the
+ * components of any gentype (a 3-vector has the storage of four).
+ */
+#define __ISG_COMPONENTS(T, s) (sizeof(T) / sizeof(s))
+
+#define __ISG_SHUFFLE_BODY(name, T, s, req, index)                                                 \
   ISG_REQ_##req(__ISG_OVL T __isg_##name(__isg_ctx_t* ctx, T data, uint c) {                       \
-    __local T* p = (__local T*)__isg_exchange_area(ctx);                                           \
-    p[ctx->lid] = data;                                                                            \
-    __isg_exchange_sync();                                                                         \
-    T r = p[__isg_member_slot(ctx, index)];                                                        \
-    __isg_exchange_done(ctx);                                                                      \
-    return r;                                                                                      \
+    union { T v; s e[__ISG_COMPONENTS(T, s)]; } in;                                                \
+    union { T v; s e[__ISG_COMPONENTS(T, s)]; } out;                                               \
+    in.v = data;                                                                                   \
+    const uint src = __isg_member_slot(ctx, index);                                                \
+    for (uint k = 0; k < __ISG_COMPONENTS(T, s); ++k) {                                            \
+      __local s* p = (__local s*)__isg_exchange_area(ctx);                                         \
+      p[ctx->lid] = in.e[k];                                                                       \
+      __isg_exchange_sync();                                                                       \
+      out.e[k] = p[src];                                                                           \
+      __isg_exchange_done(ctx);                                                                    \
+    }                                                                                              \
+    return out.v;                                                                                  \
   })
 
 /*
@@ -23,26 +37,34 @@
  * shuffle_up:   i = sglid + S - delta, pair (previous, current), i.e. the signed index
  *               sglid - delta shifted by S, so [-S, 0) lands on previous and [0, S) on current.
  */
-#define __ISG_SHUFFLE2_BODY(name, T, req, first, second, index)                                    \
+#define __ISG_SHUFFLE2_BODY(name, T, s, req, first, second, index)                                 \
   ISG_REQ_##req(__ISG_OVL T __isg_##name(__isg_ctx_t* ctx, T first, T second, uint delta) {        \
-    __local T* p = (__local T*)__isg_exchange_area(ctx);                                           \
-    p[2 * ctx->lid] = first;                                                                       \
-    p[2 * ctx->lid + 1] = second;                                                                  \
-    __isg_exchange_sync();                                                                         \
-    uint i = (index);                                                                              \
-    T r = p[2 * __isg_member_slot(ctx, i) + ((i / ctx->S) & 1u)];                                  \
-    __isg_exchange_done(ctx);                                                                      \
-    return r;                                                                                      \
+    union { T v; s e[__ISG_COMPONENTS(T, s)]; } a;                                                 \
+    union { T v; s e[__ISG_COMPONENTS(T, s)]; } b;                                                 \
+    union { T v; s e[__ISG_COMPONENTS(T, s)]; } out;                                               \
+    a.v = first;                                                                                   \
+    b.v = second;                                                                                  \
+    const uint i = (index);                                                                        \
+    const uint src = 2 * __isg_member_slot(ctx, i) + ((i / ctx->S) & 1u);                          \
+    for (uint k = 0; k < __ISG_COMPONENTS(T, s); ++k) {                                            \
+      __local s* p = (__local s*)__isg_exchange_area(ctx);                                         \
+      p[2 * ctx->lid] = a.e[k];                                                                    \
+      p[2 * ctx->lid + 1] = b.e[k];                                                                \
+      __isg_exchange_sync();                                                                       \
+      out.e[k] = p[src];                                                                           \
+      __isg_exchange_done(ctx);                                                                    \
+    }                                                                                              \
+    return out.v;                                                                                  \
   })
 
 #define __ISG_DEF_intel_sub_group_shuffle(T, s, w, req)                                            \
-  __ISG_SHUFFLE_BODY(intel_sub_group_shuffle, T, req, c)
+  __ISG_SHUFFLE_BODY(intel_sub_group_shuffle, T, s, req, c)
 #define __ISG_DEF_intel_sub_group_shuffle_xor(T, s, w, req)                                        \
-  __ISG_SHUFFLE_BODY(intel_sub_group_shuffle_xor, T, req, ctx->sglid ^ c)
+  __ISG_SHUFFLE_BODY(intel_sub_group_shuffle_xor, T, s, req, ctx->sglid ^ c)
 #define __ISG_DEF_intel_sub_group_shuffle_down(T, s, w, req)                                       \
-  __ISG_SHUFFLE2_BODY(intel_sub_group_shuffle_down, T, req, current, next, ctx->sglid + delta)
+  __ISG_SHUFFLE2_BODY(intel_sub_group_shuffle_down, T, s, req, current, next, ctx->sglid + delta)
 #define __ISG_DEF_intel_sub_group_shuffle_up(T, s, w, req)                                         \
-  __ISG_SHUFFLE2_BODY(intel_sub_group_shuffle_up, T, req, previous, current,                       \
+  __ISG_SHUFFLE2_BODY(intel_sub_group_shuffle_up, T, s, req, previous, current,                    \
                       ctx->sglid + ctx->S - delta)
 
 #define __ISG_ROW_shuffle(name, shape, typeset) ISG_TYPES_##typeset(__ISG_DEF_##name)

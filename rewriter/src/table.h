@@ -41,7 +41,7 @@ const std::vector<std::string>& extensions();
 // Every identifier whose presence means a program may need the rewrite.
 const std::vector<std::string>& triggerWords();
 
-// Bytes one work-item hands to the exchange for one call of `b` whose gentype is `typeBytes`
+// Bytes one work-item hands to one exchange for a call of `b` whose gentype's scalar is `typeBytes`
 // wide (0 for builtins that exchange nothing).
 unsigned exchangeBytes(const Builtin& b, unsigned typeBytes);
 

@@ -92,6 +92,13 @@ inline std::string buildLog(cl_program p, cl_device_id d) {
   return s;
 }
 
+// Build options every test adds to its own (ISG_TEST_BUILD_OPTIONS): CI and the GPU suite run
+// the suites again under the -cl-std and math options real projects use.
+inline std::string extraBuildOptions() {
+  const char* o = std::getenv("ISG_TEST_BUILD_OPTIONS");
+  return o ? o : "";
+}
+
 // Creates and builds a program on the default device. On failure returns nullptr and puts the
 // build log into *log (when given); the caller asserts.
 inline cl_program buildProgram(const std::string& src, const std::string& options = "",

@@ -170,7 +170,7 @@ cl_mem makeBuffer(size_t bytes, const void* init) {
 // ISG_E2E_OPTIMIZE=1 runs the same cases optimised.
 std::string buildOptions() {
   const char* o = std::getenv("ISG_E2E_OPTIMIZE");
-  return o && *o == '1' ? "" : "-cl-opt-disable";
+  return std::string(o && *o == '1' ? "" : "-cl-opt-disable ") + isgtest::extraBuildOptions();
 }
 
 std::string allKernelsSource(unsigned S);

@@ -649,7 +649,9 @@ TEST(Rewrite, ShortCharLongBuiltins) {
   // In table order of each name's first row: the shuffles' is in cl_intel_subgroups.
   EXPECT_EQ(kernel(r, "k")->families,
             (std::vector<std::string>{"shuffle", "broadcast", "reduce", "scan", "block"}));
-  EXPECT_EQ(kernel(r, "k")->scratchBytesPerItem, 32u);  // char16 current + next
+  // Vectors move a component at a time: char16 current + next is two chars, not 32 bytes;
+  // the smallest slot is one word.
+  EXPECT_EQ(kernel(r, "k")->scratchBytesPerItem, 4u);
   const std::string macro = "#define intel_sub_group_shuffle_down(__isg_a, __isg_b, __isg_c) ";
   const std::size_t first = r.source.find(macro);
   ASSERT_NE(first, std::string::npos);
@@ -723,8 +725,9 @@ TEST(Manifest, ScratchBytesAndArguments) {
   ASSERT_EQ(u->hiddenArgs.size(), 1u);
   EXPECT_EQ(u->hiddenArgs[0].kind, isg::HiddenArg::Kind::LocalScratch);
   EXPECT_EQ(u->hiddenArgs[0].index, 3u);
-  EXPECT_EQ(kernel(r, "f4")->scratchBytesPerItem, 32u);
-  EXPECT_EQ(kernel(r, "f3")->scratchBytesPerItem, 16u);  // vec3 is sized as vec4
+  // Vectors move one component per exchange: a float4 shuffle_down hands over two floats.
+  EXPECT_EQ(kernel(r, "f4")->scratchBytesPerItem, 8u);
+  EXPECT_EQ(kernel(r, "f3")->scratchBytesPerItem, 4u);
   EXPECT_EQ(kernel(r, "v")->scratchBytesPerItem, 4u);
   EXPECT_EQ(kernel(r, "v")->families, std::vector<std::string>{"vote"});
 }

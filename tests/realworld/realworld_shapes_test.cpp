@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: MIT
+// Intel-targeted code in the shapes real projects give it, built the way they build it, through
+// the layer on the default device and checked against host models of the spec:
+//  - oneDNN: its own prototypes of builtins, helpers defined by a macro that calls a builtin or
+//    the project's own emulation through one macro parameter, -cl-std=CL1.2/2.0/3.0 with math
+//    options, -Werror and -D;
+//  - oneDNN's types_interop.h: typedefs under #ifdef __OPENCL_VERSION__, builtins reached only
+//    under the driver's own predefines (version, extension and image macros);
+//  - helper headers found through -I (SimpleOpenCLSamples, autotuners that rewrite a header
+//    and build the same source again);
+//  - a 16-wide vector shuffle in the largest work-group the kernel allows.
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cl_harness.h"
+
+namespace {
+
+using isgtest::env;
+
+// A buffer of uint32 that releases itself.
+struct Words {
+  cl_mem mem = nullptr;
+  std::vector<uint32_t> host;
+  explicit Words(std::vector<uint32_t> data) : host(std::move(data)) {
+    cl_int err = CL_SUCCESS;
+    mem = clCreateBuffer(env().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                         host.size() * sizeof(uint32_t), host.data(), &err);
+    EXPECT_EQ(err, CL_SUCCESS);
+  }
+  ~Words() {
+    if (mem) clReleaseMemObject(mem);
+  }
+  Words(const Words&) = delete;
+  Words& operator=(const Words&) = delete;
+  std::vector<uint32_t> read() const {
+    std::vector<uint32_t> out(host.size());
+    EXPECT_EQ(clEnqueueReadBuffer(env().queue, mem, CL_TRUE, 0, out.size() * sizeof(uint32_t),
+                                  out.data(), 0, nullptr, nullptr),
+              CL_SUCCESS);
+    return out;
+  }
+};
+
+std::vector<uint32_t> randomWords(std::size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::vector<uint32_t> v(n);
+  for (uint32_t& x : v) x = gen();
+  return v;
+}
+
+struct Program {
+  cl_program p = nullptr;
+  ~Program() {
+    if (p) clReleaseProgram(p);
+  }
+};
+struct Kernel {
+  cl_kernel k = nullptr;
+  ~Kernel() {
+    if (k) clReleaseKernel(k);
+  }
+};
+
+void build(const std::string& src, const std::string& options, Program* out) {
+  std::string log;
+  cl_int status = CL_SUCCESS;
+  out->p = isgtest::buildProgram(src, options, &log, &status);
+  ASSERT_NE(out->p, nullptr) << "options '" << options << "': " << status << "\n" << log;
+}
+
+void kernel(const Program& p, const char* name, Kernel* out) {
+  cl_int err = CL_SUCCESS;
+  out->k = clCreateKernel(p.p, name, &err);
+  ASSERT_EQ(err, CL_SUCCESS) << name;
+}
+
+void run(const Kernel& k, size_t global, size_t local) {
+  ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k.k, 1, nullptr, &global, &local, 0, nullptr,
+                                      nullptr));
+  ISG_CL_CHECK(clFinish(env().queue));
+}
+
+size_t compiledSubGroupSize(const Kernel& k) {
+  size_t s = 0;
+  EXPECT_EQ(clGetKernelSubGroupInfo(k.k, env().device, CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL, 0,
+                                    nullptr, sizeof s, &s, nullptr),
+            CL_SUCCESS);
+  return s;
+}
+
+// The option sets real projects pass (ggml: -cl-std=CL<device> -cl-mad-enable
+// -cl-unsafe-math-optimizations -cl-finite-math-only -cl-fast-relaxed-math; oneDNN: -cl-std=CL2.0,
+// -D values, -Werror; OpenVINO: -cl-mad-enable, -cl-std=CL3.0), plus ISG_TEST_BUILD_OPTIONS.
+std::vector<std::string> optionSets() {
+  std::vector<std::string> sets = {
+      "",
+      "-cl-std=CL1.2",
+      "-cl-std=CL2.0",
+      "-cl-std=CL3.0",
+      "-cl-std=CL2.0 -cl-mad-enable -cl-unsafe-math-optimizations -cl-finite-math-only "
+      "-cl-fast-relaxed-math",
+      "-cl-std=CL1.2 -cl-denorms-are-zero -Werror -DUSER_SCALE=3",
+      "-cl-std=CL3.0 -w -cl-mad-enable -D USER_SCALE=(1+2)",
+  };
+  for (std::string& s : sets) s += " " + isgtest::extraBuildOptions();
+  return sets;
+}
+
+// ---- oneDNN: prototypes and macro-defined block IO helpers ----------------------------------
+
+const char* kOneDnnShapes = R"CLC(
+#ifdef cl_intel_subgroups_char
+void __attribute__((overloadable)) intel_sub_group_block_write_uc16(
+        __global uchar *p, uchar16 data);
+uchar16 __attribute__((overloadable)) intel_sub_group_block_read_uc16(
+        const __global uchar *p);
+#endif
+#ifndef USER_SCALE
+#define USER_SCALE 3
+#endif
+#define DECLARE_BLOCK_READ(suffix, func, data_type, addr_space, p_type) \
+    data_type __attribute__((overloadable)) block_read##suffix( \
+            const addr_space p_type *p) { \
+        return func(p); \
+    }
+#define DECLARE_BLOCK_READ_EMU(suffix, data_type, addr_space, p_type) \
+    data_type __attribute__((overloadable)) block_read##suffix##_emu( \
+            const addr_space p_type *p) { \
+        return p[get_sub_group_local_id()]; \
+    }
+DECLARE_BLOCK_READ_EMU(, uint, __local, uint)
+DECLARE_BLOCK_READ(, intel_sub_group_block_read, uint, __global, uint)
+DECLARE_BLOCK_READ(2, intel_sub_group_block_read2, uint2, __global, uint)
+DECLARE_BLOCK_READ(, block_read_emu, uint, __local, uint)
+
+#define SG 16
+#define WG 64
+__attribute__((intel_reqd_sub_group_size(SG))) __attribute__((reqd_work_group_size(WG, 1, 1)))
+__kernel void onednn_shapes(__global uint *in, __global uint *out, __global uchar *bytes) {
+    __local uint l[WG];
+    const uint lid = get_local_id(0);
+    l[lid] = in[get_global_id(0)] * USER_SCALE;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint sg = get_sub_group_id();
+    __global uint *base = in + get_group_id(0) * WG + sg * SG;
+    const uint a = block_read(base);
+    const uint2 b = block_read2(base);
+    const uint c = block_read(l + sg * SG);
+    out[4 * get_global_id(0) + 0] = a;
+    out[4 * get_global_id(0) + 1] = b.x;
+    out[4 * get_global_id(0) + 2] = b.y;
+    out[4 * get_global_id(0) + 3] = c;
+#ifdef cl_intel_subgroups_char
+    __global uchar *bb = bytes + (get_group_id(0) * WG + sg * SG) * 16;
+    intel_sub_group_block_write_uc16(bb, intel_sub_group_block_read_uc16(bb) + (uchar16)(1));
+#endif
+}
+)CLC";
+
+class OptionSets : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OptionSets, OneDnnPrototypesAndMacroDefinedBlockHelpers) {
+  ISG_REQUIRE_ENV();
+  const std::string options = GetParam();
+  Program p;
+  ASSERT_NO_FATAL_FAILURE(build(kOneDnnShapes, options, &p));
+  Kernel k;
+  ASSERT_NO_FATAL_FAILURE(kernel(p, "onednn_shapes", &k));
+  EXPECT_EQ(compiledSubGroupSize(k), 16u);
+  const unsigned S = 16, WG = 64, groups = 4, n = WG * groups;
+  Words in(randomWords(n + 2 * S, 11));  // block_read2 of the last sub-group reads past it
+  Words out(std::vector<uint32_t>(4 * n, 0));
+  std::vector<uint32_t> byteWords = randomWords(n * 16 / 4, 12);
+  Words bytes(byteWords);
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, in.mem, out.mem, bytes.mem));
+  ASSERT_NO_FATAL_FAILURE(run(k, n, WG));
+  const std::vector<uint32_t> got = out.read();
+  unsigned bad = 0;
+  for (unsigned i = 0; i < n && bad < 8; ++i) {
+    // cl_intel_subgroups: block reads give member m the elements p[m + k * S].
+    const unsigned block = i / S * S, m = i % S;
+    const uint32_t want[4] = {in.host[block + m], in.host[block + m], in.host[block + S + m],
+                              in.host[i] * 3u};
+    for (unsigned j = 0; j < 4; ++j)
+      if (got[4 * i + j] != want[j]) {
+        ADD_FAILURE() << "work-item " << i << " value " << j << ": got " << got[4 * i + j]
+                      << " want " << want[j] << " (options '" << options << "')";
+        ++bad;
+      }
+  }
+  // The uc16 read/write pair adds 1 to every byte of each sub-group's 16 * S bytes.
+  const std::vector<uint32_t> after = bytes.read();
+  const auto* b0 = reinterpret_cast<const uint8_t*>(byteWords.data());
+  const auto* b1 = reinterpret_cast<const uint8_t*>(after.data());
+  for (unsigned i = 0; i < n * 16 && bad < 16; ++i)
+    if (b1[i] != uint8_t(b0[i] + 1)) {
+      ADD_FAILURE() << "byte " << i << ": got " << unsigned(b1[i]) << " want "
+                    << unsigned(uint8_t(b0[i] + 1));
+      ++bad;
+    }
+}
+
+// ---- the driver's predefines decide which code the rewriter sees ---------------------------
+
+const char* kPredefines = R"CLC(
+#ifdef __OPENCL_VERSION__
+typedef long int64_t;
+typedef uint uint32_t;
+#endif
+#if __OPENCL_VERSION__ >= 120 && defined(__IMAGE_SUPPORT__) && \
+    defined(cl_khr_byte_addressable_store) && defined(cl_intel_subgroups)
+#define NEXT(x) intel_sub_group_shuffle_down((x), (x), 1u)
+#else
+#define NEXT(x) not_a_function_anywhere(x)
+#endif
+#define WIDE(x) ((int64_t)(x) << 1)
+__attribute__((intel_reqd_sub_group_size(8)))
+kernel void predefines(global int64_t *out, global const uint32_t *in) {
+    const size_t i = get_global_id(0);
+    out[i] = WIDE(NEXT(in[i]));
+}
+)CLC";
+
+TEST_P(OptionSets, DriverPredefinesChooseTheBranch) {
+  ISG_REQUIRE_ENV();
+  const std::string options = GetParam();
+  Program p;
+  ASSERT_NO_FATAL_FAILURE(build(kPredefines, options, &p));
+  Kernel k;
+  ASSERT_NO_FATAL_FAILURE(kernel(p, "predefines", &k));
+  const unsigned n = 64, S = 8;
+  Words in(randomWords(n, 21));
+  Words out(std::vector<uint32_t>(2 * n, 0));
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, out.mem, in.mem));
+  ASSERT_NO_FATAL_FAILURE(run(k, n, 32));
+  const std::vector<uint32_t> got = out.read();
+  for (unsigned i = 0; i < n; ++i) {
+    // shuffle_down(x, x, 1): member m gets member (m + 1) of the sub-group, wrapping into the
+    // second operand, which is the same x.
+    const unsigned src = i / S * S + (i % S + 1) % S;
+    const int64_t want = int64_t(in.host[src]) << 1;
+    const int64_t v = int64_t(uint64_t(got[2 * i]) | uint64_t(got[2 * i + 1]) << 32);
+    ASSERT_EQ(v, want) << "work-item " << i << " (options '" << options << "')";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(RealProjects, OptionSets, ::testing::ValuesIn(optionSets()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return "set" + std::to_string(info.index);
+                         });
+
+// ---- helper headers read from disk ----------------------------------------------------------
+
+std::string headerDir() {
+  std::string dir = ::testing::TempDir() + "isg_headers_" + std::to_string(::getpid());
+  std::string cmd = "mkdir -p " + dir + "/detail";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return dir;
+}
+
+void writeFile(const std::string& path, const std::string& text) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_TRUE(f) << path;
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+}
+
+// SimpleOpenCLSamples keeps its sub-group helpers in headers; autotuners rewrite a header and
+// build the same source again (issue 13.1: the second build kept the first sub-group size).
+TEST(DiskHeaders, HelpersInHeadersAndAHeaderThatChangesBetweenBuilds) {
+  ISG_REQUIRE_ENV();
+  const std::string dir = headerDir();
+  const std::string source =
+      "#include \"sg.h\"\n"
+      "__attribute__((intel_reqd_sub_group_size(SG)))\n"
+      "kernel void rotate_lanes(global uint* o, global const uint* in) {\n"
+      "  o[get_global_id(0)] = rot(in[get_global_id(0)]);\n"
+      "}\n";
+  writeFile(dir + "/detail/rot.h",
+            "#ifndef ROT_H\n#define ROT_H\n"
+            "uint rot(uint v) {\n"
+            "  return intel_sub_group_shuffle(v, (get_sub_group_local_id() + 1) % SG);\n"
+            "}\n#endif\n");
+  for (unsigned S : {16u, 8u}) {
+    writeFile(dir + "/sg.h", "#define SG " + std::to_string(S) + "\n#include \"detail/rot.h\"\n");
+    Program p;
+    ASSERT_NO_FATAL_FAILURE(build(source, "-I " + dir + " " + isgtest::extraBuildOptions(), &p));
+    Kernel k;
+    ASSERT_NO_FATAL_FAILURE(kernel(p, "rotate_lanes", &k));
+    EXPECT_EQ(compiledSubGroupSize(k), S);
+    const unsigned n = 64;
+    Words in(randomWords(n, 31 + S));
+    Words out(std::vector<uint32_t>(n, 0));
+    ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, out.mem, in.mem));
+    ASSERT_NO_FATAL_FAILURE(run(k, n, 32));
+    const std::vector<uint32_t> got = out.read();
+    for (unsigned i = 0; i < n; ++i)
+      ASSERT_EQ(got[i], in.host[i / S * S + (i % S + 1) % S]) << "S=" << S << " work-item " << i;
+  }
+}
+
+// A build error in a helper header names the header and its line.
+TEST(DiskHeaders, ErrorsInAHelperHeaderNameTheHeader) {
+  ISG_REQUIRE_ENV();
+  const std::string dir = headerDir();
+  writeFile(dir + "/bad.h",
+            "uint lane_of(uint v) {\n"
+            "  return intel_sub_group_shuffle(v, 0u) + get_sub_group_local_id();\n"
+            "}\n"
+            "#error from the header\n");
+  std::string log;
+  cl_int status = CL_SUCCESS;
+  cl_program p = isgtest::buildProgram(
+      "#include \"bad.h\"\nkernel void k(global uint* o) { o[0] = lane_of(o[0]); }\n",
+      "-I " + dir, &log, &status);
+  EXPECT_EQ(p, nullptr);
+  if (p) clReleaseProgram(p);
+  EXPECT_EQ(status, CL_BUILD_PROGRAM_FAILURE);
+  EXPECT_NE(log.find("bad.h:4:"), std::string::npos) << log;
+}
+
+// ---- vector shuffles in large work-groups ---------------------------------------------------
+
+// The local strategy exchanges through local memory; a uint16 shuffle_down moved whole would
+// need 128 bytes per work-item and half a MiB or more at PoCL's 4096 work-items.
+TEST(LargeWorkGroups, SixteenWideShuffleAtTheKernelsLargestWorkGroup) {
+  ISG_REQUIRE_ENV();
+  Program p;
+  ASSERT_NO_FATAL_FAILURE(build(
+      "__attribute__((intel_reqd_sub_group_size(16)))\n"
+      "kernel void wide(global uint16* o, global const uint16* a, global const uint16* b) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  o[i] = intel_sub_group_shuffle_down(a[i], b[i], 5u);\n"
+      "}\n",
+      isgtest::extraBuildOptions(), &p));
+  Kernel k;
+  ASSERT_NO_FATAL_FAILURE(kernel(p, "wide", &k));
+  size_t wg = 0;
+  ISG_CL_CHECK(clGetKernelWorkGroupInfo(k.k, env().device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg,
+                                        &wg, nullptr));
+  size_t maxItems[3] = {0, 0, 0};
+  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof maxItems,
+                               maxItems, nullptr));
+  wg = std::min(wg, maxItems[0]) / 16 * 16;
+  ASSERT_GE(wg, 16u);
+  const unsigned S = 16, groups = 2, n = unsigned(wg) * groups;
+  Words a(randomWords(16 * n, 41)), b(randomWords(16 * n, 42));
+  Words out(std::vector<uint32_t>(16 * n, 0));
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, out.mem, a.mem, b.mem));
+  ASSERT_NO_FATAL_FAILURE(run(k, n, wg));
+  const std::vector<uint32_t> got = out.read();
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned m = i % S, base = i - m, j = m + 5;
+    const std::vector<uint32_t>& src = j < S ? a.host : b.host;
+    const unsigned from = base + j % S;
+    for (unsigned c = 0; c < 16; ++c)
+      ASSERT_EQ(got[16 * i + c], src[16 * from + c])
+          << "work-group size " << wg << ", work-item " << i << " component " << c;
+  }
+}
+
+}  // namespace
