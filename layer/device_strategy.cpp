@@ -287,6 +287,11 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   t.fp64 = hasExtension(extensions, "cl_khr_fp64");
   cl_bool images = CL_FALSE;
   t.images = deviceValue(device, CL_DEVICE_IMAGE_SUPPORT, &images) == CL_SUCCESS && images;
+  cl_uint readWriteImages = 0;
+  t.readWriteImages = t.images &&
+                      deviceValue(device, CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS, &readWriteImages) ==
+                          CL_SUCCESS &&
+                      readWriteImages > 0;
   t.openclCVersion = 120;
   if (deviceString(device, CL_DEVICE_OPENCL_C_VERSION, &cVersion) == CL_SUCCESS)
     t.openclCVersion = parseOpenclCVersion(cVersion);
@@ -371,6 +376,7 @@ DeviceTraits DeviceStrategy::traitsForBuild(const std::vector<cl_device_id>& dev
     traits.fp16 = traits.fp16 && p->traits.fp16;
     traits.fp64 = traits.fp64 && p->traits.fp64;
     traits.images = traits.images && p->traits.images;
+    traits.readWriteImages = traits.readWriteImages && p->traits.readWriteImages;
     traits.openclCVersion = std::min(traits.openclCVersion, p->traits.openclCVersion);
     traits.deviceOpenclVersion = std::min(traits.deviceOpenclVersion, p->traits.deviceOpenclVersion);
     traits.deviceExtensions = common(traits.deviceExtensions, p->traits.deviceExtensions);

@@ -199,7 +199,8 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
   using Base = clang::RecursiveASTVisitor<Collector>;
 
  public:
-  explicit Collector(clang::ASTContext& ctx) : ctx_(ctx), sm_(ctx.getSourceManager()) {}
+  Collector(clang::ASTContext& ctx, bool readWriteImages)
+      : ctx_(ctx), sm_(ctx.getSourceManager()), readWriteImages_(readWriteImages) {}
 
   bool internal(SourceLocation loc) const {
     if (loc.isInvalid()) return true;
@@ -223,6 +224,14 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
     bool result = Base::TraverseFunctionDecl(fd);
     current_ = saved;
     return result;
+  }
+
+  // A kernel parameter of a read_write image on a device that has none (see DeviceTraits).
+  bool VisitParmVarDecl(clang::ParmVarDecl* p) {
+    if (!readWriteImages_ && !internal(p->getLocation()) && p->getType()->isImageType() &&
+        p->getType().getAsString().find("__read_write") != std::string::npos)
+      readWriteParams.push_back(p);
+    return true;
   }
 
   bool VisitCallExpr(clang::CallExpr* ce) {
@@ -253,10 +262,12 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
   std::vector<const clang::FunctionDecl*> prototypes;    // user redeclarations of builtins
   std::vector<BuiltinCall> builtinCalls;
   std::vector<std::string> userDefined;
+  std::vector<const clang::ParmVarDecl*> readWriteParams;
 
  private:
   clang::ASTContext& ctx_;
   clang::SourceManager& sm_;
+  const bool readWriteImages_;
   Func* current_ = nullptr;
 };
 
@@ -441,9 +452,13 @@ class AnalysisConsumer : public clang::ASTConsumer {
 
   void HandleTranslationUnit(clang::ASTContext& ctx) override {
     if (ctx.getDiagnostics().hasErrorOccurred()) return;
-    Collector c(ctx);
+    Collector c(ctx, in_.traits.readWriteImages);
     c.TraverseDecl(ctx.getTranslationUnitDecl());
     Editor ed(ctx.getSourceManager(), ctx.getLangOpts(), names_);
+    for (const clang::ParmVarDecl* p : c.readWriteParams)
+      ed.error(p->getLocation(), "parameter '" + p->getNameAsString() + "' is a read_write image, "
+                                 "which this device does not support "
+                                 "(CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS is 0)");
 
     // Closure: functions that reach a builtin through any chain of calls.
     std::set<const clang::FunctionDecl*> closure;

@@ -484,7 +484,8 @@ Key cacheKey(const RewriteInput& in) {
   const DeviceTraits& t = in.traits;
   std::string traits = std::string(strategyName(t.strategy)) + "|" +
                        std::to_string(t.defaultSubGroupSize) + "|" + std::to_string(t.fp16) +
-                       std::to_string(t.fp64) + std::to_string(t.images) + "|" +
+                       std::to_string(t.fp64) + std::to_string(t.images) +
+                       std::to_string(t.readWriteImages) + "|" +
                        std::to_string(t.openclCVersion) + "|" +
                        std::to_string(t.nativeSubGroupSize) + "|" +
                        std::to_string(t.nvidiaComputeCapability) + "|" +

@@ -66,6 +66,24 @@ std::string caseKey(const std::string& builtin, const std::string& type, unsigne
   return builtin + "(" + type + ")@" + std::to_string(S);
 }
 
+// Element-wise vector loads and stores for the generated kernels: vloadN/vstoreN on global
+// pointers do not build on PoCL 3.1 under -cl-std=CL2.0 (no matching overload, with or without
+// the layer), and the suites run under CL2.0 too.
+std::string loadElements(const std::string& V, unsigned width, const std::string& ptr) {
+  if (width == 1) return "(" + ptr + ")[0]";
+  std::string out = "((" + V + ")(";
+  for (unsigned k = 0; k < width; ++k) out += (k ? ", " : "") + ("(" + ptr + ")[" + std::to_string(k) + "]");
+  return out + "))";
+}
+std::string storeElements(const std::string& value, unsigned width, const std::string& ptr) {
+  if (width == 1) return "(" + ptr + ")[0] = " + value + ";\n";
+  static const char* const names = "0123456789abcdef";
+  std::string out = "{ ";
+  for (unsigned k = 0; k < width; ++k)
+    out += "(" + ptr + ")[" + std::to_string(k) + "] = " + value + ".s" + names[k] + "; ";
+  return out + "}\n";
+}
+
 std::map<unsigned, cl_program>& programs();
 
 class SummaryPrinter : public ::testing::Environment {
@@ -594,18 +612,14 @@ std::string blockBufferSource(unsigned S) {
       << "    __global const " << E << "* src = (__global const " << E << "*)(in + " << i
       << "u * stride) + sg * " << S * r.width << "u;\n"
       << "    " << V << " v = " << r.read << "(src);\n";
-    if (r.width == 1)
-      o << "    ((__global " << E << "*)(out + " << i << "u * stride))[wi] = v;\n";
-    else
-      o << "    vstore" << w << "(v, wi, (__global " << E << "*)(out + " << i << "u * stride));\n";
+    o << "    " << storeElements("v", r.width, "((__global " + E + "*)(out + " + std::to_string(i) +
+                                   "u * stride) + wi * " + w + "u)");
     o << "    __global " << E << "* dst = (__global " << E << "*)(out2 + " << i
       << "u * stride) + sg * " << S * r.width << "u;\n";
-    if (r.width == 1)
-      o << "    " << r.write << "(dst, ((__global const " << E << "*)(in + " << i
-        << "u * stride))[wi] ^ (" << E << ")0x5a);\n";
-    else
-      o << "    " << r.write << "(dst, vload" << w << "(wi, (__global const " << E << "*)(in + "
-        << i << "u * stride)) ^ (" << V << ")0x5a);\n";
+    o << "    " << r.write << "(dst, "
+      << loadElements(V, r.width, "((__global const " + E + "*)(in + " + std::to_string(i) +
+                                      "u * stride) + wi * " + w + "u)")
+      << " ^ (" << V << ")0x5a);\n";
     o << "  }\n";
   }
   o << "}\n";
@@ -789,10 +803,8 @@ std::string blockImageSource(unsigned S) {
     const std::string E = r.element;
     o << "  { __global " << E << "* d = (__global " << E << "*)(out + wi * "
       << layout.bytesPerItem << "u + " << layout.offset[i] << "u);\n";
-    if (r.width == 1)
-      o << "    d[0] = " << r.read << "(img, c); }\n";
-    else
-      o << "    vstore" << r.width << "(" << r.read << "(img, c), 0, d); }\n";
+    o << "    " << vecType(E, r.width) << " v = " << r.read << "(img, c);\n"
+      << "    " << storeElements("v", r.width, "d") << "  }\n";
   }
   o << "}\n"
     << "__attribute__((intel_reqd_sub_group_size(" << S << ")))\n"
@@ -806,8 +818,7 @@ std::string blockImageSource(unsigned S) {
     const BlockRow& r = rows[i];
     const std::string src = "(__global const " + r.element + "*)(in + wi * " +
                             std::to_string(kWriteBytesPerItem) + "u)";
-    const std::string value = r.width == 1 ? "(" + src + ")[0]"
-                                           : "vload" + std::to_string(r.width) + "(0, " + src + ")";
+    const std::string value = loadElements(vecType(r.element, r.width), r.width, src);
     // `which` is a kernel argument: uniform across the work-group, as the local strategy needs.
     o << "  if (which == " << i << "u) " << r.write << "(img, c, " << value << ");\n";
   }

@@ -370,4 +370,123 @@ TEST(LargeWorkGroups, SixteenWideShuffleAtTheKernelsLargestWorkGroup) {
   }
 }
 
+// cl_intel_subgroups' block IO on read_write images (OpenCL C 2.0 and 3.0 with the feature):
+// where the device has read-write images it works; where it has not, the build fails with a
+// log that says so, never a missing-overload error from the layer's library.
+TEST(ReadWriteImages, BlockReadWriteOnAReadWriteImage) {
+  ISG_REQUIRE_ENV();
+  cl_uint rwArgs = 0;
+  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS, sizeof rwArgs,
+                               &rwArgs, nullptr));
+  const std::string src =
+      "__attribute__((intel_reqd_sub_group_size(8)))\n"
+      "kernel void rw(read_write image2d_t img) {\n"
+      "  uint2 v = intel_sub_group_block_read2(img, (int2)(0, 0));\n"
+      "  intel_sub_group_block_write2(img, (int2)(0, 2), v + (uint2)(1u));\n"
+      "}\n";
+  for (const char* std : {"-cl-std=CL2.0", "-cl-std=CL3.0"}) {
+    std::string log;
+    cl_int status = CL_SUCCESS;
+    Program p;
+    p.p = isgtest::buildProgram(src, std + (" " + isgtest::extraBuildOptions()), &log, &status);
+    if (rwArgs == 0) {
+      EXPECT_EQ(p.p, nullptr) << std;
+      EXPECT_NE(log.find("read_write"), std::string::npos) << std << ":\n" << log;
+      EXPECT_EQ(log.find("__isg_"), std::string::npos) << std << ":\n" << log;
+      continue;
+    }
+    ASSERT_NE(p.p, nullptr) << std << ": " << status << "\n" << log;
+    Kernel k;
+    ASSERT_NO_FATAL_FAILURE(kernel(p, "rw", &k));
+    cl_image_format format = {CL_R, CL_UNSIGNED_INT32};
+    cl_image_desc desc = {};
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = 8;
+    desc.image_height = 4;
+    std::vector<uint32_t> data(32);
+    for (uint32_t i = 0; i < 32; ++i) data[i] = 1000 + i;
+    cl_int err = CL_SUCCESS;
+    cl_mem img = clCreateImage(env().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &format,
+                               &desc, data.data(), &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, img));
+    ASSERT_NO_FATAL_FAILURE(run(k, 8, 8));
+    std::vector<uint32_t> got(32);
+    size_t origin[3] = {0, 0, 0}, region[3] = {8, 4, 1};
+    EXPECT_EQ(clEnqueueReadImage(env().queue, img, CL_TRUE, origin, region, 0, 0, got.data(), 0,
+                                 nullptr, nullptr),
+              CL_SUCCESS);
+    clReleaseMemObject(img);
+    // Member m reads row k's element m (4-byte elements); rows 2 and 3 get rows 0 and 1 + 1.
+    for (uint32_t i = 0; i < 32; ++i)
+      EXPECT_EQ(got[i], i < 16 ? 1000 + i : 1000 + (i - 16) + 1) << std << " element " << i;
+  }
+}
+
+// Intel-targeted programs launch at the device's largest work-group. A kernel that keeps many
+// shuffled vectors in private arrays needs many registers; the layer must still launch it at
+// every work-group size the device advertises (on NVIDIA by building it again with a register
+// cap when an enqueue asks for more than the driver's kernel allows), with the same results.
+const char* kRegisterHeavy = R"CLC(
+#define BODY(T, N)                                                                        \
+  {                                                                                       \
+    T results[32];                                                                        \
+    const T v = (T)(seed);                                                                \
+    for (uint r = 0; r < 32; ++r)                                                         \
+      results[r] = intel_sub_group_shuffle(v + (T)(r), (get_sub_group_local_id() + r) % 16u); \
+    T s = (T)(0);                                                                         \
+    for (uint r = 0; r < 32; ++r) s += results[r] * (T)(r + 1);                           \
+    for (int c = 0; c < N; ++c) acc += ((uint*)&s)[c];                                   \
+  }
+__attribute__((intel_reqd_sub_group_size(16)))
+kernel void heavy(global uint* out, global const uint* in) {
+  const uint seed = in[get_global_id(0)];
+  uint acc = 0;
+  BODY(uint2, 2) BODY(uint4, 4) BODY(uint8, 8) BODY(uint16, 16)
+  out[get_global_id(0)] = acc;
+}
+)CLC";
+
+TEST(LargeWorkGroups, RegisterHeavyKernelAtTheDevicesLargestWorkGroup) {
+  ISG_REQUIRE_ENV();
+  Program p;
+  ASSERT_NO_FATAL_FAILURE(build(kRegisterHeavy, isgtest::extraBuildOptions(), &p));
+  Kernel k;
+  ASSERT_NO_FATAL_FAILURE(kernel(p, "heavy", &k));
+  size_t deviceMax = 0, kernelMax = 0;
+  size_t maxItems[3] = {0, 0, 0};
+  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof deviceMax,
+                               &deviceMax, nullptr));
+  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof maxItems,
+                               maxItems, nullptr));
+  ISG_CL_CHECK(clGetKernelWorkGroupInfo(k.k, env().device, CL_KERNEL_WORK_GROUP_SIZE,
+                                        sizeof kernelMax, &kernelMax, nullptr));
+  size_t wg = std::min(deviceMax, maxItems[0]) / 16 * 16;
+  // What the kernel reports is what it launches at.
+  EXPECT_GE(kernelMax, wg) << "the kernel reports a smaller work-group than the device";
+  // PoCL's CPU work-group functions keep every work-item's private arrays on one thread's
+  // stack across barriers: at 4096 work-items this kernel's 3.75 KiB each overflow it (a crash
+  // inside PoCL's compiled kernel, with or without the layer's code in it). CPUs run it at
+  // ISG_TEST_CPU_WORK_GROUP (default 1024); the GPU at the full size.
+  cl_device_type type = 0;
+  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_TYPE, sizeof type, &type, nullptr));
+  if (type & CL_DEVICE_TYPE_CPU) {
+    const char* cap = std::getenv("ISG_TEST_CPU_WORK_GROUP");
+    wg = std::min<size_t>(wg, cap ? std::strtoul(cap, nullptr, 10) : 1024);
+  }
+  const unsigned n = unsigned(wg) * 2;
+  Words in(randomWords(n, 51));
+  Words out(std::vector<uint32_t>(n, 0));
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, out.mem, in.mem));
+  ASSERT_NO_FATAL_FAILURE(run(k, n, wg));
+  const std::vector<uint32_t> got = out.read();
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned m = i % 16, base = i - m;
+    uint32_t s = 0;
+    for (uint32_t r = 0; r < 32; ++r) s += (in.host[base + (m + r) % 16] + r) * (r + 1);
+    const uint32_t want = s * (2 + 4 + 8 + 16);
+    ASSERT_EQ(got[i], want) << "work-group " << wg << ", work-item " << i;
+  }
+}
+
 }  // namespace

@@ -276,6 +276,22 @@ TEST(RealWorld, ParseSeesTheDriversPredefines) {
   EXPECT_REWRITTEN(withImages);
 }
 
+// OpenCL C 2.0 makes read_write images core, yet NVIDIA's driver takes -cl-std=CL2.0 with no
+// read-write image support: such a kernel fails at the rewrite with a log that says why.
+TEST(RealWorld, ReadWriteImageOnADeviceWithoutThem) {
+  isg::DeviceTraits t = localTraits();
+  t.images = true;
+  const std::string src =
+      "kernel void k(read_write image2d_t img) {\n"
+      "  intel_sub_group_block_write(img, (int2)(0, 0), intel_sub_group_block_read(img, (int2)(0, 0)));\n"
+      "}\n";
+  EXPECT_REWRITTEN(rewrite(src, "-cl-std=CL2.0", {}, t));
+  t.readWriteImages = false;
+  EXPECT_REWRITE_ERROR(rewrite(src, "-cl-std=CL2.0", {}, t),
+                       "<source>:1:36: error: parameter 'img' is a read_write image, which this "
+                       "device does not support");
+}
+
 TEST(RealWorld, ProgramsOwnPrototypesOfBuiltins) {
   // oneDNN declares the char block IO itself; the prototype must stay a declaration, not turn
   // into a call of the prelude's function-like macro.

@@ -15,10 +15,28 @@ for t in "$here"/bin/*; do
   case "$name" in isg-*|bench_*) continue ;; esac  # tools and benchmarks, not tests
   "$t" --gtest_filter="$filter" --gtest_output="json:$out/$name.json" > "$out/$name.log" 2>&1
   rc=$?
-  summary=$(grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/$name.log" | tr '\n' ' ')
+  summary=$(grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[isg-e2e\] [0-9]" "$out/$name.log" | tr '\n' ' ')
   echo "$name rc=$rc $summary"
   [ $rc -eq 0 ] || status=1
 done
+# The suites that build kernels, again under each OpenCL C version real projects pass
+# (ISG_TEST_BUILD_OPTIONS is appended to every build), and the builtin suite on the local
+# strategy too.
+for std in CL1.2 CL2.0 CL3.0; do
+  for name in isg_builtins_e2e_test isg_whole_subgroups_test realworld_tests nvidia_ptx_test; do
+    [ -x "$here/bin/$name" ] || continue
+    log="$out/$name.$std.log"
+    ISG_TEST_BUILD_OPTIONS="-cl-std=$std" "$here/bin/$name" --gtest_filter="$filter" > "$log" 2>&1
+    rc=$?
+    echo "$name -cl-std=$std rc=$rc $(grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[isg-e2e\] [0-9]" "$log" | tr '\n' ' ')"
+    [ $rc -eq 0 ] || status=1
+  done
+done
+log="$out/isg_builtins_e2e_test.local.log"
+ISG_STRATEGY=local "$here/bin/isg_builtins_e2e_test" --gtest_filter="$filter" > "$log" 2>&1
+rc=$?
+echo "isg_builtins_e2e_test ISG_STRATEGY=local rc=$rc $(grep -E "^\[  (PASSED|FAILED) |^\[isg-e2e\] [0-9]" "$log" | tr '\n' ' ')"
+[ $rc -eq 0 ] || status=1
 if [ -x "$here/bin/isg-demo" ]; then
   "$here/bin/isg-demo" || status=1
 fi

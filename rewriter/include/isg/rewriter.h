@@ -24,6 +24,10 @@ struct DeviceTraits {
   bool fp16 = false;
   bool fp64 = false;
   bool images = false;
+  // read_write image arguments (CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS > 0). OpenCL C 2.0 makes
+  // them core, but a 3.0 driver may accept -cl-std=CL2.0 without them (NVIDIA): a kernel that
+  // takes one is refused at the rewrite, with a log that says why.
+  bool readWriteImages = true;
   unsigned openclCVersion = 120;            // highest OpenCL C the device compiles: 120, 200, 300
   // What the driver predefines for this device, so that the parse takes the #if branches the
   // driver will: __OPENCL_VERSION__ (the device's OpenCL version: 300 for "OpenCL 3.0 ..."),
