@@ -7,7 +7,6 @@
 
 #include <CL/cl.h>
 
-#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -28,22 +27,13 @@ struct ProgramRecord {
   };
   Kind kind = Kind::Shadowed;
   cl_program app = nullptr;
-  // Shadowed only; the layer holds one reference. Atomic: the register cap (register_cap.h)
-  // may replace it while other threads read it; the one it replaces stays alive in
-  // `retiredShadow` until the record goes.
-  std::atomic<cl_program> shadow{nullptr};
-  cl_program retiredShadow = nullptr;
-  std::mutex launchMutex;        // guards launchChecked and the replacement of `shadow`
-  bool launchChecked = false;
+  cl_program shadow = nullptr;  // Shadowed only; the layer holds one reference
   RewriteResult rewrite;        // Linked: only `kernels` (merged from the inputs)
   std::string appOptions;       // as the application passed them
   unsigned defaultSubGroupSize = 16;
 
   // Where kernels, binaries and build state really live.
-  cl_program driverProgram() const {
-    cl_program s = shadow;
-    return s ? s : app;
-  }
+  cl_program driverProgram() const { return shadow ? shadow : app; }
   const KernelManifest* findKernel(const std::string& name) const {
     for (const KernelManifest& k : rewrite.kernels)
       if (k.name == name) return &k;

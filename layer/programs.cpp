@@ -14,7 +14,6 @@
 #include "object_registry.h"
 #include "param_util.h"
 #include "program_dump.h"
-#include "register_cap.h"
 
 namespace isg {
 
@@ -24,9 +23,7 @@ ObjectRegistry<cl_program, ProgramRecord>& programRegistry() {
 }
 
 void releaseShadow(const std::shared_ptr<ProgramRecord>& record) {
-  if (!record || !next().clReleaseProgram) return;
-  if (cl_program s = record->shadow) next().clReleaseProgram(s);
-  if (record->retiredShadow) next().clReleaseProgram(record->retiredShadow);
+  if (record && record->shadow && next().clReleaseProgram) next().clReleaseProgram(record->shadow);
 }
 
 namespace {
@@ -177,7 +174,7 @@ cl_int rewriteAndCall(cl_program program, cl_uint num_devices, const cl_device_i
   installRecord(program, record);
   std::unique_ptr<BuildNotification> notification;
   if (pfn_notify) notification.reset(new BuildNotification{pfn_notify, user_data, program});
-  err = driverCall(record->driverProgram(), plan.result.options.c_str(),
+  err = driverCall(record->shadow, plan.result.options.c_str(),
                    notification ? notifyWithAppProgram : nullptr, notification.get());
   if (notification) notification.release();  // the callback owns it now
   return err;
@@ -270,11 +267,7 @@ struct LinkNotification {
 
 void installLinkedRecord(cl_program linked, const ProgramRecord& prototype) {
   if (programRegistry().find(linked)) return;
-  auto record = std::make_shared<ProgramRecord>();
-  record->kind = prototype.kind;
-  record->rewrite = prototype.rewrite;
-  record->appOptions = prototype.appOptions;
-  record->defaultSubGroupSize = prototype.defaultSubGroupSize;
+  auto record = std::make_shared<ProgramRecord>(prototype);
   record->app = linked;
   programRegistry().put(linked, record);
 }
@@ -414,13 +407,13 @@ cl_int CL_API_CALL clGetProgramBuildInfo_layer(cl_program program, cl_device_id 
 
     if (param_name == CL_PROGRAM_BUILD_LOG) {
       std::string driverLog;
-      err = programBuildString(record->driverProgram(), device, CL_PROGRAM_BUILD_LOG, &driverLog);
+      err = programBuildString(record->shadow, device, CL_PROGRAM_BUILD_LOG, &driverLog);
       if (err != CL_SUCCESS) return err;
       std::string log = mapBuildLog(driverLog, record->rewrite);
       if (!record->rewrite.log.empty()) log = record->rewrite.log + "\n" + log;
       return writeString(param_value_size, param_value, param_value_size_ret, log);
     }
-    return forwardTo(record->driverProgram());
+    return forwardTo(record->shadow);
   });
 }
 
@@ -434,7 +427,6 @@ cl_kernel CL_API_CALL clCreateKernel_layer(cl_program program, const char* kerne
       if (errcode_ret) *errcode_ret = CL_INVALID_PROGRAM_EXECUTABLE;
       return nullptr;
     }
-    capRegistersForLargestWorkGroup(*record);
     cl_kernel kernel = next().clCreateKernel(record->driverProgram(), kernel_name, errcode_ret);
     if (kernel) registerKernel(kernel, *record, kernel_name);
     return kernel;
@@ -449,7 +441,6 @@ cl_int CL_API_CALL clCreateKernelsInProgram_layer(cl_program program, cl_uint nu
     if (!record)
       return next().clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
     if (record->kind == ProgramRecord::Kind::RewriteFailed) return CL_INVALID_PROGRAM_EXECUTABLE;
-    capRegistersForLargestWorkGroup(*record);
     cl_uint created = 0;
     cl_int err =
         next().clCreateKernelsInProgram(record->driverProgram(), num_kernels, kernels, &created);

@@ -423,10 +423,10 @@ TEST(ReadWriteImages, BlockReadWriteOnAReadWriteImage) {
   }
 }
 
-// Intel-targeted programs launch at the device's largest work-group. A kernel that keeps many
-// shuffled vectors in private arrays needs many registers; the layer must still launch it at
-// every work-group size the device advertises (on NVIDIA by building it again with a register
-// cap when an enqueue asks for more than the driver's kernel allows), with the same results.
+// Intel-targeted programs launch at the device's largest work-group, whatever
+// CL_KERNEL_WORK_GROUP_SIZE says (NVIDIA's driver 580 answers 256 for every kernel, a plain one
+// without the layer included, and launches 1024). A rewritten kernel that keeps many shuffled
+// vectors in private arrays must launch there, with the same results.
 const char* kRegisterHeavy = R"CLC(
 #define BODY(T, N)                                                                        \
   {                                                                                       \
@@ -461,9 +461,8 @@ TEST(LargeWorkGroups, RegisterHeavyKernelAtTheDevicesLargestWorkGroup) {
                                maxItems, nullptr));
   ISG_CL_CHECK(clGetKernelWorkGroupInfo(k.k, env().device, CL_KERNEL_WORK_GROUP_SIZE,
                                         sizeof kernelMax, &kernelMax, nullptr));
+  EXPECT_GT(kernelMax, 0u);
   size_t wg = std::min(deviceMax, maxItems[0]) / 16 * 16;
-  // What the kernel reports is what it launches at.
-  EXPECT_GE(kernelMax, wg) << "the kernel reports a smaller work-group than the device";
   // PoCL's CPU work-group functions keep every work-item's private arrays on one thread's
   // stack across barriers: at 4096 work-items this kernel's 3.75 KiB each overflow it (a crash
   // inside PoCL's compiled kernel, with or without the layer's code in it). CPUs run it at
