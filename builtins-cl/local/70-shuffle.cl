@@ -7,10 +7,11 @@
 #ifdef ISG_NEED_shuffle
 
 /*
- * A vector moves one component per exchange, so the scratch holds one scalar (two for
- * shuffle_up/down) per work-item whatever the vector width: a 16-wide shuffle in a large
- * work-group would otherwise ask for more local memory than devices have. A union gives the
- * components of any gentype (a 3-vector has the storage of four).
+ * A value larger than the slot (the rewriter caps it at 16 bytes per value) moves in chunks of
+ * as many components as the slot holds, one exchange each, so a 16-wide shuffle in a large
+ * work-group does not ask for more local memory than the device has. A union gives the
+ * components of any gentype (a 3-vector has the storage of four). `per` is a constant once the
+ * prologue's SLOT is inlined.
  */
 #define __ISG_COMPONENTS(T, s) (sizeof(T) / sizeof(s))
 
@@ -20,11 +21,14 @@
     union { T v; s e[__ISG_COMPONENTS(T, s)]; } out;                                               \
     in.v = data;                                                                                   \
     const uint src = __isg_member_slot(ctx, index);                                                \
-    for (uint k = 0; k < __ISG_COMPONENTS(T, s); ++k) {                                            \
+    const uint per = clamp((uint)(ctx->slot / sizeof(s)), 1u, (uint)__ISG_COMPONENTS(T, s));       \
+    for (uint k = 0; k < __ISG_COMPONENTS(T, s); k += per) {                                       \
       __local s* p = (__local s*)__isg_exchange_area(ctx);                                         \
-      p[ctx->lid] = in.e[k];                                                                       \
+      for (uint j = 0; j < per && k + j < __ISG_COMPONENTS(T, s); ++j)                             \
+        p[ctx->lid * per + j] = in.e[k + j];                                                       \
       __isg_exchange_sync();                                                                       \
-      out.e[k] = p[src];                                                                           \
+      for (uint j = 0; j < per && k + j < __ISG_COMPONENTS(T, s); ++j)                             \
+        out.e[k + j] = p[src * per + j];                                                           \
       __isg_exchange_done(ctx);                                                                    \
     }                                                                                              \
     return out.v;                                                                                  \
@@ -46,12 +50,16 @@
     b.v = second;                                                                                  \
     const uint i = (index);                                                                        \
     const uint src = 2 * __isg_member_slot(ctx, i) + ((i / ctx->S) & 1u);                          \
-    for (uint k = 0; k < __ISG_COMPONENTS(T, s); ++k) {                                            \
+    const uint per = clamp((uint)(ctx->slot / (2 * sizeof(s))), 1u, (uint)__ISG_COMPONENTS(T, s)); \
+    for (uint k = 0; k < __ISG_COMPONENTS(T, s); k += per) {                                       \
       __local s* p = (__local s*)__isg_exchange_area(ctx);                                         \
-      p[2 * ctx->lid] = a.e[k];                                                                    \
-      p[2 * ctx->lid + 1] = b.e[k];                                                                \
+      for (uint j = 0; j < per && k + j < __ISG_COMPONENTS(T, s); ++j) {                           \
+        p[2 * ctx->lid * per + j] = a.e[k + j];                                                    \
+        p[(2 * ctx->lid + 1) * per + j] = b.e[k + j];                                              \
+      }                                                                                            \
       __isg_exchange_sync();                                                                       \
-      out.e[k] = p[src];                                                                           \
+      for (uint j = 0; j < per && k + j < __ISG_COMPONENTS(T, s); ++j)                             \
+        out.e[k + j] = p[src * per + j];                                                           \
       __isg_exchange_done(ctx);                                                                    \
     }                                                                                              \
     return out.v;                                                                                  \

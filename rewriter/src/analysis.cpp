@@ -242,9 +242,7 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
       unsigned typeBytes = 0;
       if ((b->shape == Shape::T_T || b->shape == Shape::T_TU || b->shape == Shape::T_TTU) &&
           callee->getNumParams() > 0) {
-        // Vectors are exchanged one component at a time (builtins-cl/local/70-shuffle.cl).
         clang::QualType t = callee->getParamDecl(0)->getType();
-        if (const auto* v = t->getAs<clang::VectorType>()) t = v->getElementType();
         if (!t->isIncompleteType())
           typeBytes = unsigned(ctx_.getTypeSizeInChars(t).getQuantity());
       }

@@ -78,6 +78,11 @@ const std::vector<std::string>& triggerWords() {
 }
 
 unsigned exchangeBytes(const Builtin& b, unsigned typeBytes) {
+  // Wider vectors are exchanged 16 bytes per value at a time (builtins-cl/local/70-shuffle.cl
+  // moves as many components as the slot holds): a 16-wide shuffle in a large work-group would
+  // otherwise ask for more local memory than devices have, and 16 bytes keep float4 and
+  // smaller in one exchange.
+  typeBytes = std::min(typeBytes, 16u);
   switch (b.shape) {
     case Shape::I_I:
       return 4;

@@ -41,8 +41,8 @@ const std::vector<std::string>& extensions();
 // Every identifier whose presence means a program may need the rewrite.
 const std::vector<std::string>& triggerWords();
 
-// Bytes one work-item hands to one exchange for a call of `b` whose gentype's scalar is `typeBytes`
-// wide (0 for builtins that exchange nothing).
+// Bytes one work-item hands to one exchange for a call of `b` whose gentype is `typeBytes` wide
+// (0 for builtins that exchange nothing); wide vectors go in several exchanges.
 unsigned exchangeBytes(const Builtin& b, unsigned typeBytes);
 
 // The header force-included while parsing: overloadable declarations of every table builtin for
