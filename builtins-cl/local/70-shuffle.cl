@@ -15,22 +15,27 @@
  */
 #define __ISG_COMPONENTS(T, s) (sizeof(T) / sizeof(s))
 
+/* Moves `out` in chunks of `per` components: `store` writes component k + j of this work-item's
+ * `values` sources into its slot, then every work-item reads member slot `src`. */
+#define __ISG_CHUNKED_EXCHANGE(T, s, values, src, store)                                           \
+  const uint per = clamp((uint)(ctx->slot / ((values) * sizeof(s))), 1u,                           \
+                         (uint)__ISG_COMPONENTS(T, s));                                            \
+  for (uint k = 0; k < __ISG_COMPONENTS(T, s); k += per) {                                         \
+    __local s* p = (__local s*)__isg_exchange_area(ctx);                                           \
+    for (uint j = 0; j < per && k + j < __ISG_COMPONENTS(T, s); ++j) { store }                     \
+    __isg_exchange_sync();                                                                         \
+    for (uint j = 0; j < per && k + j < __ISG_COMPONENTS(T, s); ++j)                               \
+      out.e[k + j] = p[(src) * per + j];                                                           \
+    __isg_exchange_done(ctx);                                                                      \
+  }
+
 #define __ISG_SHUFFLE_BODY(name, T, s, req, index)                                                 \
   ISG_REQ_##req(__ISG_OVL T __isg_##name(__isg_ctx_t* ctx, T data, uint c) {                       \
     union { T v; s e[__ISG_COMPONENTS(T, s)]; } in;                                                \
     union { T v; s e[__ISG_COMPONENTS(T, s)]; } out;                                               \
     in.v = data;                                                                                   \
     const uint src = __isg_member_slot(ctx, index);                                                \
-    const uint per = clamp((uint)(ctx->slot / sizeof(s)), 1u, (uint)__ISG_COMPONENTS(T, s));       \
-    for (uint k = 0; k < __ISG_COMPONENTS(T, s); k += per) {                                       \
-      __local s* p = (__local s*)__isg_exchange_area(ctx);                                         \
-      for (uint j = 0; j < per && k + j < __ISG_COMPONENTS(T, s); ++j)                             \
-        p[ctx->lid * per + j] = in.e[k + j];                                                       \
-      __isg_exchange_sync();                                                                       \
-      for (uint j = 0; j < per && k + j < __ISG_COMPONENTS(T, s); ++j)                             \
-        out.e[k + j] = p[src * per + j];                                                           \
-      __isg_exchange_done(ctx);                                                                    \
-    }                                                                                              \
+    __ISG_CHUNKED_EXCHANGE(T, s, 1, src, p[ctx->lid * per + j] = in.e[k + j];)                     \
     return out.v;                                                                                  \
   })
 
@@ -50,18 +55,8 @@
     b.v = second;                                                                                  \
     const uint i = (index);                                                                        \
     const uint src = 2 * __isg_member_slot(ctx, i) + ((i / ctx->S) & 1u);                          \
-    const uint per = clamp((uint)(ctx->slot / (2 * sizeof(s))), 1u, (uint)__ISG_COMPONENTS(T, s)); \
-    for (uint k = 0; k < __ISG_COMPONENTS(T, s); k += per) {                                       \
-      __local s* p = (__local s*)__isg_exchange_area(ctx);                                         \
-      for (uint j = 0; j < per && k + j < __ISG_COMPONENTS(T, s); ++j) {                           \
-        p[2 * ctx->lid * per + j] = a.e[k + j];                                                    \
-        p[(2 * ctx->lid + 1) * per + j] = b.e[k + j];                                              \
-      }                                                                                            \
-      __isg_exchange_sync();                                                                       \
-      for (uint j = 0; j < per && k + j < __ISG_COMPONENTS(T, s); ++j)                             \
-        out.e[k + j] = p[src * per + j];                                                           \
-      __isg_exchange_done(ctx);                                                                    \
-    }                                                                                              \
+    __ISG_CHUNKED_EXCHANGE(T, s, 2, src, p[2 * ctx->lid * per + j] = a.e[k + j];                   \
+                           p[(2 * ctx->lid + 1) * per + j] = b.e[k + j];)                          \
     return out.v;                                                                                  \
   })
 
