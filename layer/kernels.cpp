@@ -266,6 +266,7 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
   }
   size_t items = 1;
   for (cl_uint d = 0; d < work_dim; ++d) items *= local[d];
+  if (items == 0) return CL_INVALID_WORK_GROUP_SIZE;  // a zero local size, as the spec names it
 
   std::lock_guard<std::mutex> lock(record->enqueueMutex);
   err = setHiddenArguments(kernel, device, *profile, record->manifest, items);

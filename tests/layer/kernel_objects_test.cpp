@@ -90,6 +90,24 @@ TEST_F(KernelObjects, NullLocalSizeRuns) {
   }
 }
 
+// Issue 13.5: a zero in local_work_size is CL_INVALID_WORK_GROUP_SIZE, as the spec names it,
+// not an error from sizing the layer's scratch for zero work-items.
+TEST_F(KernelObjects, ZeroLocalSizeIsAnInvalidWorkGroupSize) {
+  cl_int err = CL_SUCCESS;
+  cl_mem buf = clCreateBuffer(env().context, CL_MEM_READ_WRITE, 64 * sizeof(cl_int), nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  ISG_CL_CHECK(clSetKernelArg(kernel_, 0, sizeof buf, &buf));
+  ISG_CL_CHECK(clSetKernelArg(kernel_, 1, sizeof buf, &buf));
+  const size_t global[2] = {64, 1}, zero[2] = {0, 1}, zeroY[2] = {16, 0};
+  EXPECT_EQ(clEnqueueNDRangeKernel(env().queue, kernel_, 1, nullptr, global, zero, 0, nullptr,
+                                   nullptr),
+            CL_INVALID_WORK_GROUP_SIZE);
+  EXPECT_EQ(clEnqueueNDRangeKernel(env().queue, kernel_, 2, nullptr, global, zeroY, 0, nullptr,
+                                   nullptr),
+            CL_INVALID_WORK_GROUP_SIZE);
+  clReleaseMemObject(buf);
+}
+
 TEST_F(KernelObjects, TaskIsOneWorkItem) {
   cl_int err = CL_SUCCESS;
   std::vector<cl_int> in = {41};
