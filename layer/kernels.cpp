@@ -13,6 +13,7 @@
 #include "layer_api.h"
 #include "object_registry.h"
 #include "param_util.h"
+#include "register_cap.h"
 
 namespace isg {
 
@@ -40,6 +41,11 @@ void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::s
     kernelValue(kernel, CL_KERNEL_NUM_ARGS, &args);
     record->manifest.numUserArgs = args;
   }
+  // Only kernels with hidden arguments (the local strategy, the khr double) keep copies: they
+  // are the ones an H100 refused (the exchanges need registers), and their clSetKernelArg
+  // already goes through the record; nvidia-ptx kernels launch at 1024 as built (measured).
+  record->recordsArgs = !record->manifest.hiddenArgs.empty() && mayCapRegisters(program);
+  if (record->recordsArgs) record->args.resize(record->manifest.numUserArgs);
   // The driver kernel keeps the shadow alive; the application's program must stay alive as
   // long as a kernel can name it (CL_KERNEL_PROGRAM).
   if (program.kind == ProgramRecord::Kind::Shadowed && next().clRetainProgram) {
@@ -129,6 +135,54 @@ bool needsHiddenArguments(cl_kernel kernel) noexcept {
   return g_kernelRegistry->index().find(kernel, &summary) && summary.hasHiddenArgs;
 }
 
+// Keeps the value of an argument of a kernel that may have to switch to its register-capped
+// build (register_cap.h); `svm` non-null for clSetKernelArgSVMPointer.
+void rememberArg(cl_kernel kernel, cl_uint index, size_t size, const void* value, const void* svm) {
+  KernelSummary summary;
+  if (!g_kernelRegistry->index().find(kernel, &summary) || !summary.recordsArgs) return;
+  std::shared_ptr<KernelRecord> record = g_kernelRegistry->find(kernel);
+  if (!record) return;
+  std::lock_guard<std::mutex> lock(record->enqueueMutex);
+  if (index >= record->args.size()) return;
+  KernelRecord::ArgValue& a = record->args[index];
+  a.size = size;
+  a.svm = svm;
+  a.bytes.clear();
+  if (svm) {
+    a.kind = KernelRecord::ArgValue::Kind::Svm;
+  } else if (!value) {
+    a.kind = KernelRecord::ArgValue::Kind::Local;
+  } else {
+    a.kind = KernelRecord::ArgValue::Kind::Value;
+    a.bytes.assign(static_cast<const unsigned char*>(value),
+                   static_cast<const unsigned char*>(value) + size);
+  }
+}
+
+// Sets the application's arguments on `target` (the register-capped build of the kernel).
+cl_int replayArgs(const KernelRecord& record, cl_kernel target) {
+  for (cl_uint i = 0; i < record.args.size(); ++i) {
+    const KernelRecord::ArgValue& a = record.args[i];
+    cl_int err = CL_SUCCESS;
+    switch (a.kind) {
+      case KernelRecord::ArgValue::Kind::Unset:
+        continue;  // the driver reports it, as for the application's own kernel
+      case KernelRecord::ArgValue::Kind::Value:
+        err = next().clSetKernelArg(target, i, a.size, a.bytes.data());
+        break;
+      case KernelRecord::ArgValue::Kind::Local:
+        err = next().clSetKernelArg(target, i, a.size, nullptr);
+        break;
+      case KernelRecord::ArgValue::Kind::Svm:
+        err = next().clSetKernelArgSVMPointer ? next().clSetKernelArgSVMPointer(target, i, a.svm)
+                                              : CL_INVALID_OPERATION;
+        break;
+    }
+    if (err != CL_SUCCESS) return err;
+  }
+  return CL_SUCCESS;
+}
+
 cl_int queueDevice(cl_command_queue queue, cl_device_id* device) {
   if (!next().clGetCommandQueueInfo) return CL_INVALID_OPERATION;
   return next().clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof *device, device, nullptr);
@@ -146,6 +200,11 @@ cl_kernel CL_API_CALL clCloneKernel_layer(cl_kernel source_kernel, cl_int* errco
     auto record = std::make_shared<KernelRecord>();
     record->appProgram = source->appProgram;
     record->manifest = source->manifest;
+    record->recordsArgs = source->recordsArgs;
+    {
+      std::lock_guard<std::mutex> lock(source->enqueueMutex);
+      record->args = source->args;  // a clone starts with the source's argument values
+    }
     if (source->holdsAppProgram && next().clRetainProgram) {
       next().clRetainProgram(record->appProgram);
       record->holdsAppProgram = true;
@@ -169,6 +228,9 @@ cl_int CL_API_CALL clReleaseKernel_layer(cl_kernel kernel) {
       if (record) kernelRegistry().put(kernel, record);
       return err;
     }
+    if (record && record->cappedKernel) next().clReleaseKernel(record->cappedKernel);
+    if (record && record->cappedProgram && next().clReleaseProgram)
+      next().clReleaseProgram(record->cappedProgram);
     // Through the layer's own entry: this may be the application program's last reference,
     // and then its shadow goes too.
     if (record && record->holdsAppProgram) clReleaseProgram_layer(record->appProgram);
@@ -184,6 +246,7 @@ cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, siz
     cl_int err = next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
     if (err == CL_SUCCESS && capture::enabled())
       capture::rememberArg(kernel, arg_index, arg_size, arg_value);
+    if (err == CL_SUCCESS) rememberArg(kernel, arg_index, arg_size, arg_value, nullptr);
     return err;
   });
 }
@@ -196,6 +259,7 @@ cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel, cl_uint arg_
     cl_int err = next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
     if (err == CL_SUCCESS && capture::enabled())
       capture::rememberSvmArg(kernel, arg_index, arg_value);
+    if (err == CL_SUCCESS) rememberArg(kernel, arg_index, 0, nullptr, arg_value);
     return err;
   });
 }
@@ -240,38 +304,71 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
                       const size_t* global_work_offset, const size_t* global_work_size,
                       const size_t* local_work_size, cl_uint num_events_in_wait_list,
                       const cl_event* event_wait_list, cl_event* event) {
-  auto forwardWith = [&](const size_t* local) {
-    return next().clEnqueueNDRangeKernel(queue, kernel, work_dim, global_work_offset,
-                                         global_work_size, local, num_events_in_wait_list,
-                                         event_wait_list, event);
+  auto enqueue = [&](cl_kernel k, const size_t* local) {
+    return next().clEnqueueNDRangeKernel(queue, k, work_dim, global_work_offset, global_work_size,
+                                         local, num_events_in_wait_list, event_wait_list, event);
   };
-  if (!needsHiddenArguments(kernel) || work_dim < 1 || work_dim > 3 || !global_work_size)
-    return forwardWith(local_work_size);
+  KernelSummary summary;
+  if (!g_kernelRegistry->index().find(kernel, &summary) ||
+      !(summary.hasHiddenArgs || summary.recordsArgs) || work_dim < 1 || work_dim > 3 ||
+      !global_work_size)
+    return enqueue(kernel, local_work_size);
   std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
-  if (!record || record->manifest.hiddenArgs.empty()) return forwardWith(local_work_size);
+  if (!record) return enqueue(kernel, local_work_size);
+  const bool hidden = !record->manifest.hiddenArgs.empty();
   cl_device_id device = nullptr;
   cl_int err = queueDevice(queue, &device);
-  if (err != CL_SUCCESS) return forwardWith(local_work_size);  // the driver names the error
+  if (err != CL_SUCCESS) return enqueue(kernel, local_work_size);  // the driver names the error
   const DeviceProfile* profile = DeviceStrategy::of(device);
-  if (!profile) return forwardWith(local_work_size);
+  if (!profile) return enqueue(kernel, local_work_size);
 
   // The scratch is sized per work-group, so the layer must know the work-group size.
   size_t chosen[3] = {1, 1, 1};
   const size_t* local = local_work_size;
-  if (!local) {
+  if (!local && hidden) {
     err = chooseLocalSize(kernel, device, *profile, record->manifest, work_dim, global_work_size,
                           chosen);
     if (err != CL_SUCCESS) return err;
     local = chosen;
   }
-  size_t items = 1;
-  for (cl_uint d = 0; d < work_dim; ++d) items *= local[d];
-  if (items == 0) return CL_INVALID_WORK_GROUP_SIZE;  // a zero local size, as the spec names it
+  size_t items = 0;
+  if (local) {
+    items = 1;
+    for (cl_uint d = 0; d < work_dim; ++d) items *= local[d];
+    if (items == 0) return CL_INVALID_WORK_GROUP_SIZE;  // a zero local size, as the spec names it
+  }
 
   std::lock_guard<std::mutex> lock(record->enqueueMutex);
-  err = setHiddenArguments(kernel, device, *profile, record->manifest, items);
+  // Work-groups the driver refused for resources run on the register-capped build.
+  const bool capped = record->cappedKernel && items >= record->refusedFrom &&
+                      items <= record->cappedFor;
+  if (!capped) {
+    if (hidden) {
+      err = setHiddenArguments(kernel, device, *profile, record->manifest, items);
+      if (err != CL_SUCCESS) return err;
+    }
+    err = enqueue(kernel, local);
+    if (err != CL_OUT_OF_RESOURCES || !record->recordsArgs || items == 0) return err;
+    record->refusedFrom = record->refusedFrom ? std::min(record->refusedFrom, items) : items;
+    if (!record->cappedKernel || items > record->cappedFor) {
+      std::shared_ptr<ProgramRecord> program = programRegistry().find(record->appProgram);
+      cl_program built = nullptr;
+      cl_kernel k = program ? buildCappedKernel(*program, record->manifest.name, device, items,
+                                                &built)
+                            : nullptr;
+      if (!k) return err;
+      if (record->cappedKernel) next().clReleaseKernel(record->cappedKernel);
+      if (record->cappedProgram) next().clReleaseProgram(record->cappedProgram);
+      record->cappedKernel = k;
+      record->cappedProgram = built;
+      record->cappedFor = items;
+    }
+  }
+  err = replayArgs(*record, record->cappedKernel);
+  if (err == CL_SUCCESS && hidden)
+    err = setHiddenArguments(record->cappedKernel, device, *profile, record->manifest, items);
   if (err != CL_SUCCESS) return err;
-  return forwardWith(local);
+  return enqueue(record->cappedKernel, local);
 }
 
 cl_int enqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint num_events_in_wait_list,

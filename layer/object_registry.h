@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "handle_index.h"
 #include "isg/rewriter.h"
@@ -50,6 +51,22 @@ struct KernelRecord {
   // Setting the hidden arguments and enqueueing must not interleave with another enqueue of
   // the same kernel.
   std::mutex enqueueMutex;
+
+  // NVIDIA (register_cap.h): the argument values the application set, so that an enqueue the
+  // driver refuses for resources can run the same kernel built with a register cap instead.
+  // Guarded by enqueueMutex.
+  struct ArgValue {
+    enum class Kind { Unset, Value, Local, Svm } kind = Kind::Unset;
+    size_t size = 0;
+    std::vector<unsigned char> bytes;
+    const void* svm = nullptr;
+  };
+  bool recordsArgs = false;  // set before the record is shared
+  std::vector<ArgValue> args;
+  cl_program cappedProgram = nullptr;  // owned
+  cl_kernel cappedKernel = nullptr;    // owned
+  size_t cappedFor = 0;    // the work-group size cappedKernel was built for
+  size_t refusedFrom = 0;  // the smallest work-group the driver refused; 0: none yet
 };
 
 // What clSetKernelArg and the enqueues need of a kernel record, readable without the registry's
@@ -57,6 +74,7 @@ struct KernelRecord {
 struct KernelSummary {
   cl_uint numUserArgs = 0;
   bool hasHiddenArgs = false;  // the enqueue must set them
+  bool recordsArgs = false;    // clSetKernelArg keeps a copy (KernelRecord::args)
 };
 
 class KernelIndex {
@@ -66,7 +84,8 @@ class KernelIndex {
     uint64_t v = 0;
     if (!index_.find(kernel, &v)) return false;
     out->numUserArgs = static_cast<cl_uint>(v);
-    out->hasHiddenArgs = (v >> 32) != 0;
+    out->hasHiddenArgs = ((v >> 32) & 1) != 0;
+    out->recordsArgs = ((v >> 33) & 1) != 0;
     return true;
   }
   bool contains(cl_kernel kernel) const noexcept {
@@ -76,7 +95,8 @@ class KernelIndex {
   // Writers: the registry, under its mutex.
   void set(cl_kernel kernel, const KernelRecord& r) {
     index_.set(kernel, uint64_t{r.manifest.numUserArgs} |
-                           (uint64_t{!r.manifest.hiddenArgs.empty()} << 32));
+                           (uint64_t{!r.manifest.hiddenArgs.empty()} << 32) |
+                           (uint64_t{r.recordsArgs} << 33));
   }
   void erase(cl_kernel kernel) { index_.erase(kernel); }
 

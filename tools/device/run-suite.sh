@@ -32,6 +32,13 @@ for std in CL1.2 CL2.0 CL3.0; do
     [ $rc -eq 0 ] || status=1
   done
 done
+# The real-code shapes on the local strategy too: its register-heavy exchanges at the largest
+# work-group need the register cap (layer/register_cap.h).
+log="$out/realworld_tests.local.log"
+ISG_STRATEGY=local "$here/bin/realworld_tests" --gtest_filter="$filter" > "$log" 2>&1
+rc=$?
+echo "realworld_tests ISG_STRATEGY=local rc=$rc $(grep -E "^\[  (PASSED|FAILED) " "$log" | tr '\n' ' ')"
+[ $rc -eq 0 ] || status=1
 log="$out/isg_builtins_e2e_test.local.log"
 ISG_STRATEGY=local "$here/bin/isg_builtins_e2e_test" --gtest_filter="$filter" > "$log" 2>&1
 rc=$?

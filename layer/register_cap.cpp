@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+#include "register_cap.h"
+
+#include <CL/cl_ext.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "device_strategy.h"
+#include "driver_queries.h"
+#include "layer_api.h"
+#include "logger.h"
+
+namespace isg {
+namespace {
+
+constexpr const char* kCapOption = "-cl-nv-maxrregcount";
+
+bool takesNvidiaOptions(cl_device_id device) {
+  const DeviceProfile* profile = DeviceStrategy::of(device);
+  std::string extensions;
+  return profile && profile->detected == Strategy::NvidiaPtx &&
+         deviceString(device, CL_DEVICE_EXTENSIONS, &extensions) == CL_SUCCESS &&
+         (" " + extensions + " ").find(" cl_nv_compiler_options ") != std::string::npos;
+}
+
+}  // namespace
+
+bool mayCapRegisters(const ProgramRecord& program) {
+  if (program.kind != ProgramRecord::Kind::Shadowed || !program.shadow) return false;
+  if (program.appOptions.find(kCapOption) != std::string::npos) return false;
+  std::vector<cl_device_id> devices;
+  if (programDevices(program.shadow, &devices) != CL_SUCCESS) return false;
+  return std::any_of(devices.begin(), devices.end(), takesNvidiaOptions);
+}
+
+cl_kernel buildCappedKernel(const ProgramRecord& program, const std::string& name,
+                            cl_device_id device, size_t workGroupItems, cl_program* built) {
+  *built = nullptr;
+  if (!program.shadow || workGroupItems == 0 || !takesNvidiaOptions(device) ||
+      !next().clCreateProgramWithSource || !next().clBuildProgram || !next().clCreateKernel)
+    return nullptr;
+  // Registers a work-group may use in all, shared by its work-items; allocated per 8.
+  cl_uint registers = 0;
+  if (deviceValue(device, CL_DEVICE_REGISTERS_PER_BLOCK_NV, &registers) != CL_SUCCESS || !registers)
+    registers = 65536;
+  const size_t cap = std::clamp<size_t>(registers / workGroupItems / 8 * 8, 16, 255);
+  const std::string options =
+      program.rewrite.options + " " + kCapOption + "=" + std::to_string(cap);
+  cl_context context = nullptr;
+  cl_int err = programValue(program.shadow, CL_PROGRAM_CONTEXT, &context);
+  if (err != CL_SUCCESS) return nullptr;
+  const char* text = program.rewrite.source.c_str();
+  const size_t length = program.rewrite.source.size();
+  cl_program p = next().clCreateProgramWithSource(context, 1, &text, &length, &err);
+  if (!p) return nullptr;
+  err = next().clBuildProgram(p, 1, &device, options.c_str(), nullptr, nullptr);
+  cl_kernel k = err == CL_SUCCESS ? next().clCreateKernel(p, name.c_str(), &err) : nullptr;
+  if (!k) {
+    ISG_LOG_WARNING("kernel " << name << ": building it with " << kCapOption << "=" << cap
+                              << " for work-groups of " << workGroupItems
+                              << " work-items failed (" << err << ")");
+    next().clReleaseProgram(p);
+    return nullptr;
+  }
+  ISG_LOG_INFO("kernel " << name << ": the driver refused work-groups of " << workGroupItems
+                         << " work-items for resources; built again with " << kCapOption << "="
+                         << cap);
+  *built = p;
+  return k;
+}
+
+}  // namespace isg

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// Intel-targeted programs launch at the device's largest work-group. On NVIDIA a rewritten
+// kernel that needs more registers than a work-group of that size leaves each work-item is
+// refused at enqueue (CL_OUT_OF_RESOURCES; measured with the local strategy's exchanges at
+// 1024 work-items on an H100). Then the layer builds the kernel's program again with a register
+// cap for that work-group (-cl-nv-maxrregcount) and runs the capped kernel instead, with the
+// application's arguments set again; smaller enqueues keep the uncapped kernel. Kernels with
+// hidden arguments keep copies of their arguments for this (kernels.cpp); nvidia-ptx kernels,
+// which need no exchange registers and launched at 1024 in every measurement, do not.
+// (NVIDIA's CL_KERNEL_WORK_GROUP_SIZE is no guide: driver 580 answers 256 for every kernel.)
+#pragma once
+
+#include <CL/cl.h>
+
+#include <string>
+
+#include "object_registry.h"
+
+namespace isg {
+
+// Whether kernels of `program` may need the cap: built for an NVIDIA device whose driver takes
+// NVIDIA's compiler options, without the application's own register limit.
+bool mayCapRegisters(const ProgramRecord& program);
+
+// The kernel `name` of `program` built for `device` with the register cap that fits
+// `workGroupItems` work-items; nullptr (logged) when it cannot be built. `*built` receives the
+// program, which the caller owns with the kernel.
+cl_kernel buildCappedKernel(const ProgramRecord& program, const std::string& name,
+                            cl_device_id device, size_t workGroupItems, cl_program* built);
+
+}  // namespace isg
