@@ -2,6 +2,8 @@
 // Kernel objects of rewritten programs: the application's view of their arguments, their
 // program and their lifetime, and the hidden arguments set at every enqueue.
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -159,6 +161,64 @@ void rememberArg(cl_kernel kernel, cl_uint index, size_t size, const void* value
   }
 }
 
+std::string hex(unsigned v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%x", v);
+  return buf;
+}
+
+// The image formats whose bits builtins-cl/common/80-block.cl recovers exactly from
+// read_image*/write_image* (keep the two lists alike): block IO moves raw bits, Intel's hardware
+// for every format. `name` says which part of the format is not exact, for the log.
+bool exactForBlockIO(const cl_image_format& f, std::string* name) {
+  switch (f.image_channel_order) {
+    case CL_R: case CL_A: case CL_INTENSITY: case CL_LUMINANCE: case CL_RG: case CL_RA:
+    case CL_RGBA: case CL_BGRA: case CL_ARGB:
+      break;
+    default:
+      *name = "channel order 0x" + hex(f.image_channel_order);
+      return false;
+  }
+  switch (f.image_channel_data_type) {
+    case CL_UNSIGNED_INT8: case CL_UNSIGNED_INT16: case CL_UNSIGNED_INT32: case CL_SIGNED_INT8:
+    case CL_SIGNED_INT16: case CL_SIGNED_INT32: case CL_UNORM_INT8: case CL_UNORM_INT16:
+    case CL_HALF_FLOAT: case CL_FLOAT:
+      return true;
+    case CL_SNORM_INT8: *name = "CL_SNORM_INT8"; return false;
+    case CL_SNORM_INT16: *name = "CL_SNORM_INT16"; return false;
+    case CL_UNORM_SHORT_565: *name = "CL_UNORM_SHORT_565"; return false;
+    case CL_UNORM_SHORT_555: *name = "CL_UNORM_SHORT_555"; return false;
+    case CL_UNORM_INT_101010: *name = "CL_UNORM_INT_101010"; return false;
+    default:
+      *name = "channel data type 0x" + hex(f.image_channel_data_type);
+      return false;
+  }
+}
+
+// After clSetKernelArg: whether argument `index`, if block IO reads or writes it, now names an
+// image whose format block IO cannot move exactly.
+void checkBlockImageArg(cl_kernel kernel, cl_uint index, size_t size, const void* value) {
+  KernelSummary summary;
+  if (!g_kernelRegistry->index().find(kernel, &summary) || !summary.checksImages) return;
+  std::shared_ptr<KernelRecord> record = g_kernelRegistry->find(kernel);
+  if (!record) return;
+  const auto& args = record->manifest.blockImageArgs;
+  if (std::find(args.begin(), args.end(), index) == args.end()) return;
+  std::string inexact;
+  cl_mem mem = nullptr;
+  if (value && size == sizeof mem) std::memcpy(&mem, value, sizeof mem);
+  cl_mem_object_type type = 0;
+  cl_image_format format = {};
+  if (mem && next().clGetMemObjectInfo && next().clGetImageInfo &&
+      next().clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof type, &type, nullptr) == CL_SUCCESS &&
+      type == CL_MEM_OBJECT_IMAGE2D &&
+      next().clGetImageInfo(mem, CL_IMAGE_FORMAT, sizeof format, &format, nullptr) == CL_SUCCESS)
+    exactForBlockIO(format, &inexact);
+  std::lock_guard<std::mutex> lock(record->enqueueMutex);
+  if (inexact.empty()) record->inexactImages.erase(index);
+  else record->inexactImages[index] = inexact;
+}
+
 // Sets the application's arguments on `target` (the register-capped build of the kernel).
 cl_int replayArgs(const KernelRecord& record, cl_kernel target) {
   for (cl_uint i = 0; i < record.args.size(); ++i) {
@@ -246,7 +306,10 @@ cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, siz
     cl_int err = next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
     if (err == CL_SUCCESS && capture::enabled())
       capture::rememberArg(kernel, arg_index, arg_size, arg_value);
-    if (err == CL_SUCCESS) rememberArg(kernel, arg_index, arg_size, arg_value, nullptr);
+    if (err == CL_SUCCESS) {
+      rememberArg(kernel, arg_index, arg_size, arg_value, nullptr);
+      checkBlockImageArg(kernel, arg_index, arg_size, arg_value);
+    }
     return err;
   });
 }
@@ -310,7 +373,8 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
   };
   KernelSummary summary;
   if (!g_kernelRegistry->index().find(kernel, &summary) ||
-      !(summary.hasHiddenArgs || summary.recordsArgs) || work_dim < 1 || work_dim > 3 ||
+      !(summary.hasHiddenArgs || summary.recordsArgs || summary.checksImages) || work_dim < 1 ||
+      work_dim > 3 ||
       !global_work_size)
     return enqueue(kernel, local_work_size);
   std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
@@ -339,6 +403,14 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
   }
 
   std::lock_guard<std::mutex> lock(record->enqueueMutex);
+  if (!record->inexactImages.empty()) {
+    const auto& [index, format] = *record->inexactImages.begin();
+    ISG_LOG_ERROR("kernel " << record->manifest.name << ": argument " << index
+                            << " is an image of format " << format
+                            << ", whose bits intel_sub_group_block_read/write cannot move exactly "
+                               "on this device (docs/builtins.md lists the formats that can)");
+    return CL_IMAGE_FORMAT_NOT_SUPPORTED;
+  }
   // Work-groups the driver refused for resources run on the register-capped build.
   const bool capped = record->cappedKernel && items >= record->refusedFrom &&
                       items <= record->cappedFor;

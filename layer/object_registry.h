@@ -67,6 +67,11 @@ struct KernelRecord {
   cl_kernel cappedKernel = nullptr;    // owned
   size_t cappedFor = 0;    // the work-group size cappedKernel was built for
   size_t refusedFrom = 0;  // the smallest work-group the driver refused; 0: none yet
+
+  // Block IO image arguments (manifest.blockImageArgs) whose image has a format the library
+  // cannot move bit-exactly, by argument index: the enqueue refuses them (kernels.cpp).
+  // Guarded by enqueueMutex.
+  std::map<cl_uint, std::string> inexactImages;
 };
 
 // What clSetKernelArg and the enqueues need of a kernel record, readable without the registry's
@@ -75,6 +80,7 @@ struct KernelSummary {
   cl_uint numUserArgs = 0;
   bool hasHiddenArgs = false;  // the enqueue must set them
   bool recordsArgs = false;    // clSetKernelArg keeps a copy (KernelRecord::args)
+  bool checksImages = false;   // clSetKernelArg checks image formats (KernelRecord::inexactImages)
 };
 
 class KernelIndex {
@@ -86,6 +92,7 @@ class KernelIndex {
     out->numUserArgs = static_cast<cl_uint>(v);
     out->hasHiddenArgs = ((v >> 32) & 1) != 0;
     out->recordsArgs = ((v >> 33) & 1) != 0;
+    out->checksImages = ((v >> 34) & 1) != 0;
     return true;
   }
   bool contains(cl_kernel kernel) const noexcept {
@@ -96,7 +103,8 @@ class KernelIndex {
   void set(cl_kernel kernel, const KernelRecord& r) {
     index_.set(kernel, uint64_t{r.manifest.numUserArgs} |
                            (uint64_t{!r.manifest.hiddenArgs.empty()} << 32) |
-                           (uint64_t{r.recordsArgs} << 33));
+                           (uint64_t{r.recordsArgs} << 33) |
+                           (uint64_t{!r.manifest.blockImageArgs.empty()} << 34));
   }
   void erase(cl_kernel kernel) { index_.erase(kernel); }
 

@@ -8,7 +8,9 @@
  * lossless: UNSIGNED/SIGNED_INT8/16/32, UNORM_INT8/16, HALF_FLOAT, FLOAT with channel orders
  * R, A, INTENSITY, LUMINANCE, RG, RA, RGBA, BGRA, ARGB. Not recoverable (reads give
  * approximations, writes are skipped): SNORM_INT8/16 (-MAX-1 and -MAX both read as -1.0),
- * packed UNORM_SHORT_565/555 and UNORM_INT_101010, sRGB and depth formats.
+ * packed UNORM_SHORT_565/555 and UNORM_INT_101010, sRGB and depth formats; the layer refuses an
+ * enqueue that passes such an image to block IO (exactForBlockIO in layer/kernels.cpp holds the
+ * same list).
  * Every row of the table has these forms: uint (and the _ui aliases), _us, _uc and _ul, i.e.
  * elements of 4, 2, 1 and 8 bytes per value.
  * Bounds: reads clamp each element coordinate to the edge (the CLAMP_TO_EDGE rule

@@ -185,7 +185,14 @@ struct Func {
   bool kernel = false;
   std::vector<Use> uses;
   std::vector<Call> calls;
+  std::set<const clang::ParmVarDecl*> blockImages;  // its image parameters block IO reaches
 };
+
+// The parameter an argument names, if it is one (`img`, `(img)`).
+const clang::ParmVarDecl* namedParam(const clang::Expr* e) {
+  const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+  return ref ? llvm::dyn_cast<clang::ParmVarDecl>(ref->getDecl()) : nullptr;
+}
 
 const Builtin* builtinFor(const clang::FunctionDecl* fd) {
   const clang::IdentifierInfo* id = fd->getIdentifier();
@@ -248,6 +255,9 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
       }
       current_->uses.push_back({b, exchangeBytes(*b, typeBytes)});
       builtinCalls.push_back({b, ce});
+      if ((b->shape == Shape::BlockRead || b->shape == Shape::BlockWrite) && ce->getNumArgs() > 0 &&
+          ce->getArg(0)->getType()->isImageType())
+        if (const clang::ParmVarDecl* p = namedParam(ce->getArg(0))) current_->blockImages.insert(p);
     } else if (callee->isDefined()) {
       current_->calls.push_back({ce, callee->getCanonicalDecl()});
     }
@@ -554,6 +564,21 @@ class AnalysisConsumer : public clang::ASTConsumer {
                 "the declaration of '" + name + "'");
     }
 
+    // Image parameters that reach block IO, followed through helper calls to the kernels.
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (auto& [fd, f] : c.funcs)
+        for (const Call& call : f.calls) {
+          auto callee = c.funcs.find(call.callee);
+          if (callee == c.funcs.end() || !callee->second.definition) continue;
+          const clang::FunctionDecl* def = callee->second.definition;
+          for (unsigned i = 0; i < def->getNumParams() && i < call.expr->getNumArgs(); ++i)
+            if (callee->second.blockImages.count(def->getParamDecl(i)))
+              if (const clang::ParmVarDecl* p = namedParam(call.expr->getArg(i)))
+                grew |= f.blockImages.insert(p).second;
+        }
+    }
+
     // Kernel manifests and the per-kernel values the declarations below need.
     std::map<const clang::FunctionDecl*, std::size_t> manifestOf;  // index in out_.kernels
     const bool uniformGroups = uniformWorkGroups(ctx.getLangOpts());
@@ -586,6 +611,8 @@ class AnalysisConsumer : public clang::ASTConsumer {
         km.wholeSubGroups = uniformGroups && items != 0 && items % km.subGroupSize == 0;
       }
       km.numUserArgs = def->getNumParams();
+      for (unsigned i = 0; i < def->getNumParams(); ++i)
+        if (f.blockImages.count(def->getParamDecl(i))) km.blockImageArgs.push_back(i);
       if (closure.count(canon)) {
         std::set<const clang::FunctionDecl*> reached{canon};
         std::vector<const clang::FunctionDecl*> stack{canon};

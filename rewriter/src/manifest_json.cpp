@@ -13,7 +13,8 @@
 //       "numUserArgs": 2,
 //       "hiddenArgs": [ { "kind": "local-scratch", "index": 2 } ],
 //       "reqdWorkGroupSize": [0, 0, 0],     // 0 = not given
-//       "wholeSubGroups": false } ],         // every sub-group has S members
+//       "wholeSubGroups": false,            // every sub-group has S members
+//       "blockImageArgs": [] } ],           // image arguments block IO reads or writes
 //   "lineMap": [ { "rewrittenFile": "<source>", "rewrittenFirst": 120, "count": 30,
 //                  "originalFile": "<source>", "originalFirst": 1 } ],
 //   "log": "..."
@@ -66,7 +67,11 @@ std::string manifestToJson(const RewriteResult& r) {
            ", \"index\": " + std::to_string(k.hiddenArgs[h].index) + "}";
     o += "],\n      \"reqdWorkGroupSize\": [" + std::to_string(k.reqdWorkGroupSize[0]) + ", " +
          std::to_string(k.reqdWorkGroupSize[1]) + ", " + std::to_string(k.reqdWorkGroupSize[2]) +
-         "],\n      \"wholeSubGroups\": " + (k.wholeSubGroups ? "true" : "false") + "\n    }";
+         "],\n      \"wholeSubGroups\": " + (k.wholeSubGroups ? "true" : "false") +
+         ",\n      \"blockImageArgs\": [";
+    for (std::size_t i = 0; i < k.blockImageArgs.size(); ++i)
+      o += (i ? ", " : "") + std::to_string(k.blockImageArgs[i]);
+    o += "]\n    }";
   }
   o += r.kernels.empty() ? "],\n" : "\n  ],\n";
   o += "  \"lineMap\": [";

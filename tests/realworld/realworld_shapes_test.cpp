@@ -423,6 +423,64 @@ TEST(ReadWriteImages, BlockReadWriteOnAReadWriteImage) {
   }
 }
 
+// Image block IO moves raw bits (cl_intel_subgroups); through read_image*/write_image* the
+// layer can recover them exactly only for some formats. An image of another format passed to
+// block IO is refused at enqueue with CL_IMAGE_FORMAT_NOT_SUPPORTED, never a silent
+// approximation; the same format is fine where the kernel only samples it.
+TEST(ImageFormats, BlockIOOnAFormatItCannotMoveExactlyIsRefused) {
+  ISG_REQUIRE_ENV();
+  cl_bool images = CL_FALSE;
+  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr));
+  ASSERT_TRUE(images) << "every device this project runs on has images";
+  Program p;
+  ASSERT_NO_FATAL_FAILURE(build(
+      "uint load(read_only image2d_t img) { return intel_sub_group_block_read_uc(img, (int2)(0, 0)); }\n"
+      "__attribute__((intel_reqd_sub_group_size(8)))\n"
+      "kernel void blocks(global uint* o, read_only image2d_t img) {\n"
+      "  o[get_global_id(0)] = load(img);\n"
+      "}\n"
+      "__attribute__((intel_reqd_sub_group_size(8)))\n"
+      "kernel void samples(global float* o, read_only image2d_t img) {\n"
+      "  o[get_global_id(0)] = read_imagef(img, (int2)(get_global_id(0), 0)).x + get_sub_group_id();\n"
+      "}\n",
+      isgtest::extraBuildOptions(), &p));
+  Kernel blocks, samples;
+  ASSERT_NO_FATAL_FAILURE(kernel(p, "blocks", &blocks));
+  ASSERT_NO_FATAL_FAILURE(kernel(p, "samples", &samples));
+  auto image = [](cl_channel_type type, const std::vector<uint8_t>& bytes) {
+    cl_image_format format = {CL_R, type};
+    cl_image_desc desc = {};
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = bytes.size();
+    desc.image_height = 1;
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateImage(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &format,
+                             &desc, const_cast<uint8_t*>(bytes.data()), &err);
+    EXPECT_EQ(err, CL_SUCCESS);
+    return m;
+  };
+  std::vector<uint8_t> bytes(8);
+  for (unsigned i = 0; i < 8; ++i) bytes[i] = uint8_t(0x80 + i);  // 0x80 is SNORM's -128
+  cl_mem snorm = image(CL_SNORM_INT8, bytes), uint8 = image(CL_UNSIGNED_INT8, bytes);
+  Words out(std::vector<uint32_t>(8, 0));
+  const size_t global = 8, local = 8;
+  // SNORM_INT8 reads -128 and -127 alike through read_imagef: refused.
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(blocks.k, out.mem, snorm));
+  EXPECT_EQ(clEnqueueNDRangeKernel(env().queue, blocks.k, 1, nullptr, &global, &local, 0, nullptr,
+                                   nullptr),
+            CL_IMAGE_FORMAT_NOT_SUPPORTED);
+  // The same kernel with an integer image of the same bytes: exact.
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(blocks.k, out.mem, uint8));
+  ASSERT_NO_FATAL_FAILURE(run(blocks, global, local));
+  const std::vector<uint32_t> got = out.read();
+  for (unsigned i = 0; i < 8; ++i) EXPECT_EQ(got[i], bytes[i]) << "work-item " << i;
+  // Sampling an SNORM image is no block IO: it runs.
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(samples.k, out.mem, snorm));
+  ASSERT_NO_FATAL_FAILURE(run(samples, global, local));
+  clReleaseMemObject(snorm);
+  clReleaseMemObject(uint8);
+}
+
 // Intel-targeted programs launch at the device's largest work-group, whatever
 // CL_KERNEL_WORK_GROUP_SIZE says (NVIDIA's driver 580 answers 256 for every kernel, a plain one
 // without the layer included, and launches 1024). A rewritten kernel that keeps many shuffled

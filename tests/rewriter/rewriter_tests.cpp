@@ -292,6 +292,22 @@ TEST(RealWorld, ReadWriteImageOnADeviceWithoutThem) {
                        "device does not support");
 }
 
+// The manifest names the image arguments block IO reaches, through helpers too, so that the
+// layer can check their formats; an image only sampled is not among them.
+TEST(Manifest, BlockImageArguments) {
+  auto r = rewrite(
+      "uint4 fetch(read_only image2d_t src, int2 at) { return intel_sub_group_block_read4(src, at); }\n"
+      "kernel void k(global uint* o, read_only image2d_t a, read_only image2d_t b,\n"
+      "              write_only image2d_t c, read_only image2d_t sampled) {\n"
+      "  uint v = intel_sub_group_block_read(a, (int2)(0, 0)) + fetch(b, (int2)(4, 0)).x;\n"
+      "  intel_sub_group_block_write(c, (int2)(0, 0), v + read_imageui(sampled, (int2)(0, 0)).x);\n"
+      "}\n"
+      "kernel void plain(global uint* o, read_only image2d_t a) { o[0] = read_imageui(a, (int2)(0, 0)).x; }\n");
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(kernel(r, "k")->blockImageArgs, (std::vector<unsigned>{1, 2, 3}));
+  EXPECT_TRUE(kernel(r, "plain")->blockImageArgs.empty());
+}
+
 TEST(RealWorld, ProgramsOwnPrototypesOfBuiltins) {
   // oneDNN declares the char block IO itself; the prototype must stay a declaration, not turn
   // into a call of the prelude's function-like macro.
@@ -808,7 +824,8 @@ TEST(Manifest, Json) {
             "      \"numUserArgs\": 1,\n"
             "      \"hiddenArgs\": [{\"kind\": \"local-scratch\", \"index\": 1}],\n"
             "      \"reqdWorkGroupSize\": [32, 1, 1],\n"
-      "      \"wholeSubGroups\": true\n"
+            "      \"wholeSubGroups\": true,\n"
+            "      \"blockImageArgs\": []\n"
             "    }\n"
             "  ],\n"
             "  \"lineMap\": [\n"

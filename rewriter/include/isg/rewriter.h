@@ -78,6 +78,9 @@ struct KernelManifest {
   // Every sub-group has S members: reqd_work_group_size is a multiple of S and every work-group
   // has that size (OpenCL C before 2.0, or -cl-uniform-work-group-size).
   bool wholeSubGroups = false;
+  // Image arguments the kernel reads or writes with block IO (directly or through helpers):
+  // block IO moves raw bits, which the library recovers exactly only for some image formats.
+  std::vector<unsigned> blockImageArgs;
 };
 
 // Lines [rewrittenFirst, rewrittenFirst + count) of rewritten file `rewrittenFile` hold lines
