@@ -67,3 +67,41 @@ TEST(PassThrough, RewrittenProgramStillShowsTheUsersSource) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 13.6, decided: a program that calls no builtin but carries intel_reqd_sub_group_size
+// or a cl_intel_subgroups pragma is rewritten, not passed through. The attribute is what
+// CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL reports, so the layer needs the kernel's manifest; the
+// pragma names an extension the driver does not know, which it warns about, and -Werror (which
+// oneDNN builds with) would turn that into a failed build. Neither adds anything the driver runs.
+TEST(PassThrough, AttributeOrPragmaWithoutBuiltinsIsRewrittenForQueriesAndWarnings) {
+  ISG_REQUIRE_ENV();
+  const char* source =
+      "#pragma OPENCL EXTENSION cl_intel_subgroups : enable\n"
+      "__attribute__((intel_reqd_sub_group_size(8)))\n"
+      "kernel void scale(global const int* in, global int* out) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  out[i] = in[i] * 3;\n"
+      "}\n";
+  std::string log;
+  cl_program p = isgtest::buildProgram(source, "-Werror", &log);
+  ASSERT_NE(p, nullptr) << log;
+  EXPECT_EQ(isgtest::programSource(p), source);
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(p, "scale", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  size_t s = 0;
+  ISG_CL_CHECK(clGetKernelSubGroupInfo(k, env().device, CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL, 0,
+                                       nullptr, sizeof s, &s, nullptr));
+  EXPECT_EQ(s, 8u);
+  ASSERT_NO_FATAL_FAILURE(isgtest::expectKernelInfo(k, 2u, p));
+  const size_t n = 64;
+  std::vector<cl_int> in = isgtest::iota(n), out;
+  isgtest::runIntKernel(k, in, &out, n, 0);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] * 3) << i;
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+}
+
+}  // namespace
