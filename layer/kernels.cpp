@@ -372,10 +372,14 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
                                          local, num_events_in_wait_list, event_wait_list, event);
   };
   KernelSummary summary;
-  if (!g_kernelRegistry->index().find(kernel, &summary) ||
-      !(summary.hasHiddenArgs || summary.recordsArgs || summary.checksImages) || work_dim < 1 ||
-      work_dim > 3 ||
-      !global_work_size)
+  if (!g_kernelRegistry->index().find(kernel, &summary)) return enqueue(kernel, local_work_size);
+  // A zero local size is CL_INVALID_WORK_GROUP_SIZE, as the spec names it (NVIDIA's driver
+  // 580 takes the process down with SIGFPE instead).
+  if (local_work_size && work_dim >= 1 && work_dim <= 3)
+    for (cl_uint d = 0; d < work_dim; ++d)
+      if (local_work_size[d] == 0) return CL_INVALID_WORK_GROUP_SIZE;
+  if (!(summary.hasHiddenArgs || summary.recordsArgs || summary.checksImages) || work_dim < 1 ||
+      work_dim > 3 || !global_work_size)
     return enqueue(kernel, local_work_size);
   std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
   if (!record) return enqueue(kernel, local_work_size);
@@ -399,7 +403,6 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
   if (local) {
     items = 1;
     for (cl_uint d = 0; d < work_dim; ++d) items *= local[d];
-    if (items == 0) return CL_INVALID_WORK_GROUP_SIZE;  // a zero local size, as the spec names it
   }
 
   std::lock_guard<std::mutex> lock(record->enqueueMutex);
