@@ -13,39 +13,10 @@
 #include <stdexcept>
 
 #include "common/cl_bench.h"
+#include "register_heavy.h"
 
 using namespace isgb;
 
-namespace {
-
-const char* kHeavy = R"CLC(
-#define BODY(T, N)                                                                        \
-  {                                                                                       \
-    T results[32];                                                                        \
-    const T v = (T)(seed);                                                                \
-    for (uint r = 0; r < 32; ++r)                                                         \
-      results[r] = intel_sub_group_shuffle(v + (T)(r), (get_sub_group_local_id() + r) % 16u); \
-    T s = (T)(0);                                                                         \
-    for (uint r = 0; r < 32; ++r) s += results[r] * (T)(r + 1);                           \
-    for (int c = 0; c < N; ++c) acc += ((uint*)&s)[c];                                   \
-  }
-__attribute__((intel_reqd_sub_group_size(16)))
-kernel void heavy(global uint* out, global const uint* in) {
-  const uint seed = in[get_global_id(0)];
-  uint acc = 0;
-  BODY(uint2, 2) BODY(uint4, 4) BODY(uint8, 8) BODY(uint16, 16)
-  out[get_global_id(0)] = acc;
-}
-)CLC";
-
-uint32_t expected(const std::vector<uint32_t>& in, size_t i) {
-  const size_t m = i % 16, base = i - m;
-  uint32_t s = 0;
-  for (uint32_t r = 0; r < 32; ++r) s += (in[base + (m + r) % 16] + r) * (r + 1);
-  return s * (2 + 4 + 8 + 16);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   return runMain(argc, argv, [](const Options& opt) {
@@ -73,7 +44,7 @@ int main(int argc, char** argv) {
     for (const size_t wg : {size_t(256), wgMax}) {
       const std::string variant = wg == 256 ? "wg256" : "wgmax";
       // A program of its own per variant, salted so that no driver cache answers the build.
-      const std::string source = std::string(kHeavy) + "\n// " + variant + " " +
+      const std::string source = std::string(isgref::registerHeavyKernel()) + "\n// " + variant + " " +
                                  std::to_string(nowMs()) + "\n";
       cl_program p = buildProgram(cl, source, "", &log);
       if (!p) throw std::runtime_error("the kernel did not build: " + firstLines(log, 5));
@@ -96,7 +67,7 @@ int main(int argc, char** argv) {
                        std::vector<uint32_t> out(n);
                        outBuf.read(out.data());
                        for (size_t i = 0; i < n; ++i)
-                         if (out[i] != expected(in, i)) return "item " + std::to_string(i);
+                         if (out[i] != isgref::registerHeavyExpected(in, i)) return "item " + std::to_string(i);
                        return "";
                      });
       }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cl_harness.h"
+#include "register_heavy.h"
 
 namespace {
 
@@ -485,30 +486,11 @@ TEST(ImageFormats, BlockIOOnAFormatItCannotMoveExactlyIsRefused) {
 // CL_KERNEL_WORK_GROUP_SIZE says (NVIDIA's driver 580 answers 256 for every kernel, a plain one
 // without the layer included, and launches 1024). A rewritten kernel that keeps many shuffled
 // vectors in private arrays must launch there, with the same results.
-const char* kRegisterHeavy = R"CLC(
-#define BODY(T, N)                                                                        \
-  {                                                                                       \
-    T results[32];                                                                        \
-    const T v = (T)(seed);                                                                \
-    for (uint r = 0; r < 32; ++r)                                                         \
-      results[r] = intel_sub_group_shuffle(v + (T)(r), (get_sub_group_local_id() + r) % 16u); \
-    T s = (T)(0);                                                                         \
-    for (uint r = 0; r < 32; ++r) s += results[r] * (T)(r + 1);                           \
-    for (int c = 0; c < N; ++c) acc += ((uint*)&s)[c];                                   \
-  }
-__attribute__((intel_reqd_sub_group_size(16)))
-kernel void heavy(global uint* out, global const uint* in) {
-  const uint seed = in[get_global_id(0)];
-  uint acc = 0;
-  BODY(uint2, 2) BODY(uint4, 4) BODY(uint8, 8) BODY(uint16, 16)
-  out[get_global_id(0)] = acc;
-}
-)CLC";
 
 TEST(LargeWorkGroups, RegisterHeavyKernelAtTheDevicesLargestWorkGroup) {
   ISG_REQUIRE_ENV();
   Program p;
-  ASSERT_NO_FATAL_FAILURE(build(kRegisterHeavy, isgtest::extraBuildOptions(), &p));
+  ASSERT_NO_FATAL_FAILURE(build(isgref::registerHeavyKernel(), isgtest::extraBuildOptions(), &p));
   Kernel k;
   ASSERT_NO_FATAL_FAILURE(kernel(p, "heavy", &k));
   size_t deviceMax = 0, kernelMax = 0;
@@ -538,11 +520,7 @@ TEST(LargeWorkGroups, RegisterHeavyKernelAtTheDevicesLargestWorkGroup) {
   ASSERT_NO_FATAL_FAILURE(run(k, n, wg));
   const std::vector<uint32_t> got = out.read();
   for (unsigned i = 0; i < n; ++i) {
-    const unsigned m = i % 16, base = i - m;
-    uint32_t s = 0;
-    for (uint32_t r = 0; r < 32; ++r) s += (in.host[base + (m + r) % 16] + r) * (r + 1);
-    const uint32_t want = s * (2 + 4 + 8 + 16);
-    ASSERT_EQ(got[i], want) << "work-group " << wg << ", work-item " << i;
+    ASSERT_EQ(got[i], isgref::registerHeavyExpected(in.host, i)) << "work-group " << wg << ", work-item " << i;
   }
 }
 
