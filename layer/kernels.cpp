@@ -279,6 +279,7 @@ cl_int CL_API_CALL clReleaseKernel_layer(cl_kernel kernel) {
     ISG_REQUIRE_NEXT(clReleaseKernel);
     if (capture::enabled()) capture::beforeReleaseKernel(kernel);
     if (!kernelRegistry().index().contains(kernel)) return next().clReleaseKernel(kernel);
+    std::lock_guard<std::recursive_mutex> serial(releaseMutex());
     cl_uint references = 0;
     kernelValue(kernel, CL_KERNEL_REFERENCE_COUNT, &references);
     if (references != 1) return next().clReleaseKernel(kernel);

@@ -171,6 +171,13 @@ class ObjectRegistry {
 ObjectRegistry<cl_program, ProgramRecord>& programRegistry();
 ObjectRegistry<cl_kernel, KernelRecord, KernelIndex>& kernelRegistry();
 
+// Held from reading an object's reference count to its release, by every release of an object
+// the layer keeps a record of: two threads releasing the same object at once would otherwise
+// both read 2 and neither drop the record (issue 13.4), which then attaches to a new object
+// at the same address. Kernel releases take it before program releases (a kernel's release may
+// release its program), so it is recursive.
+std::recursive_mutex& releaseMutex();
+
 // Releases the layer's reference to a record's shadow program.
 void releaseShadow(const std::shared_ptr<ProgramRecord>& record);
 

@@ -17,6 +17,11 @@
 
 namespace isg {
 
+std::recursive_mutex& releaseMutex() {
+  static auto* mutex = new std::recursive_mutex;  // never destroyed, like the registries
+  return *mutex;
+}
+
 ObjectRegistry<cl_program, ProgramRecord>& programRegistry() {
   static auto* registry = new ObjectRegistry<cl_program, ProgramRecord>;
   return *registry;
@@ -326,6 +331,7 @@ cl_int CL_API_CALL clReleaseProgram_layer(cl_program program) {
   return guardedEntry("clReleaseProgram", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clReleaseProgram);
     if (!programRegistry().find(program)) return next().clReleaseProgram(program);
+    std::lock_guard<std::recursive_mutex> serial(releaseMutex());
     cl_uint references = 0;
     programValue(program, CL_PROGRAM_REFERENCE_COUNT, &references);
     if (references != 1) return next().clReleaseProgram(program);

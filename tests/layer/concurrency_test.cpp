@@ -68,3 +68,54 @@ TEST(Concurrency, SixteenThreadsBuildAndEnqueue) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 13.4: two threads dropping the last two references of a rewritten kernel at once. The
+// layer read the driver's count and then released, so both threads could read 2 and the
+// kernel's record stayed behind; a plain kernel the driver later put at the same address then
+// inherited it (its argument 2 looked hidden: CL_INVALID_ARG_INDEX).
+TEST(Concurrency, TwoThreadsReleasingOneKernelDropItsRecord) {
+  ISG_REQUIRE_ENV();
+  std::string log;
+  cl_program rewritten = isgtest::buildProgram(
+      isgtest::rotateKernelSource("__attribute__((intel_reqd_sub_group_size(16)))"), "", &log);
+  ASSERT_NE(rewritten, nullptr) << log;
+  cl_program plain = isgtest::buildProgram(
+      "kernel void three(global int* a, global int* b, global int* c) { c[0] = a[0] + b[0]; }\n",
+      "", &log);
+  ASSERT_NE(plain, nullptr) << log;
+  cl_int err = CL_SUCCESS;
+  cl_mem buf = clCreateBuffer(env().context, CL_MEM_READ_WRITE, 64, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  int stale = 0;
+  for (int round = 0; round < 200 && stale == 0; ++round) {
+    cl_kernel k = clCreateKernel(rewritten, "rotate_lanes", &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    ASSERT_EQ(clRetainKernel(k), CL_SUCCESS);
+    std::atomic<int> ready{0};
+    auto release = [&] {
+      ready.fetch_add(1);
+      while (ready.load() < 2) {
+      }
+      clReleaseKernel(k);
+    };
+    std::thread a(release), b(release);
+    a.join();
+    b.join();
+    // New plain kernels, some at the freed address: all three arguments are theirs.
+    std::vector<cl_kernel> fresh;
+    for (int i = 0; i < 4; ++i) {
+      fresh.push_back(clCreateKernel(plain, "three", &err));
+      ASSERT_EQ(err, CL_SUCCESS);
+      if (clSetKernelArg(fresh.back(), 2, sizeof buf, &buf) != CL_SUCCESS) ++stale;
+    }
+    for (cl_kernel f : fresh) clReleaseKernel(f);
+  }
+  EXPECT_EQ(stale, 0) << "a released kernel's record attached to a new kernel";
+  clReleaseMemObject(buf);
+  clReleaseProgram(plain);
+  clReleaseProgram(rewritten);
+}
+
+}  // namespace
