@@ -277,6 +277,25 @@ void installLinkedRecord(cl_program linked, const ProgramRecord& prototype) {
   programRegistry().put(linked, record);
 }
 
+// Why the inputs cannot be linked: an object calls a function that another object defines and
+// that takes the sub-group context there; "" when none does.
+std::string contextConflict(cl_uint count, const cl_program* inputs) {
+  std::vector<std::shared_ptr<ProgramRecord>> records;
+  for (cl_uint i = 0; i < count; ++i)
+    if (auto r = programRegistry().find(inputs[i])) records.push_back(std::move(r));
+  for (const auto& caller : records)
+    for (const std::string& name : caller->rewrite.externalFunctions)
+      for (const auto& callee : records) {
+        const auto& threaded = callee->rewrite.contextFunctions;
+        if (callee != caller && std::find(threaded.begin(), threaded.end(), name) != threaded.end())
+          return "function '" + name + "' uses sub-group builtins, so the layer passes it the "
+                 "sub-group context, but another compiled object calls it without one; put "
+                 "the function and its callers in one program (or its definition in a header "
+                 "of the callers' clCompileProgram)";
+      }
+  return "";
+}
+
 void CL_CALLBACK notifyLinked(cl_program linked, void* data) {
   std::unique_ptr<LinkNotification> n(static_cast<LinkNotification*>(data));
   if (linked) installLinkedRecord(linked, *n->prototype);
@@ -315,6 +334,13 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
                                         input->rewrite.kernels.end());
     }
     if (!anyTakenOver) return forward();
+    // One object's call of a function another object gave the sub-group context would reach
+    // it without one (PoCL then aborts the process at the first enqueue).
+    if (std::string conflict = contextConflict(num_input_programs, input_programs); !conflict.empty()) {
+      ISG_LOG_ERROR("clLinkProgram: " << conflict);
+      if (errcode_ret) *errcode_ret = CL_LINK_PROGRAM_FAILURE;
+      return nullptr;
+    }
 
     std::unique_ptr<LinkNotification> notification;
     if (pfn_notify) notification.reset(new LinkNotification{pfn_notify, user_data, prototype});

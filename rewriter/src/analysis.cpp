@@ -260,6 +260,8 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
         if (const clang::ParmVarDecl* p = namedParam(ce->getArg(0))) current_->blockImages.insert(p);
     } else if (callee->isDefined()) {
       current_->calls.push_back({ce, callee->getCanonicalDecl()});
+    } else if (!internal(callee->getLocation()) && callee->getIdentifier()) {
+      externals.insert(callee->getNameAsString());
     }
     return true;
   }
@@ -271,6 +273,7 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
   std::vector<BuiltinCall> builtinCalls;
   std::vector<std::string> userDefined;
   std::vector<const clang::ParmVarDecl*> readWriteParams;
+  std::set<std::string> externals;  // called here, defined elsewhere
 
  private:
   clang::ASTContext& ctx_;
@@ -498,6 +501,9 @@ class AnalysisConsumer : public clang::ASTConsumer {
           std::find(out_.families.begin(), out_.families.end(), b.family) == out_.families.end())
         out_.families.push_back(b.family);
     out_.userDefined = c.userDefined;
+    out_.externalFunctions.assign(c.externals.begin(), c.externals.end());
+    for (const clang::FunctionDecl* fd : closure)
+      if (!isKernel(fd)) out_.contextFunctions.push_back(fd->getNameAsString());
 
     // Call sites.
     for (const auto& [fd, f] : c.funcs) {

@@ -451,6 +451,8 @@ RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>
   if (!r.options.empty() && !macros.empty()) r.options += ' ';
   r.options += macros;
   r.kernels = std::move(a.kernels);
+  r.contextFunctions = std::move(a.contextFunctions);
+  r.externalFunctions = std::move(a.externalFunctions);
   r.strategy = in.traits.strategy;
   if (!note.empty()) r.log = note + "\n";
   return r;

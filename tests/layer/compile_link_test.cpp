@@ -120,3 +120,33 @@ TEST(CompileLink, TwoRewrittenUnitsLinkTogether) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 13.3: object C defines a helper that uses a builtin (the layer gives it the sub-group
+// context), object D only declares and calls it. The link cannot give D's call the context, and
+// PoCL aborted the process at the first enqueue; the link now fails with
+// CL_LINK_PROGRAM_FAILURE instead.
+TEST(CompileLink, CallIntoAnotherObjectsContextHelperFailsTheLink) {
+  ISG_REQUIRE_ENV();
+  cl_program c = create(
+      "uint rot(uint v) { return intel_sub_group_shuffle(v, (get_sub_group_local_id() + 1) % 16); }\n");
+  cl_program d = create(
+      "uint rot(uint);\n"
+      "kernel __attribute__((intel_reqd_sub_group_size(16)))\n"
+      "void use_rot(global uint* o) { o[get_global_id(0)] = rot(o[get_global_id(0)]); }\n");
+  ASSERT_TRUE(c && d);
+  ISG_CL_CHECK(clCompileProgram(c, 1, &env().device, "", 0, nullptr, nullptr, nullptr, nullptr));
+  ISG_CL_CHECK(clCompileProgram(d, 1, &env().device, "", 0, nullptr, nullptr, nullptr, nullptr));
+  cl_program inputs[] = {c, d};
+  cl_int err = CL_SUCCESS;
+  cl_program linked =
+      clLinkProgram(env().context, 1, &env().device, "", 2, inputs, nullptr, nullptr, &err);
+  EXPECT_EQ(err, CL_LINK_PROGRAM_FAILURE);
+  EXPECT_EQ(linked, nullptr);
+  if (linked) clReleaseProgram(linked);
+  clReleaseProgram(c);
+  clReleaseProgram(d);
+}
+
+}  // namespace

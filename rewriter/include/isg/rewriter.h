@@ -104,6 +104,11 @@ struct RewriteResult {
   std::vector<SourceFile> headers;  // same names as the input; rewritten where needed
   std::string options;              // options for the driver
   std::vector<KernelManifest> kernels;
+  // Separate compilation: functions this program defines that now take the sub-group context
+  // first, and functions it calls but does not define. A link that resolves one object's call
+  // to another object's context-taking function cannot work (the layer refuses it).
+  std::vector<std::string> contextFunctions;
+  std::vector<std::string> externalFunctions;
   // The library the program was rewritten for: traits.strategy, except that khr falls back to
   // local for the whole program when a kernel's S does not divide the native size (log says so).
   Strategy strategy = Strategy::Local;
