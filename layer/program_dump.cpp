@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "program_dump.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -45,10 +48,26 @@ std::string fileSafe(const std::string& name) {
   return out;
 }
 
+// Written under a temporary name and renamed into place, so that a full disk (or any failed
+// write) leaves no partial file behind for a later reader to take as the program.
 bool writeFile(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  return static_cast<bool>(out);
+  static std::atomic<unsigned> serial{0};
+  std::filesystem::path temp = path;
+  temp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(serial.fetch_add(1));
+  bool ok;
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    ok = static_cast<bool>(out);
+  }
+  std::error_code ec;
+  if (ok) std::filesystem::rename(temp, path, ec);
+  if (!ok || ec) {
+    std::filesystem::remove(temp, ec);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
