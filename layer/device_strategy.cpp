@@ -4,7 +4,6 @@
 #include <CL/cl_ext.h>
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,12 +27,17 @@ bool isImplemented(Strategy s) {
          std::end(kImplementedStrategies);
 }
 
+// The names of a space-separated extension string.
+std::vector<std::string> words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  for (std::string word; in >> word;) out.push_back(std::move(word));
+  return out;
+}
+
 bool hasExtension(const std::string& extensions, const char* name) {
-  std::istringstream words(extensions);
-  std::string word;
-  while (words >> word)
-    if (word == name) return true;
-  return false;
+  const std::vector<std::string> names = words(extensions);
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 // "OpenCL C 1.2 PoCL" -> 120
@@ -48,19 +52,6 @@ unsigned parseOpenclVersion(const std::string& text) {
   unsigned major = 0, minor = 0;
   if (std::sscanf(text.c_str(), "OpenCL %u.%u", &major, &minor) != 2) return 0;
   return major * 100 + minor * 10;
-}
-
-std::vector<std::string> words(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-    std::size_t j = i;
-    while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j]))) ++j;
-    if (j > i) out.push_back(text.substr(i, j - i));
-    i = j;
-  }
-  return out;
 }
 
 // The names both lists hold, in `a`'s order.
@@ -311,6 +302,9 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   if (deviceArray(device, CL_DEVICE_OPENCL_C_FEATURES, &features) == CL_SUCCESS)
     for (const cl_name_version& f : features)
       t.openclCFeatures.emplace_back(f.name, strnlen(f.name, CL_NAME_VERSION_MAX_NAME_SIZE));
+
+  p->nvidiaCompilerOptions =
+      p->detected == Strategy::NvidiaPtx && hasExtension(extensions, "cl_nv_compiler_options");
 
   deviceValue(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &p->maxWorkGroupSize);
   deviceArray(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, &p->maxWorkItemSizes);

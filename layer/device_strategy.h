@@ -18,6 +18,8 @@ struct DeviceProfile {
   size_t maxWorkGroupSize = 1;
   std::vector<size_t> maxWorkItemSizes;
   cl_ulong localMemSize = 0;
+  // An NVIDIA device whose driver takes NVIDIA's build options (-cl-nv-maxrregcount).
+  bool nvidiaCompilerOptions = false;
 
   bool isNative() const { return strategy == Strategy::Native; }
   unsigned smallestSubGroupSize() const;

@@ -139,14 +139,11 @@ bool needsHiddenArguments(cl_kernel kernel) noexcept {
 
 // Keeps the value of an argument of a kernel that may have to switch to its register-capped
 // build (register_cap.h); `svm` non-null for clSetKernelArgSVMPointer.
-void rememberArg(cl_kernel kernel, cl_uint index, size_t size, const void* value, const void* svm) {
-  KernelSummary summary;
-  if (!g_kernelRegistry->index().find(kernel, &summary) || !summary.recordsArgs) return;
-  std::shared_ptr<KernelRecord> record = g_kernelRegistry->find(kernel);
-  if (!record) return;
-  std::lock_guard<std::mutex> lock(record->enqueueMutex);
-  if (index >= record->args.size()) return;
-  KernelRecord::ArgValue& a = record->args[index];
+void rememberArg(KernelRecord& record, cl_uint index, size_t size, const void* value,
+                 const void* svm) {
+  std::lock_guard<std::mutex> lock(record.enqueueMutex);
+  if (index >= record.args.size()) return;
+  KernelRecord::ArgValue& a = record.args[index];
   a.size = size;
   a.svm = svm;
   a.bytes.clear();
@@ -197,12 +194,8 @@ bool exactForBlockIO(const cl_image_format& f, std::string* name) {
 
 // After clSetKernelArg: whether argument `index`, if block IO reads or writes it, now names an
 // image whose format block IO cannot move exactly.
-void checkBlockImageArg(cl_kernel kernel, cl_uint index, size_t size, const void* value) {
-  KernelSummary summary;
-  if (!g_kernelRegistry->index().find(kernel, &summary) || !summary.checksImages) return;
-  std::shared_ptr<KernelRecord> record = g_kernelRegistry->find(kernel);
-  if (!record) return;
-  const auto& args = record->manifest.blockImageArgs;
+void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const void* value) {
+  const auto& args = record.manifest.blockImageArgs;
   if (std::find(args.begin(), args.end(), index) == args.end()) return;
   std::string inexact;
   cl_mem mem = nullptr;
@@ -214,9 +207,22 @@ void checkBlockImageArg(cl_kernel kernel, cl_uint index, size_t size, const void
       type == CL_MEM_OBJECT_IMAGE2D &&
       next().clGetImageInfo(mem, CL_IMAGE_FORMAT, sizeof format, &format, nullptr) == CL_SUCCESS)
     exactForBlockIO(format, &inexact);
-  std::lock_guard<std::mutex> lock(record->enqueueMutex);
-  if (inexact.empty()) record->inexactImages.erase(index);
-  else record->inexactImages[index] = inexact;
+  std::lock_guard<std::mutex> lock(record.enqueueMutex);
+  if (inexact.empty()) record.inexactImages.erase(index);
+  else record.inexactImages[index] = inexact;
+}
+
+// What the layer keeps of a set argument: its value for the register-capped build, the
+// format of a block IO image. One lookup of the record for both; none for the other kernels.
+void noteArg(cl_kernel kernel, cl_uint index, size_t size, const void* value, const void* svm) {
+  KernelSummary summary;
+  if (!g_kernelRegistry->index().find(kernel, &summary) ||
+      !(summary.recordsArgs || summary.checksImages))
+    return;
+  std::shared_ptr<KernelRecord> record = g_kernelRegistry->find(kernel);
+  if (!record) return;
+  if (summary.recordsArgs) rememberArg(*record, index, size, value, svm);
+  if (summary.checksImages && !svm) checkBlockImageArg(*record, index, size, value);
 }
 
 // Sets the application's arguments on `target` (the register-capped build of the kernel).
@@ -307,10 +313,7 @@ cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, siz
     cl_int err = next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
     if (err == CL_SUCCESS && capture::enabled())
       capture::rememberArg(kernel, arg_index, arg_size, arg_value);
-    if (err == CL_SUCCESS) {
-      rememberArg(kernel, arg_index, arg_size, arg_value, nullptr);
-      checkBlockImageArg(kernel, arg_index, arg_size, arg_value);
-    }
+    if (err == CL_SUCCESS) noteArg(kernel, arg_index, arg_size, arg_value, nullptr);
     return err;
   });
 }
@@ -323,7 +326,7 @@ cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel, cl_uint arg_
     cl_int err = next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
     if (err == CL_SUCCESS && capture::enabled())
       capture::rememberSvmArg(kernel, arg_index, arg_value);
-    if (err == CL_SUCCESS) rememberArg(kernel, arg_index, 0, nullptr, arg_value);
+    if (err == CL_SUCCESS) noteArg(kernel, arg_index, 0, nullptr, arg_value);
     return err;
   });
 }

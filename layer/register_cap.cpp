@@ -18,10 +18,7 @@ constexpr const char* kCapOption = "-cl-nv-maxrregcount";
 
 bool takesNvidiaOptions(cl_device_id device) {
   const DeviceProfile* profile = DeviceStrategy::of(device);
-  std::string extensions;
-  return profile && profile->detected == Strategy::NvidiaPtx &&
-         deviceString(device, CL_DEVICE_EXTENSIONS, &extensions) == CL_SUCCESS &&
-         (" " + extensions + " ").find(" cl_nv_compiler_options ") != std::string::npos;
+  return profile && profile->nvidiaCompilerOptions;
 }
 
 }  // namespace

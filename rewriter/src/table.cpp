@@ -102,16 +102,20 @@ namespace {
 // device without the generic address space gets the macro that says so).
 std::string featureMacroFixes(const DeviceTraits& traits) {
   if (traits.deviceExtensions.empty() && traits.openclCFeatures.empty()) return {};
-  const EmbeddedFile* base = findEmbedded("clang/opencl-c-base.h");
-  if (!base) return {};
-  const std::string_view text = base->text();
-  const std::string_view prefix = "#define __opencl_c_";
-  std::set<std::string> names;
-  for (std::size_t p = text.find(prefix); p != std::string_view::npos; p = text.find(prefix, p + 1)) {
-    std::size_t b = p + 8, e = b;
-    while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_')) ++e;
-    names.emplace(text.substr(b, e - b));
-  }
+  // The feature macros the embedded header defines: read once, it never changes.
+  static const std::set<std::string> names = [] {
+    std::set<std::string> found;
+    const EmbeddedFile* base = findEmbedded("clang/opencl-c-base.h");
+    if (!base) return found;
+    const std::string_view text = base->text();
+    const std::string_view prefix = "#define __opencl_c_";
+    for (std::size_t p = text.find(prefix); p != std::string_view::npos; p = text.find(prefix, p + 1)) {
+      std::size_t b = p + 8, e = b;
+      while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_')) ++e;
+      found.emplace(text.substr(b, e - b));
+    }
+    return found;
+  }();
   const auto& have = traits.openclCFeatures;
   auto has = [&have](const std::string& n) { return std::find(have.begin(), have.end(), n) != have.end(); };
   std::string out = "#if __OPENCL_C_VERSION__ >= 300\n";
