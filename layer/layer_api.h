@@ -16,6 +16,7 @@
 // the layer at least as many entries as the last one of them needs.
 #define ISG_INTERCEPTED_ENTRIES(X) \
   X(clGetDeviceInfo)               \
+  X(clCreateProgramWithBinary)     \
   X(clBuildProgram)                \
   X(clCompileProgram)              \
   X(clLinkProgram)                 \

@@ -24,12 +24,15 @@ struct ProgramRecord {
   enum class Kind {
     Shadowed,       // `shadow` was built from the rewritten source; the app's program never was
     RewriteFailed,  // the rewriter said Error: the build failed before reaching the driver
-    Linked          // the app's handle is the driver's linked program of rewritten objects
+    Linked,         // the app's handle is the driver's linked program of rewritten objects
+    FromBinary      // the app's program was created from a rewritten program's binaries
+                    // (binary_envelope.h): the driver's program already holds rewritten code
   };
   Kind kind = Kind::Shadowed;
   cl_program app = nullptr;
   cl_program shadow = nullptr;  // Shadowed only; the layer holds one reference
-  RewriteResult rewrite;        // Linked: only `kernels` (merged from the inputs)
+  RewriteResult rewrite;        // Linked: only `kernels` (merged from the inputs); FromBinary:
+                                // what the binary carried (no line map, log or headers)
   std::string appOptions;       // as the application passed them
   unsigned defaultSubGroupSize = 16;
 

@@ -13,6 +13,7 @@
 #include "layer_api.h"
 #include "object_registry.h"
 #include "param_util.h"
+#include "program_binaries.h"
 #include "program_dump.h"
 
 namespace isg {
@@ -163,7 +164,10 @@ cl_int rewriteAndCall(cl_program program, cl_uint num_devices, const cl_device_i
     return forward();
   switch (plan.action) {
     case RewritePlan::Action::Forward:
-      installRecord(program, nullptr);
+      // A program created from a rewritten program's binaries has no source, and stays the
+      // layer's: its kernels still have hidden arguments.
+      if (auto r = programRegistry().find(program); !r || r->kind != ProgramRecord::Kind::FromBinary)
+        installRecord(program, nullptr);
       return forward();
     case RewritePlan::Action::Fail:
       return failBuild(program, plan, options, pfn_notify, user_data);
@@ -389,6 +393,14 @@ cl_int CL_API_CALL clGetProgramInfo_layer(cl_program program, cl_program_info pa
       case CL_PROGRAM_NUM_DEVICES:
       case CL_PROGRAM_DEVICES:
         break;
+      // What the build produced, with what the layer must know to serve it again.
+      case CL_PROGRAM_BINARY_SIZES:
+      case CL_PROGRAM_BINARIES:
+        if (auto record = programRegistry().find(program);
+            record && record->kind != ProgramRecord::Kind::RewriteFailed)
+          return envelopedBinaryInfo(*record, param_name, param_value_size, param_value,
+                                     param_value_size_ret);
+        break;
       // What the build produced: the shadow answers.
       default:
         if (auto record = programRegistry().find(program)) target = record->driverProgram();
@@ -410,7 +422,9 @@ cl_int CL_API_CALL clGetProgramBuildInfo_layer(cl_program program, cl_device_id 
                                           param_value_size_ret);
     };
     std::shared_ptr<ProgramRecord> record = programRegistry().find(program);
-    if (!record || record->kind == ProgramRecord::Kind::Linked) return forwardTo(program);
+    if (!record || record->kind == ProgramRecord::Kind::Linked ||
+        record->kind == ProgramRecord::Kind::FromBinary)
+      return forwardTo(program);
 
     // The driver validates the device against the application's program.
     cl_build_status driverStatus = CL_BUILD_NONE;

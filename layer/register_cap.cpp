@@ -24,17 +24,19 @@ bool takesNvidiaOptions(cl_device_id device) {
 }  // namespace
 
 bool mayCapRegisters(const ProgramRecord& program) {
-  if (program.kind != ProgramRecord::Kind::Shadowed || !program.shadow) return false;
+  // Capping builds the rewritten source again, which linked programs do not have.
+  if (program.rewrite.source.empty() || program.kind == ProgramRecord::Kind::RewriteFailed)
+    return false;
   if (program.appOptions.find(kCapOption) != std::string::npos) return false;
   std::vector<cl_device_id> devices;
-  if (programDevices(program.shadow, &devices) != CL_SUCCESS) return false;
+  if (programDevices(program.driverProgram(), &devices) != CL_SUCCESS) return false;
   return std::any_of(devices.begin(), devices.end(), takesNvidiaOptions);
 }
 
 cl_kernel buildCappedKernel(const ProgramRecord& program, const std::string& name,
                             cl_device_id device, size_t workGroupItems, cl_program* built) {
   *built = nullptr;
-  if (!program.shadow || workGroupItems == 0 || !takesNvidiaOptions(device) ||
+  if (program.rewrite.source.empty() || workGroupItems == 0 || !takesNvidiaOptions(device) ||
       !next().clCreateProgramWithSource || !next().clBuildProgram || !next().clCreateKernel)
     return nullptr;
   // Registers a work-group may use in all, shared by its work-items; allocated per 8.
@@ -45,7 +47,7 @@ cl_kernel buildCappedKernel(const ProgramRecord& program, const std::string& nam
   const std::string options =
       program.rewrite.options + " " + kCapOption + "=" + std::to_string(cap);
   cl_context context = nullptr;
-  cl_int err = programValue(program.shadow, CL_PROGRAM_CONTEXT, &context);
+  cl_int err = programValue(program.driverProgram(), CL_PROGRAM_CONTEXT, &context);
   if (err != CL_SUCCESS) return nullptr;
   const char* text = program.rewrite.source.c_str();
   const size_t length = program.rewrite.source.size();

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+// Payload encoding: little-endian u32/u64, strings and lists prefixed with their u32 length,
+// fields in the order of EnvelopePayload. The reader checks every length against what is left,
+// so a truncated or corrupted binary is refused, never read past.
+#include "binary_envelope.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace isg {
+namespace {
+
+constexpr unsigned char kMagic[8] = {0x89, 'I', 'S', 'G', 'B', 'I', 'N', '\n'};
+constexpr size_t kHeaderSize = sizeof kMagic + 4 + 8;
+
+class Writer {
+ public:
+  void u32(uint32_t v) { bytes(v, 4); }
+  void u64(uint64_t v) { bytes(v, 8); }
+  void str(const std::string& s) {
+    u32(static_cast<uint32_t>(s.size()));
+    out_ += s;
+  }
+  void strings(const std::vector<std::string>& v) {
+    u32(static_cast<uint32_t>(v.size()));
+    for (const std::string& s : v) str(s);
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  void bytes(uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) out_ += static_cast<char>((v >> (8 * i)) & 0xff);
+  }
+  std::string out_;
+};
+
+class Reader {
+ public:
+  Reader(const unsigned char* p, size_t n) : p_(p), left_(n) {}
+  bool u32(uint32_t* v) {
+    uint64_t w = 0;
+    if (!bytes(&w, 4)) return false;
+    *v = static_cast<uint32_t>(w);
+    return true;
+  }
+  bool u64(uint64_t* v) { return bytes(v, 8); }
+  bool flag(bool* v) {
+    uint32_t w = 0;
+    if (!u32(&w) || w > 1) return false;
+    *v = w != 0;
+    return true;
+  }
+  bool str(std::string* s) {
+    uint32_t n = 0;
+    if (!u32(&n) || n > left_) return false;
+    s->assign(reinterpret_cast<const char*>(p_), n);
+    advance(n);
+    return true;
+  }
+  // A count of items each at least `minItemBytes` long: bounded by what is left.
+  bool count(uint32_t* n, size_t minItemBytes) {
+    return u32(n) && static_cast<uint64_t>(*n) * minItemBytes <= left_;
+  }
+  bool strings(std::vector<std::string>* v) {
+    uint32_t n = 0;
+    if (!count(&n, 4)) return false;
+    v->resize(n);
+    for (std::string& s : *v)
+      if (!str(&s)) return false;
+    return true;
+  }
+  bool done() const { return left_ == 0; }
+
+ private:
+  bool bytes(uint64_t* v, int n) {
+    if (left_ < static_cast<size_t>(n)) return false;
+    *v = 0;
+    for (int i = 0; i < n; ++i) *v |= uint64_t{p_[i]} << (8 * i);
+    advance(static_cast<size_t>(n));
+    return true;
+  }
+  void advance(size_t n) {
+    p_ += n;
+    left_ -= n;
+  }
+  const unsigned char* p_;
+  size_t left_;
+};
+
+bool readKernel(Reader& r, KernelManifest* k) {
+  uint32_t hidden = 0, images = 0;
+  if (!r.str(&k->name) || !r.u32(&k->subGroupSize) || !r.flag(&k->requiredSubGroupSize) ||
+      !r.strings(&k->families) || !r.u32(&k->scratchBytesPerItem) || !r.u32(&k->numUserArgs) ||
+      !r.count(&hidden, 8))
+    return false;
+  k->hiddenArgs.resize(hidden);
+  for (uint32_t i = 0; i < hidden; ++i) {
+    uint32_t kind = 0;
+    if (!r.u32(&kind) || !r.u32(&k->hiddenArgs[i].index)) return false;
+    // The layer sets these arguments at every enqueue: they must be what it appends, after the
+    // application's own.
+    if (kind != static_cast<uint32_t>(HiddenArg::Kind::LocalScratch) ||
+        k->hiddenArgs[i].index != k->numUserArgs + i)
+      return false;
+    k->hiddenArgs[i].kind = HiddenArg::Kind::LocalScratch;
+  }
+  for (std::size_t& d : k->reqdWorkGroupSize) {
+    uint64_t v = 0;
+    if (!r.u64(&v)) return false;
+    d = static_cast<std::size_t>(v);
+  }
+  if (!r.flag(&k->wholeSubGroups) || !r.count(&images, 4)) return false;
+  k->blockImageArgs.resize(images);
+  for (unsigned& index : k->blockImageArgs)
+    if (!r.u32(&index) || index >= k->numUserArgs) return false;
+  // Sizes the layer divides and multiplies by.
+  return !k->name.empty() && k->subGroupSize >= 1 && k->subGroupSize <= 128;
+}
+
+}  // namespace
+
+std::string encodeEnvelopePayload(const EnvelopePayload& p) {
+  Writer w;
+  w.u32(static_cast<uint32_t>(p.strategy));
+  w.u32(p.defaultSubGroupSize);
+  w.u32(static_cast<uint32_t>(p.kernels.size()));
+  for (const KernelManifest& k : p.kernels) {
+    w.str(k.name);
+    w.u32(k.subGroupSize);
+    w.u32(k.requiredSubGroupSize);
+    w.strings(k.families);
+    w.u32(k.scratchBytesPerItem);
+    w.u32(k.numUserArgs);
+    w.u32(static_cast<uint32_t>(k.hiddenArgs.size()));
+    for (const HiddenArg& h : k.hiddenArgs) {
+      w.u32(static_cast<uint32_t>(h.kind));
+      w.u32(h.index);
+    }
+    for (std::size_t d : k.reqdWorkGroupSize) w.u64(d);
+    w.u32(k.wholeSubGroups);
+    w.u32(static_cast<uint32_t>(k.blockImageArgs.size()));
+    for (unsigned index : k.blockImageArgs) w.u32(index);
+  }
+  w.strings(p.contextFunctions);
+  w.strings(p.externalFunctions);
+  w.str(p.rewrittenSource);
+  w.str(p.rewrittenOptions);
+  w.str(p.appOptions);
+  return w.take();
+}
+
+std::string envelopeHeader(const std::string& encodedPayload) {
+  Writer w;
+  w.u32(kEnvelopeVersion);
+  w.u64(encodedPayload.size());
+  return std::string(reinterpret_cast<const char*>(kMagic), sizeof kMagic) + w.take() +
+         encodedPayload;
+}
+
+EnvelopeCheck openEnvelope(const unsigned char* data, size_t size, EnvelopePayload* out,
+                           std::string* encodedPayload, const unsigned char** driverBinary,
+                           size_t* driverSize, std::string* why) {
+  if (!data || size < sizeof kMagic || std::memcmp(data, kMagic, sizeof kMagic) != 0)
+    return EnvelopeCheck::NotEnveloped;
+  auto invalid = [&](const std::string& reason) {
+    *why = reason;
+    return EnvelopeCheck::Invalid;
+  };
+  Reader header(data + sizeof kMagic, size - sizeof kMagic);
+  uint32_t version = 0;
+  uint64_t payloadSize = 0;
+  if (!header.u32(&version) || !header.u64(&payloadSize))
+    return invalid("the binary is truncated inside the layer's header");
+  if (version != kEnvelopeVersion)
+    return invalid("the binary was written by a layer with binary format " +
+                   std::to_string(version) + ", this layer reads format " +
+                   std::to_string(kEnvelopeVersion) + "; build the program from source again");
+  if (payloadSize > size - kHeaderSize)
+    return invalid("the binary is truncated inside the layer's kernel information");
+  const unsigned char* payload = data + kHeaderSize;
+  Reader r(payload, static_cast<size_t>(payloadSize));
+  EnvelopePayload p;
+  uint32_t strategy = 0, kernels = 0;
+  if (!r.u32(&strategy) || strategy > static_cast<uint32_t>(Strategy::Local) ||
+      !r.u32(&p.defaultSubGroupSize) || p.defaultSubGroupSize < 1 ||
+      p.defaultSubGroupSize > 128 || !r.count(&kernels, 4))
+    return invalid("the layer's kernel information in the binary is corrupt");
+  p.strategy = static_cast<Strategy>(strategy);
+  p.kernels.resize(kernels);
+  for (KernelManifest& k : p.kernels)
+    if (!readKernel(r, &k)) return invalid("the layer's kernel information in the binary is corrupt");
+  if (!r.strings(&p.contextFunctions) || !r.strings(&p.externalFunctions) ||
+      !r.str(&p.rewrittenSource) || !r.str(&p.rewrittenOptions) || !r.str(&p.appOptions) ||
+      !r.done())
+    return invalid("the layer's kernel information in the binary is corrupt");
+  if (payloadSize == size - kHeaderSize) return invalid("the binary holds no driver binary");
+  *out = std::move(p);
+  encodedPayload->assign(reinterpret_cast<const char*>(payload), static_cast<size_t>(payloadSize));
+  *driverBinary = payload + payloadSize;
+  *driverSize = size - kHeaderSize - static_cast<size_t>(payloadSize);
+  return EnvelopeCheck::Enveloped;
+}
+
+}  // namespace isg

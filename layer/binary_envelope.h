@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+// The envelope the layer puts around the driver's binary of a program it rewrote (issue 13.2).
+// A rewritten program's kernels have hidden arguments and sub-group facts only the rewrite
+// knows; an application that caches CL_PROGRAM_BINARIES and creates the program from them on
+// its next run must get the same kernels back. So CL_PROGRAM_BINARIES of such a program is
+//   magic (8 bytes) | envelope version (u32) | payload size (u64) | payload | driver binary
+// with the payload holding what the layer needs (docs/design.md §3), and
+// clCreateProgramWithBinary strips it again before the driver sees the binary. Binaries of
+// programs the layer passed through are the driver's, byte for byte. Pure data: no OpenCL
+// calls, so the parser can be tested (and fuzzed) on its own.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "isg/rewriter.h"
+
+namespace isg {
+
+// Bumped whenever the payload or the hidden-argument contract between the builtins library and
+// the layer changes: binaries of another version are refused with CL_INVALID_BINARY, and the
+// application builds from source again, as it does when a driver update invalidates its cache.
+constexpr unsigned kEnvelopeVersion = 1;
+
+// What a rewritten program's binary carries besides the driver's bytes.
+struct EnvelopePayload {
+  Strategy strategy = Strategy::Local;
+  unsigned defaultSubGroupSize = 16;
+  std::vector<KernelManifest> kernels;
+  std::vector<std::string> contextFunctions;   // compiled objects: for clLinkProgram's check
+  std::vector<std::string> externalFunctions;
+  // The rewritten source and the driver options it was built with, where the layer may need to
+  // build it again (register cap on NVIDIA); empty otherwise.
+  std::string rewrittenSource;
+  std::string rewrittenOptions;
+  std::string appOptions;
+};
+
+std::string encodeEnvelopePayload(const EnvelopePayload& payload);
+// The envelope's bytes before the driver binary.
+std::string envelopeHeader(const std::string& encodedPayload);
+
+enum class EnvelopeCheck {
+  NotEnveloped,  // no magic: a driver binary (or garbage) for the driver to judge
+  Enveloped,     // valid: *payload and the driver binary's span are set
+  Invalid        // the magic is there but the rest is not ours to run: *why says why
+};
+// *encodedPayload gets the payload's bytes: binaries for several devices must agree on them.
+EnvelopeCheck openEnvelope(const unsigned char* data, size_t size, EnvelopePayload* payload,
+                           std::string* encodedPayload, const unsigned char** driverBinary,
+                           size_t* driverSize, std::string* why);
+
+}  // namespace isg

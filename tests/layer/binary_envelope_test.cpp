@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// The binary envelope's parser on its own (layer/binary_envelope.h): what it writes it reads back
+// exactly, and no truncation or single-byte corruption of an envelope is read past its end or
+// accepted as anything but a self-consistent payload.
+#include "binary_envelope.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+isg::EnvelopePayload samplePayload() {
+  isg::EnvelopePayload p;
+  p.strategy = isg::Strategy::Khr;
+  p.defaultSubGroupSize = 32;
+  isg::KernelManifest k;
+  k.name = "gemm_tile";
+  k.subGroupSize = 16;
+  k.requiredSubGroupSize = true;
+  k.families = {"identity", "shuffle", "block_read"};
+  k.scratchBytesPerItem = 8;
+  k.numUserArgs = 4;
+  k.hiddenArgs = {isg::HiddenArg{isg::HiddenArg::Kind::LocalScratch, 4}};
+  k.reqdWorkGroupSize[0] = 64;
+  k.reqdWorkGroupSize[1] = 2;
+  k.reqdWorkGroupSize[2] = 1;
+  k.wholeSubGroups = true;
+  k.blockImageArgs = {1, 3};
+  p.kernels = {k, k};
+  p.kernels[1].name = "second";
+  p.kernels[1].hiddenArgs.clear();
+  p.contextFunctions = {"rot"};
+  p.externalFunctions = {"helper", "other"};
+  p.rewrittenSource = "kernel void gemm_tile() {}\n";
+  p.rewrittenOptions = "-cl-std=CL2.0";
+  p.appOptions = "-cl-std=CL2.0 -DSG=16";
+  return p;
+}
+
+const std::string kDriverBinary = "\x7f" "ELF driver bytes";
+
+std::string envelope() {
+  return isg::envelopeHeader(isg::encodeEnvelopePayload(samplePayload())) + kDriverBinary;
+}
+
+isg::EnvelopeCheck open(const std::string& bytes, isg::EnvelopePayload* p, std::string* encoded,
+                        std::string* driver) {
+  const unsigned char* driverBinary = nullptr;
+  size_t driverSize = 0;
+  std::string why;
+  auto check = isg::openEnvelope(reinterpret_cast<const unsigned char*>(bytes.data()),
+                                 bytes.size(), p, encoded, &driverBinary, &driverSize, &why);
+  if (check == isg::EnvelopeCheck::Invalid) {
+    EXPECT_FALSE(why.empty());
+  }
+  if (check == isg::EnvelopeCheck::Enveloped)
+    driver->assign(reinterpret_cast<const char*>(driverBinary), driverSize);
+  return check;
+}
+
+TEST(BinaryEnvelope, ReadsBackWhatItWrote) {
+  isg::EnvelopePayload p;
+  std::string encoded, driver;
+  ASSERT_EQ(open(envelope(), &p, &encoded, &driver), isg::EnvelopeCheck::Enveloped);
+  EXPECT_EQ(driver, kDriverBinary);
+  EXPECT_EQ(encoded, isg::encodeEnvelopePayload(samplePayload()));
+  EXPECT_EQ(isg::encodeEnvelopePayload(p), encoded);
+  ASSERT_EQ(p.kernels.size(), 2u);
+  EXPECT_EQ(p.kernels[0].name, "gemm_tile");
+  EXPECT_EQ(p.kernels[0].reqdWorkGroupSize[1], 2u);
+  EXPECT_EQ(p.kernels[0].blockImageArgs, (std::vector<unsigned>{1, 3}));
+  EXPECT_EQ(p.strategy, isg::Strategy::Khr);
+  EXPECT_EQ(p.appOptions, "-cl-std=CL2.0 -DSG=16");
+}
+
+TEST(BinaryEnvelope, DriverBinariesAreNotEnveloped) {
+  isg::EnvelopePayload p;
+  std::string encoded, driver;
+  EXPECT_EQ(open(kDriverBinary, &p, &encoded, &driver), isg::EnvelopeCheck::NotEnveloped);
+  EXPECT_EQ(open("", &p, &encoded, &driver), isg::EnvelopeCheck::NotEnveloped);
+}
+
+TEST(BinaryEnvelope, EveryTruncationIsRefused) {
+  const std::string whole = envelope();
+  const size_t withoutDriver = whole.size() - kDriverBinary.size();
+  for (size_t n = 8; n <= withoutDriver; ++n) {
+    isg::EnvelopePayload p;
+    std::string encoded, driver;
+    EXPECT_EQ(open(whole.substr(0, n), &p, &encoded, &driver), isg::EnvelopeCheck::Invalid) << n;
+  }
+}
+
+// A flipped byte is either refused or read as some payload; what was read must then be exactly
+// what the bytes say (it re-encodes to them) and keep the layer's invariants.
+TEST(BinaryEnvelope, CorruptionIsRefusedOrReadConsistently) {
+  const std::string whole = envelope();
+  for (size_t i = 0; i < whole.size() - kDriverBinary.size(); ++i)
+    for (unsigned char bit : {0x01, 0x10, 0x80}) {
+      std::string bytes = whole;
+      bytes[i] = static_cast<char>(bytes[i] ^ bit);
+      isg::EnvelopePayload p;
+      std::string encoded, driver;
+      if (open(bytes, &p, &encoded, &driver) != isg::EnvelopeCheck::Enveloped) continue;
+      EXPECT_EQ(isg::encodeEnvelopePayload(p), encoded) << i;
+      for (const isg::KernelManifest& k : p.kernels) {
+        EXPECT_GE(k.subGroupSize, 1u);
+        for (size_t h = 0; h < k.hiddenArgs.size(); ++h)
+          EXPECT_EQ(k.hiddenArgs[h].index, k.numUserArgs + h) << i;
+        for (unsigned image : k.blockImageArgs) EXPECT_LT(image, k.numUserArgs) << i;
+      }
+    }
+}
+
+}  // namespace
