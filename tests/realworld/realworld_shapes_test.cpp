@@ -487,10 +487,7 @@ TEST(ImageFormats, BlockIOOnAFormatItCannotMoveExactlyIsRefused) {
 // without the layer included, and launches 1024). A rewritten kernel that keeps many shuffled
 // vectors in private arrays must launch there, with the same results.
 
-TEST(LargeWorkGroups, RegisterHeavyKernelAtTheDevicesLargestWorkGroup) {
-  ISG_REQUIRE_ENV();
-  Program p;
-  ASSERT_NO_FATAL_FAILURE(build(isgref::registerHeavyKernel(), isgtest::extraBuildOptions(), &p));
+void runRegisterHeavy(const Program& p) {
   Kernel k;
   ASSERT_NO_FATAL_FAILURE(kernel(p, "heavy", &k));
   size_t deviceMax = 0, kernelMax = 0;
@@ -522,6 +519,35 @@ TEST(LargeWorkGroups, RegisterHeavyKernelAtTheDevicesLargestWorkGroup) {
   for (unsigned i = 0; i < n; ++i) {
     ASSERT_EQ(got[i], isgref::registerHeavyExpected(in.host, i)) << "work-group " << wg << ", work-item " << i;
   }
+}
+
+TEST(LargeWorkGroups, RegisterHeavyKernelAtTheDevicesLargestWorkGroup) {
+  ISG_REQUIRE_ENV();
+  Program p;
+  ASSERT_NO_FATAL_FAILURE(build(isgref::registerHeavyKernel(), isgtest::extraBuildOptions(), &p));
+  runRegisterHeavy(p);
+}
+
+// The same kernel from the program's cached binary (issue 13.2): on NVIDIA the register cap
+// must still be able to build it again, from the rewritten source the binary carries.
+TEST(LargeWorkGroups, RegisterHeavyKernelFromItsBinary) {
+  ISG_REQUIRE_ENV();
+  Program source;
+  ASSERT_NO_FATAL_FAILURE(
+      build(isgref::registerHeavyKernel(), isgtest::extraBuildOptions(), &source));
+  size_t size = 0;
+  ISG_CL_CHECK(clGetProgramInfo(source.p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr));
+  std::vector<unsigned char> binary(size);
+  unsigned char* data = binary.data();
+  ISG_CL_CHECK(clGetProgramInfo(source.p, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr));
+  const unsigned char* bytes = binary.data();
+  cl_int err = CL_SUCCESS;
+  Program p;
+  p.p = clCreateProgramWithBinary(env().context, 1, &env().device, &size, &bytes, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const std::string options = isgtest::extraBuildOptions();
+  ISG_CL_CHECK(clBuildProgram(p.p, 1, &env().device, options.c_str(), nullptr, nullptr));
+  runRegisterHeavy(p);
 }
 
 }  // namespace
