@@ -71,6 +71,15 @@ bool hasOpenclCFeature(cl_device_id device, const char* name) {
   return false;
 }
 
+// The khr builtins the khr strategy compiles to. Intel's drivers have them beside their native
+// cl_intel_subgroups, so ISG_STRATEGY=khr can run there on a real khr implementation.
+bool hasKhrShuffles(cl_device_id device, const std::string& extensions) {
+  return (hasExtension(extensions, "cl_khr_subgroups") ||
+          hasOpenclCFeature(device, "__opencl_c_subgroups")) &&
+         hasExtension(extensions, "cl_khr_subgroup_shuffle") &&
+         hasExtension(extensions, "cl_khr_subgroup_shuffle_relative");
+}
+
 // *nvidiaCc: the compute capability (major * 10 + minor) of an NVIDIA device it read, else 0.
 Strategy detect(cl_device_id device, const std::string& extensions, unsigned* nvidiaCc) {
   *nvidiaCc = 0;
@@ -84,41 +93,78 @@ Strategy detect(cl_device_id device, const std::string& extensions, unsigned* nv
     *nvidiaCc = ccMajor * 10 + ccMinor;
     if (*nvidiaCc >= 70) return Strategy::NvidiaPtx;  // shfl.sync
   }
-  if ((hasExtension(extensions, "cl_khr_subgroups") ||
-       hasOpenclCFeature(device, "__opencl_c_subgroups")) &&
-      hasExtension(extensions, "cl_khr_subgroup_shuffle") &&
-      hasExtension(extensions, "cl_khr_subgroup_shuffle_relative"))
-    return Strategy::Khr;
+  if (hasKhrShuffles(device, extensions)) return Strategy::Khr;
   return Strategy::Local;
 }
 
 bool isPowerOfTwo(size_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
+// What the khr probe learns of the driver's own sub-groups.
+struct KhrProbe {
+  unsigned nativeSize = 0;  // 0: the driver did not answer
+  bool rowSubGroups = false;
+};
+
+// Whether the driver splits a 3 x 2 work-group per row (work-item (0, 1) starts sub-group 1)
+// instead of into runs of linear ids (a native sub-group of 3 or more then holds it too).
+bool probeRowSubGroups(cl_context context, cl_device_id device, cl_program program) {
+  const cl_icd_dispatch& d = next();
+  if (!d.clCreateCommandQueue || !d.clCreateBuffer || !d.clSetKernelArg ||
+      !d.clEnqueueNDRangeKernel || !d.clEnqueueReadBuffer || !d.clReleaseMemObject ||
+      !d.clReleaseCommandQueue)
+    return false;
+  cl_int err = CL_SUCCESS;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  cl_command_queue queue = d.clCreateCommandQueue(context, device, 0, &err);
+#pragma GCC diagnostic pop
+  if (!queue) return false;
+  cl_kernel kernel = d.clCreateKernel(program, "isg_khr_rows", &err);
+  cl_mem out = d.clCreateBuffer(context, CL_MEM_WRITE_ONLY, 6 * sizeof(cl_uint), nullptr, &err);
+  cl_uint ids[6] = {0, 0, 0, 0, 0, 0};
+  bool rows = false;
+  if (kernel && out && d.clSetKernelArg(kernel, 0, sizeof out, &out) == CL_SUCCESS) {
+    const size_t size[2] = {3, 2};
+    if (d.clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, size, size, 0, nullptr, nullptr) ==
+            CL_SUCCESS &&
+        d.clEnqueueReadBuffer(queue, out, CL_TRUE, 0, sizeof ids, ids, 0, nullptr, nullptr) ==
+            CL_SUCCESS)
+      rows = ids[3] != ids[0];
+  }
+  if (out) d.clReleaseMemObject(out);
+  if (kernel) d.clReleaseKernel(kernel);
+  d.clReleaseCommandQueue(queue);
+  return rows;
+}
+
 // The driver's own native sub-group size, measured on a probe kernel that shuffles (drivers may
-// size sub-groups per kernel; a shuffling kernel is what the khr library compiles to). Returns 0
-// when the driver does not answer; the device then uses local. Runs once per device (profiles
-// are cached).
-unsigned probeNativeSubGroupSize(cl_device_id device, const std::string& extensions,
-                                 const std::string& name) {
+// size sub-groups per kernel; a shuffling kernel is what the khr library compiles to), and how
+// it maps 2-D work-groups to sub-groups. nativeSize 0 when the driver does not answer; the
+// device then uses local. Runs once per device (profiles are cached).
+KhrProbe probeKhrDriver(cl_device_id device, const std::string& extensions,
+                        const std::string& name) {
+  KhrProbe probe;
   const cl_icd_dispatch& d = next();
   if (!d.clCreateContext || !d.clCreateProgramWithSource || !d.clBuildProgram ||
       !d.clCreateKernel || !d.clReleaseKernel || !d.clReleaseProgram || !d.clReleaseContext)
-    return 0;
+    return probe;
   cl_platform_id platform = nullptr;
-  if (deviceValue(device, CL_DEVICE_PLATFORM, &platform) != CL_SUCCESS) return 0;
+  if (deviceValue(device, CL_DEVICE_PLATFORM, &platform) != CL_SUCCESS) return probe;
   const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                          reinterpret_cast<cl_context_properties>(platform), 0};
   cl_int err = CL_SUCCESS;
   cl_context context = d.clCreateContext(props, 1, &device, nullptr, nullptr, &err);
-  if (!context || err != CL_SUCCESS) return 0;
+  if (!context || err != CL_SUCCESS) return probe;
   const char* source =
       "kernel void isg_khr_probe(global uint* out) {\n"
       "  uint v = get_sub_group_local_id();\n"
       "  out[get_global_id(0)] = sub_group_shuffle(v, 0u) + sub_group_shuffle_up(v, 1u);\n"
+      "}\n"
+      "kernel void isg_khr_rows(global uint* out) {\n"
+      "  out[get_local_id(0) + 3 * get_local_id(1)] = get_sub_group_id();\n"
       "}\n";
   // A device with only the OpenCL C 3.0 feature declares the builtins only in 3.0 mode.
   const char* options = hasExtension(extensions, "cl_khr_subgroups") ? "" : "-cl-std=CL3.0";
-  unsigned native = 0;
   cl_program program = d.clCreateProgramWithSource(context, 1, &source, nullptr, &err);
   if (program && err == CL_SUCCESS &&
       d.clBuildProgram(program, 1, &device, options, nullptr, nullptr) == CL_SUCCESS) {
@@ -138,15 +184,16 @@ unsigned probeNativeSubGroupSize(cl_device_id device, const std::string& extensi
         q = d.clGetKernelSubGroupInfoKHR(kernel, device,
                                          CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE_KHR, sizeof local,
                                          &local, sizeof size, &size, nullptr);
-      if (q == CL_SUCCESS && size <= 1024) native = unsigned(size);
+      if (q == CL_SUCCESS && size <= 1024) probe.nativeSize = unsigned(size);
       d.clReleaseKernel(kernel);
     }
+    if (probe.nativeSize >= 6) probe.rowSubGroups = probeRowSubGroups(context, device, program);
   } else if (program) {
     ISG_LOG_INFO("'" << name << "': the khr probe kernel did not build");
   }
   if (program) d.clReleaseProgram(program);
   d.clReleaseContext(context);
-  return native;
+  return probe;
 }
 
 Strategy fromChoice(StrategyChoice choice, Strategy detected) {
@@ -236,8 +283,9 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   }
   // Hardware strategies compile to that hardware's instructions (inline PTX, khr builtins): on
   // any other device the program could not build, so the request falls back to detection.
-  if ((wanted == Strategy::NvidiaPtx || wanted == Strategy::Khr) && p->detected != wanted &&
-      !khrTestDouble) {
+  const bool qualifies = p->detected == wanted || khrTestDouble ||
+                         (wanted == Strategy::Khr && hasKhrShuffles(device, extensions));
+  if ((wanted == Strategy::NvidiaPtx || wanted == Strategy::Khr) && !qualifies) {
     ISG_LOG_WARNING("ISG_STRATEGY=" << strategyName(wanted) << " ignored for '" << name
                                     << "': the device does not qualify for it");
     wanted = p->detected;
@@ -259,13 +307,18 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
       ISG_LOG_INFO("'" << name << "': khr test double with native sub-group size " << testNative
                        << (p->traits.khrTestMinimal ? " (minimal: no clustered reduce, no extended types)" : ""));
     } else {
-      unsigned n = probeNativeSubGroupSize(device, extensions, name);
+      const KhrProbe probe = probeKhrDriver(device, extensions, name);
+      const unsigned n = probe.nativeSize;
       if (!isPowerOfTwo(n)) {
         ISG_LOG_INFO("'" << name << "': native sub-group size " << n
                          << " unknown or not a power of two; using local instead of khr");
         p->strategy = Strategy::Local;
       } else {
         p->traits.nativeSubGroupSize = n;
+        p->khrRowSubGroups = probe.rowSubGroups;
+        if (p->khrRowSubGroups)
+          ISG_LOG_INFO("'" << name << "': the driver makes sub-groups per row of a work-group; "
+                           "multi-dimensional work-groups need rows of a multiple of " << n);
       }
     }
   }

@@ -20,6 +20,11 @@ struct DeviceProfile {
   cl_ulong localMemSize = 0;
   // An NVIDIA device whose driver takes NVIDIA's build options (-cl-nv-maxrregcount).
   bool nvidiaCompilerOptions = false;
+  // khr on a driver that splits multi-dimensional work-groups into sub-groups per row of
+  // dimension 0 (Intel's CPU runtime), not into runs of linear ids: the khr library's sub-groups
+  // are the driver's, so they match the layer's only where rows are a multiple of the native
+  // size (kernels.cpp refuses other launches of kernels that exchange data).
+  bool khrRowSubGroups = false;
 
   bool isNative() const { return strategy == Strategy::Native; }
   unsigned smallestSubGroupSize() const;

@@ -29,6 +29,27 @@ auto* const g_kernelRegistry = new ObjectRegistry<cl_kernel, KernelRecord, Kerne
 
 ObjectRegistry<cl_kernel, KernelRecord, KernelIndex>& kernelRegistry() { return *g_kernelRegistry; }
 
+namespace {
+
+// KernelRecord::rowMultiple for a kernel of `program`.
+unsigned rowMultipleFor(const ProgramRecord& program, const KernelManifest& manifest) {
+  if (program.rewrite.strategy != Strategy::Khr) return 0;
+  const bool exchanges = std::any_of(manifest.families.begin(), manifest.families.end(),
+                                     [](const std::string& f) {
+                                       return f != "identity" && f != "barrier";
+                                     });
+  if (!exchanges) return 0;
+  std::vector<cl_device_id> devices;
+  if (programDevices(program.driverProgram(), &devices) != CL_SUCCESS) return 0;
+  for (cl_device_id device : devices)
+    if (const DeviceProfile* profile = DeviceStrategy::of(device);
+        profile && profile->khrRowSubGroups)
+      return profile->traits.nativeSubGroupSize;
+  return 0;
+}
+
+}  // namespace
+
 void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::string& name) {
   auto record = std::make_shared<KernelRecord>();
   record->appProgram = program.app;
@@ -46,6 +67,7 @@ void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::s
   // Only kernels with hidden arguments (the local strategy, the khr double) keep copies: they
   // are the ones an H100 refused (the exchanges need registers), and their clSetKernelArg
   // already goes through the record; nvidia-ptx kernels launch at 1024 as built (measured).
+  record->rowMultiple = rowMultipleFor(program, record->manifest);
   record->recordsArgs = !record->manifest.hiddenArgs.empty() && mayCapRegisters(program);
   if (record->recordsArgs) record->args.resize(record->manifest.numUserArgs);
   // The driver kernel keeps the shadow alive; the application's program must stay alive as
@@ -382,8 +404,9 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
   if (local_work_size && work_dim >= 1 && work_dim <= 3)
     for (cl_uint d = 0; d < work_dim; ++d)
       if (local_work_size[d] == 0) return CL_INVALID_WORK_GROUP_SIZE;
-  if (!(summary.hasHiddenArgs || summary.recordsArgs || summary.checksImages) || work_dim < 1 ||
-      work_dim > 3 || !global_work_size)
+  if (!(summary.hasHiddenArgs || summary.recordsArgs || summary.checksImages ||
+        summary.checksRows) ||
+      work_dim < 1 || work_dim > 3 || !global_work_size)
     return enqueue(kernel, local_work_size);
   std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
   if (!record) return enqueue(kernel, local_work_size);
@@ -397,7 +420,9 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
   // The scratch is sized per work-group, so the layer must know the work-group size.
   size_t chosen[3] = {1, 1, 1};
   const size_t* local = local_work_size;
-  if (!local && hidden) {
+  // The shape check needs the work-group's shape as well.
+  const bool checkRows = record->rowMultiple != 0 && work_dim >= 2;
+  if (!local && (hidden || checkRows)) {
     err = chooseLocalSize(kernel, device, *profile, record->manifest, work_dim, global_work_size,
                           chosen);
     if (err != CL_SUCCESS) return err;
@@ -407,6 +432,15 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
   if (local) {
     items = 1;
     for (cl_uint d = 0; d < work_dim; ++d) items *= local[d];
+  }
+  if (checkRows && items != local[0] && local[0] % record->rowMultiple != 0) {
+    ISG_LOG_ERROR("kernel " << record->manifest.name << ": a work-group of "
+                            << local[0] << " x " << items / local[0]
+                            << " work-items cannot run on the khr strategy on this device: its "
+                               "driver makes sub-groups per row, so rows must be a multiple of "
+                            << record->rowMultiple
+                            << " work-items (or use a 1-D work-group, or ISG_STRATEGY=local)");
+    return CL_INVALID_WORK_GROUP_SIZE;
   }
 
   std::lock_guard<std::mutex> lock(record->enqueueMutex);

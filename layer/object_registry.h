@@ -71,6 +71,11 @@ struct KernelRecord {
   size_t cappedFor = 0;    // the work-group size cappedKernel was built for
   size_t refusedFrom = 0;  // the smallest work-group the driver refused; 0: none yet
 
+  // khr on a driver with per-row sub-groups (DeviceProfile::khrRowSubGroups), for kernels that
+  // exchange data: the native sub-group size every multi-dimensional work-group's rows must be
+  // a multiple of; 0: no such check. Set before the record is shared.
+  unsigned rowMultiple = 0;
+
   // Block IO image arguments (manifest.blockImageArgs) whose image has a format the library
   // cannot move bit-exactly, by argument index: the enqueue refuses them (kernels.cpp).
   // Guarded by enqueueMutex.
@@ -84,6 +89,7 @@ struct KernelSummary {
   bool hasHiddenArgs = false;  // the enqueue must set them
   bool recordsArgs = false;    // clSetKernelArg keeps a copy (KernelRecord::args)
   bool checksImages = false;   // clSetKernelArg checks image formats (KernelRecord::inexactImages)
+  bool checksRows = false;     // the enqueue checks the work-group shape (KernelRecord::rowMultiple)
 };
 
 class KernelIndex {
@@ -96,6 +102,7 @@ class KernelIndex {
     out->hasHiddenArgs = ((v >> 32) & 1) != 0;
     out->recordsArgs = ((v >> 33) & 1) != 0;
     out->checksImages = ((v >> 34) & 1) != 0;
+    out->checksRows = ((v >> 35) & 1) != 0;
     return true;
   }
   bool contains(cl_kernel kernel) const noexcept {
@@ -107,7 +114,8 @@ class KernelIndex {
     index_.set(kernel, uint64_t{r.manifest.numUserArgs} |
                            (uint64_t{!r.manifest.hiddenArgs.empty()} << 32) |
                            (uint64_t{r.recordsArgs} << 33) |
-                           (uint64_t{!r.manifest.blockImageArgs.empty()} << 34));
+                           (uint64_t{!r.manifest.blockImageArgs.empty()} << 34) |
+                           (uint64_t{r.rowMultiple != 0} << 35));
   }
   void erase(cl_kernel kernel) { index_.erase(kernel); }
 

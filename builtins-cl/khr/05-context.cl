@@ -26,7 +26,10 @@
  */
 
 #ifndef __ISG_KHR_REFERENCE
-#if !defined(cl_khr_subgroups) && !defined(__opencl_c_subgroups)
+/* The sub-group basics (ids, sizes, broadcast, reduce, scan, barrier) come from cl_khr_subgroups,
+ * the OpenCL C 3.0 feature, or cl_intel_subgroups, which declares the same functions on Intel's
+ * drivers in every OpenCL C version (ISG_STRATEGY=khr there runs on a real khr driver). */
+#if !defined(cl_khr_subgroups) && !defined(__opencl_c_subgroups) && !defined(cl_intel_subgroups)
 #error "the khr sub-group strategy needs cl_khr_subgroups, or OpenCL C 3.0 with __opencl_c_subgroups (build with -cl-std=CL3.0, or set ISG_STRATEGY=local)"
 #endif
 /* Only cl_khr_subgroups has a pragma (Clang warns about one for the others). */

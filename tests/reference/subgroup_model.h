@@ -182,6 +182,29 @@ struct FloatExpect {
   }
 };
 
+// IEEE 754 binary16 to float, exactly (every half is a float).
+inline float halfToFloat(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (man << 13);  // inf, nan
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112u) << 23) | (man << 13);
+  } else if (man == 0) {
+    bits = sign;
+  } else {  // subnormal: normalise
+    uint32_t e = 113, m = man;
+    while (!(m & 0x400u)) {
+      m <<= 1;
+      --e;
+    }
+    bits = sign | (e << 23) | ((m & 0x3ffu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 template <class T>
 FloatExpect floatCollective(const WorkGroup& g, uint32_t lid, Kind k, Op op,
                             const std::vector<T>& x, long double unitRoundoff) {
