@@ -88,6 +88,7 @@ std::string storeElements(const std::string& value, unsigned width, const std::s
 }
 
 std::map<unsigned, cl_program>& programs();
+void writeDump();
 
 class SummaryPrinter : public ::testing::Environment {
  public:
@@ -106,6 +107,7 @@ class SummaryPrinter : public ::testing::Environment {
     }
     for (auto& [k, ok] : tally().cases)
       if (!ok) std::printf("[isg-e2e]   FAILED %s\n", k.c_str());
+    writeDump();
     for (auto& [S, p] : programs())
       if (p) clReleaseProgram(p);
     programs().clear();
@@ -166,16 +168,62 @@ bool nativeRun() {
   const char* n = std::getenv("ISG_E2E_NATIVE");
   return n && std::string(n) == "intel-cpu";
 }
-// The driver splits multi-dimensional work-groups into sub-groups per row of dimension 0
-// (Intel's CPU runtime, natively or under the layer's khr strategy, which builds on the
-// driver's sub-groups): ISG_E2E_ROW_SUBGROUPS=1, or the native run.
-bool rowSubGroups() {
-  const char* r = std::getenv("ISG_E2E_ROW_SUBGROUPS");
-  return nativeRun() || (r && std::string(r) == "1");
+// The cases Intel's CPU runtime can run (ISG_E2E_CASES=intel-cpu, implied by the native run):
+// its sub-groups are per row (also under the layer's khr strategy, which builds on them), it
+// lacks the gaps below and does not bounds-check image block IO. The differential test runs
+// this set through the layer on PoCL too, so both runs see the same inputs.
+bool intelCpuCases() {
+  const char* c = std::getenv("ISG_E2E_CASES");
+  return nativeRun() || (c && std::string(c) == "intel-cpu");
+}
+
+// ISG_E2E_DUMP=file: every result the model defines, one line per value ("key<TAB>hex" or, for
+// float reductions and scans, "key<TAB>value<TAB>tolerance"), for tests/native/compare_dumps.py.
+struct Dump {
+  std::map<std::string, std::string> lines;
+  static bool on() { return std::getenv("ISG_E2E_DUMP") != nullptr; }
+};
+Dump& dump() {
+  static Dump d;
+  return d;
+}
+void dumpBytes(const std::string& key, const uint8_t* p, size_t n) {
+  if (!Dump::on()) return;
+  static const char* hex = "0123456789abcdef";
+  std::string v;
+  for (size_t i = 0; i < n; ++i) {
+    v += hex[p[i] >> 4];
+    v += hex[p[i] & 15];
+  }
+  dump().lines[key] = v;
+}
+void dumpFloat(const std::string& key, long double value, long double tolerance) {
+  if (!Dump::on()) return;
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.17Lg\t%.17Lg", value, tolerance);
+  dump().lines[key] = buf;
+}
+
+void writeDump() {
+  const char* path = std::getenv("ISG_E2E_DUMP");
+  if (!path) return;
+  FILE* f = std::fopen(path, "w");
+  if (!f) return;
+  for (auto& [key, value] : dump().lines) std::fprintf(f, "%s\t%s\n", key.c_str(), value.c_str());
+  std::fclose(f);
+}
+
+// Inputs depend only on what they are for (a case, a shape, an image format), never on which
+// cases ran before: runs with different case sets then still share their common inputs.
+std::mt19937_64& rng();
+void seedFor(const std::string& what) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : what) h = (h ^ c) * 1099511628211ull;
+  rng().seed(h);
 }
 // Why a block row's `form` ("buffer" | "image") is not built on this run ("" when it is).
 std::string blockRowGap(const std::string& builtin, const char* form) {
-  if (!nativeRun()) return "";
+  if (!intelCpuCases()) return "";
   for (const NativeGap& g : kIntelCpuGaps)
     if (builtin == g.builtin && std::string(form) == g.form) return kIntelCpuGapWhy;
   return "";
@@ -188,7 +236,7 @@ std::string blockRowGap(const std::string& builtin, const char* form) {
 // (NativeImageEdges shows the first). The layer follows the spec. The native run therefore
 // keeps every image access inside the image; the edges are checked through the layer only.
 bool nativeSkipsImageEdges() {
-  if (!nativeRun()) return false;
+  if (!intelCpuCases()) return false;
   tally().notBuilt["image block IO across the image edges"] =
       "Intel's CPU runtime does not bounds-check image block IO (docs/compare.md)";
   return true;
@@ -216,7 +264,7 @@ std::vector<Shape> shapesFor(unsigned S, bool partialToo) {
                                       {"3d-partial", {3, 4, 5}}}
                  : std::vector<Shape>{{"1d", {2 * S, 1, 1}}, {"2d", {4, S / 2, 1}},
                                       {"3d", {2, 2, S / 2}}};
-  if (!rowSubGroups()) return all;
+  if (!intelCpuCases()) return all;
   // How a work-group is split into sub-groups is implementation-defined (cl_intel_subgroups:
   // "The mapping of work items to sub-groups is implementation-defined"). The model is the
   // layer's (runs of S linear ids); Intel's CPU runtime splits every row of dimension 0 on its
@@ -547,6 +595,7 @@ size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
     for (uint32_t lid = 0; lid < g.size(); ++lid) {
       size_t wi = l.wi(grp, lid);
       const uint8_t* got = O + wi * sb;
+      const std::string dk = c.key + "|" + where + "|" + std::to_string(grp) + "|" + std::to_string(lid);
       if (fam == "identity") {
         uint32_t want = 0;
         if (f == "get_sub_group_size") want = g.subGroupSize(lid);
@@ -557,18 +606,22 @@ size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
         else if (f == "get_sub_group_local_id") want = g.subGroupLocalId(lid);
         else { fail(wi, "no model for " + f); continue; }
         uint32_t v = load<uint32_t>(got);
+        dumpBytes(dk, got, 4);
         if (v != want) fail(wi, "got " + std::to_string(v) + " want " + std::to_string(want));
       } else if (fam == "barrier") {
         uint32_t nb = g.subGroupBase(lid) + (g.subGroupLocalId(lid) + 1) % g.subGroupSize(lid);
         size_t nwi = l.wi(grp, nb);
         uint32_t want = load<uint32_t>(A + nwi * 4) ^ load<uint32_t>(B + nwi * 4);
         uint32_t v = load<uint32_t>(got);
+        dumpBytes(dk, got, 4);
         if (v != want) fail(wi, "got " + std::to_string(v) + " want " + std::to_string(want));
       } else if (fam == "vote") {
         std::vector<int32_t> pred(g.size());
         for (uint32_t m = 0; m < g.size(); ++m) pred[m] = load<int32_t>(A + l.wi(grp, m) * 4);
         bool want = f == "sub_group_all" ? isgref::voteAll(g, lid, pred) : isgref::voteAny(g, lid, pred);
         bool v = load<int32_t>(got) != 0;
+        const uint8_t truth = v;
+        dumpBytes(dk, &truth, 1);
         if (v != want) fail(wi, std::string("got ") + (v ? "true" : "false"));
       } else if (fam == "shuffle" || fam == "broadcast") {
         std::optional<isgref::Source> src;
@@ -579,6 +632,7 @@ size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
         else if (f.find("shuffle_xor") != std::string::npos) src = isgref::shuffleXor(g, lid, x);
         else src = isgref::shuffle(g, lid, x);
         if (!src) continue;  // undefined by the spec
+        dumpBytes(dk, got, eb * c.type.width);
         const uint8_t* want = (src->which ? B : A) + l.wi(grp, src->lid) * sb;
         if (std::memcmp(got, want, eb * c.type.width) != 0)
           fail(wi, "index " + std::to_string(x) + ": wrong data (expected lid " +
@@ -601,6 +655,7 @@ size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
           using T = decltype(tag);
           T want = isgref::integerCollective<T>(g, lid, kind, op, gather(tag));
           T v = load<T>(got);
+          dumpBytes(dk, got, sizeof(T));
           if (v != want)
             fail(wi, "got " + std::to_string(v) + " want " + std::to_string(want));
         };
@@ -608,6 +663,7 @@ size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
           using T = decltype(tag);
           isgref::FloatExpect e = isgref::floatCollective<T>(g, lid, kind, op, gather(tag), u);
           T v = load<T>(got);
+          dumpFloat(dk, v, e.tolerance);
           if (!e.ok(v))
             fail(wi, "got " + std::to_string(double(v)) + " want " + std::to_string(double(e.value)) +
                          " +- " + std::to_string(double(e.tolerance)));
@@ -629,6 +685,7 @@ size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
           isgref::FloatExpect e =
               isgref::floatCollective<float>(g, lid, kind, op, x, std::ldexp(1.0L, -11));
           const float v = isgref::halfToFloat(load<uint16_t>(got));
+          dumpFloat(dk, v, e.tolerance);
           if (!e.ok(v))
             fail(wi, "got " + std::to_string(v) + " want " + std::to_string(double(e.value)) +
                          " +- " + std::to_string(double(e.tolerance)));
@@ -655,7 +712,8 @@ void runFamilyChunk(const std::string& name, unsigned S, const std::vector<Case>
       const Case& c = cases[ci];
       const unsigned sb = storageBytes(c.type), eb = scalarBytes(c.type.scalar);
       const bool narrow = c.func->family == "reduce" || c.func->family == "scan";
-      ++salt;
+      seedFor(c.key + "|" + shape.name);
+      salt = unsigned(rnd() % 1000);
       for (unsigned grp = 0; grp < l.groups; ++grp) {
         for (uint32_t lid = 0; lid < l.g.size(); ++lid) {
           size_t wi = l.wi(grp, lid);
@@ -767,6 +825,7 @@ TEST_P(BlockBuffer, MatchesReferenceModel) {
     const size_t stride = sgs * S * 8 * 8 + 64;  // room for every sub-group's block of ulong8
     std::vector<uint8_t> in(rows.size() * stride), out(rows.size() * stride, 0),
         out2(rows.size() * stride, 0);
+    seedFor("buffer|" + std::to_string(S) + "|" + shape.name);
     for (auto& b : in) b = uint8_t(rnd());
     Mem bin, bout, bout2;
     bin.m = makeBuffer(in.size(), in.data());
@@ -798,6 +857,10 @@ TEST_P(BlockBuffer, MatchesReferenceModel) {
             // read: out[wi*width + k] == in[block + index]
             const uint8_t* got = out.data() + i * stride + (wi * r.width + kk) * eb;
             const uint8_t* want = in.data() + i * stride + elem * eb;
+            const std::string dk = "|" + std::to_string(S) + "|" + shape.name + "|" +
+                                   std::to_string(wi) + "|" + std::to_string(kk);
+            dumpBytes(r.read + "(buffer)" + dk, got, eb);
+            dumpBytes(r.write + "(buffer)" + dk, out2.data() + i * stride + elem * eb, eb);
             if (std::memcmp(got, want, eb) != 0 && ++badRead <= 3)
               ADD_FAILURE() << r.read << "@" << S << " " << shape.name << " wi " << wi << " k " << kk;
             // write: out2[block + index] == in[wi*width + k] ^ 0x5a
@@ -996,6 +1059,7 @@ TEST_P(BlockImage, MatchesReferenceModel) {
         continue;
       }
       const std::string fkey = std::string("image ") + f.name;
+      seedFor(fkey + "|" + std::to_string(S) + "|" + shape.name);
       const unsigned es = f.channels * f.channelBytes;
       // ---- reads: every row in one launch; arbitrary byte x (also negative and past the
       // edges), rows past the bottom
@@ -1047,6 +1111,10 @@ TEST_P(BlockImage, MatchesReferenceModel) {
                 uint64_t got = 0;
                 std::memcpy(&got, out.data() + l.wi(grp, lid) * layout.bytesPerItem +
                                       layout.offset[i] + kk * eb, eb);
+                dumpBytes(caseKey(r.read, fkey, S) + "|" + shape.name + "|" +
+                              std::to_string(grp) + "|" + std::to_string(lid) + "|" +
+                              std::to_string(kk),
+                          reinterpret_cast<const uint8_t*>(&got), eb);
                 if (got != *want && ++bad <= 3)
                   ADD_FAILURE() << r.read << "@" << S << " " << f.name << " " << shape.name
                                 << " lid " << lid << " k " << kk << " coord (" << rc[2 * sg] << ","
@@ -1106,6 +1174,7 @@ TEST_P(BlockImage, MatchesReferenceModel) {
                                       wc[2 * sg + 1] + int64_t(kk), eb, v);
             }
           }
+        dumpBytes(caseKey(r.write, fkey, S) + "|" + shape.name, got.bytes.data(), got.bytes.size());
         size_t bad = 0;
         for (size_t b = 0; b < want.bytes.size(); ++b)
           if (got.bytes[b] != want.bytes[b] && ++bad <= 3)
@@ -1216,7 +1285,7 @@ TEST(NativeMapping, SubGroupsOfMultiDimensionalWorkGroups) {
 TEST(KhrRows, LaunchesThatSplitTheDriversSubGroupsAreRefused) {
   ISG_REQUIRE_ENV();
   const char* strategy = std::getenv("ISG_STRATEGY");
-  const bool refused = rowSubGroups() && !nativeRun() && strategy && std::string(strategy) == "khr";
+  const bool refused = intelCpuCases() && !nativeRun() && strategy && std::string(strategy) == "khr";
   const char* src =
       "__attribute__((intel_reqd_sub_group_size(8)))\n"
       "kernel void k(global uint* o) {\n"
