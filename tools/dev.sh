@@ -3,7 +3,8 @@
 # The project's two entry points (README): from a fresh clone, install what is missing, build,
 # and then either run the demo through the layer or run the whole test suite.
 #   tools/dev.sh demo    # Intel-targeted sample kernel through the layer on the default device,
-#                        # captured and replayed with isg-replay (docs/compare.md)
+#                        # captured and replayed with isg-replay; then captured on Intel's own
+#                        # driver and replayed through the layer (docs/compare.md)
 #   tools/dev.sh test    # the whole suite (CTest), as CI runs it
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,7 +31,22 @@ case "$what" in
     echo
     echo "captured the sgemv enqueue to $case_dir; replaying it:"
     echo "  isg-replay $case_dir --repeat 5"
-    exec "$build/tools/isg-replay/isg-replay" "$case_dir" --repeat 5
+    "$build/tools/isg-replay/isg-replay" "$case_dir" --repeat 5
+    # The compare flow for real (docs/compare.md): the same kernel captured on Intel's own
+    # driver (the layer passes it through and only captures), replayed through the layer on the
+    # default device.
+    intel=$("$root/tools/intel-runtime.sh" dir)
+    native_cases="$build/demo-cases-intel"
+    rm -rf "$native_cases"
+    echo
+    echo "capturing the same kernel on Intel's own OpenCL driver ($intel):"
+    OCL_ICD_VENDORS="$intel/vendors" LD_LIBRARY_PATH="$intel/lib" ISG_CAPTURE_DIR="$native_cases" \
+      ISG_CAPTURE_KERNEL=sgemv "$build/tools/isg-demo/isg-demo"
+    native_case=$(ls -d "$native_cases"/sgemv-* | head -n 1)
+    echo
+    echo "replaying Intel's capture through the layer on the default device:"
+    echo "  isg-replay $native_case --ulp 4"
+    exec "$build/tools/isg-replay/isg-replay" "$native_case" --ulp 4
     ;;
   test)
     exec ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 900
