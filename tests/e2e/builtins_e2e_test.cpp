@@ -43,7 +43,18 @@ namespace {
 using namespace isge2e;
 using isgref::WorkGroup;
 
-const unsigned kSizes[] = {8, 16, 32};
+// Sub-group sizes the suite runs: 8, 16 and 32 (every strategy has them), or the list in
+// ISG_E2E_SIZES (the native run: "4 8 16 32 64", every size Intel's CPU runtime has).
+std::vector<unsigned> suiteSizes() {
+  std::vector<unsigned> sizes;
+  if (const char* list = std::getenv("ISG_E2E_SIZES")) {
+    std::istringstream in(list);
+    for (unsigned s; in >> s;) sizes.push_back(s);
+  }
+  if (sizes.empty()) sizes = {8, 16, 32};
+  return sizes;
+}
+const std::vector<unsigned> kSizes = suiteSizes();
 
 // ---- case bookkeeping: builtin x type x S ----------------------------------------------------
 
@@ -276,7 +287,7 @@ std::vector<Shape> shapesFor(unsigned S, bool partialToo) {
   // layer's (runs of S linear ids); Intel's CPU runtime splits every row of dimension 0 on its
   // own (NativeMapping checks that), which is the same thing only for 1-D work-groups and rows
   // of a multiple of S (and, for the khr strategy there, of the native size, which the layer
-  // enforces). The other shapes give way to ones with rows of 32.
+  // enforces). The other shapes give way to ones with rows of 64.
   std::vector<Shape> same;
   same.reserve(all.size() + 2);
   for (const Shape& s : all) {
@@ -288,9 +299,9 @@ std::vector<Shape> shapesFor(unsigned S, bool partialToo) {
         "Intel's CPU runtime maps each row of a multi-dimensional work-group to its own "
         "sub-groups (implementation-defined; docs/compare.md)";
   }
-  if (!partialToo) {  // rows of 32: a multiple of every S and of the driver's native size
-    same.push_back({"2d-rows", {32, 2, 1}});
-    same.push_back({"3d-rows", {32, 1, 2}});
+  if (!partialToo) {  // rows of 64: a multiple of every S and of the driver's native size
+    same.push_back({"2d-rows", {64, 2, 1}});
+    same.push_back({"3d-rows", {64, 1, 2}});
   }
   return same;
 }
