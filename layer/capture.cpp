@@ -560,7 +560,12 @@ void describeLaunch(Pending& p, const EnqueueCapture::Launch& l, cl_device_id de
     p.c.layerMode = "capture-only";
   } else {
     p.c.layerMode = record ? "rewritten" : "pass-through";
-    if (const DeviceProfile* profile = DeviceStrategy::of(device))
+    // The library the program was rewritten for, which can differ from the device's strategy
+    // (khr falls back to local for a program with S > N; mixed-device builds use local).
+    std::shared_ptr<ProgramRecord> program = record ? programRegistry().find(appProgram) : nullptr;
+    if (program)
+      p.c.strategy = strategyName(program->rewrite.strategy);
+    else if (const DeviceProfile* profile = DeviceStrategy::of(device))
       p.c.strategy = strategyName(profile->strategy);
     if (record) p.c.subGroupSize = record->manifest.subGroupSize;
   }

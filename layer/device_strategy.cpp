@@ -212,35 +212,6 @@ Strategy fromChoice(StrategyChoice choice, Strategy detected) {
   return detected;
 }
 
-// The strategy's sub-group sizes, before ISG_SUB_GROUP_SIZE.
-void applyStrategy(Strategy strategy, DeviceTraits* traits) {
-  DeviceTraits& t = *traits;
-  t.strategy = strategy;
-  switch (strategy) {
-    case Strategy::NvidiaPtx:
-      t.defaultSubGroupSize = 32;
-      t.nativeSubGroupSize = 32;
-      t.supportedSubGroupSizes = {8, 16, 32};
-      break;
-    case Strategy::Khr:
-      // nativeSubGroupSize is set before (probe or test double). Sizes that divide it partition
-      // the native sub-groups; larger ones (up to local's 64) make the rewriter use local.
-      t.defaultSubGroupSize = t.nativeSubGroupSize ? t.nativeSubGroupSize : 16;
-      t.supportedSubGroupSizes = {1, 2, 4, 8, 16, 32, 64};
-      for (unsigned s = 128; s <= t.nativeSubGroupSize; s *= 2) t.supportedSubGroupSizes.push_back(s);
-      break;
-    case Strategy::Native:
-    case Strategy::Local:
-      t.defaultSubGroupSize = 16;
-      t.nativeSubGroupSize = 0;
-      t.nvidiaComputeCapability = 0;
-      t.khrTestDouble = false;
-      t.khrTestMinimal = false;
-      t.supportedSubGroupSizes = {1, 2, 4, 8, 16, 32, 64};
-      break;
-  }
-}
-
 void applySubGroupSizeControl(DeviceTraits* traits, const std::string& deviceName) {
   unsigned wanted = config().SUB_GROUP_SIZE;
   if (wanted == 0) return;
@@ -322,7 +293,7 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
       }
     }
   }
-  applyStrategy(p->strategy, &p->traits);
+  applyStrategyDefaults(p->strategy, p->traits.nativeSubGroupSize, &p->traits);
   if (!p->isNative()) applySubGroupSizeControl(&p->traits, name);
   if (p->strategy == Strategy::NvidiaPtx) p->traits.nvidiaComputeCapability = nvidiaCc;
 
@@ -439,7 +410,7 @@ DeviceTraits DeviceStrategy::traitsForBuild(const std::vector<cl_device_id>& dev
       ISG_LOG_INFO(
           "the devices of one build use different strategies; rewriting for local, "
           "which works on all of them");
-    applyStrategy(Strategy::Local, &traits);
+    applyStrategyDefaults(Strategy::Local, 0, &traits);
     applySubGroupSizeControl(&traits, "the build's devices");
   }
   return traits;

@@ -331,7 +331,10 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
       std::shared_ptr<ProgramRecord> input = programRegistry().find(input_programs[i]);
       driverInputs.push_back(input ? input->driverProgram() : input_programs[i]);
       if (!input || input->kind == ProgramRecord::Kind::RewriteFailed) continue;
-      if (!anyTakenOver) prototype->defaultSubGroupSize = input->defaultSubGroupSize;
+      if (!anyTakenOver) {
+        prototype->defaultSubGroupSize = input->defaultSubGroupSize;
+        prototype->rewrite.strategy = input->rewrite.strategy;
+      }
       anyTakenOver = true;
       prototype->rewrite.kernels.insert(prototype->rewrite.kernels.end(),
                                         input->rewrite.kernels.begin(),

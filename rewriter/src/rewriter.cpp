@@ -552,6 +552,35 @@ Cache& cache() {
 
 }  // namespace
 
+void applyStrategyDefaults(Strategy strategy, unsigned nativeSize, DeviceTraits* traits) {
+  DeviceTraits& t = *traits;
+  t.strategy = strategy;
+  switch (strategy) {
+    case Strategy::NvidiaPtx:
+      t.defaultSubGroupSize = 32;
+      t.nativeSubGroupSize = 32;
+      t.supportedSubGroupSizes = {8, 16, 32};
+      break;
+    case Strategy::Khr:
+      // Sizes that divide the native size partition the native sub-groups; larger ones (up to
+      // local's 64) make the rewriter use local for the program.
+      t.nativeSubGroupSize = nativeSize;
+      t.defaultSubGroupSize = nativeSize ? nativeSize : 16;
+      t.supportedSubGroupSizes = {1, 2, 4, 8, 16, 32, 64};
+      for (unsigned s = 128; s <= nativeSize; s *= 2) t.supportedSubGroupSizes.push_back(s);
+      break;
+    case Strategy::Native:
+    case Strategy::Local:
+      t.defaultSubGroupSize = 16;
+      t.nativeSubGroupSize = 0;
+      t.nvidiaComputeCapability = 0;
+      t.khrTestDouble = false;
+      t.khrTestMinimal = false;
+      t.supportedSubGroupSizes = {1, 2, 4, 8, 16, 32, 64};
+      break;
+  }
+}
+
 const char* strategyName(Strategy s) {
   switch (s) {
     case Strategy::Native:

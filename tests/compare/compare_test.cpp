@@ -236,6 +236,22 @@ int runHelper(const std::string& mode) {
       std::string::npos;
   std::printf("cl_intel_subgroups advertised: %s\n", intel ? "yes" : "no");
   if (mode == "plain") return runPlainScale() ? 0 : 1;
+  if (mode == "wide") {  // S = 32 under the khr double of native size 16: the program is local's
+    const char* src =
+        "__attribute__((intel_reqd_sub_group_size(32)))\n"
+        "kernel void wide_rotate(global uint* o) {\n"
+        "  o[get_global_id(0)] = intel_sub_group_shuffle((uint)get_global_id(0), 1u); }\n";
+    const size_t n = 64;
+    cl_mem out = buffer(CL_MEM_READ_WRITE, n * sizeof(cl_uint));
+    cl_kernel k = kernelFrom(src, "wide_rotate");
+    if (!k) return 1;
+    clSetKernelArg(k, 0, sizeof out, &out);
+    cl_int err = clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &n, &n, 0, nullptr, nullptr);
+    clFinish(env().queue);
+    clReleaseKernel(k);
+    clReleaseMemObject(out);
+    return err == CL_SUCCESS ? 0 : 1;
+  }
   if (mode == "filters") {
     const size_t n = 16;
     cl_mem out = buffer(CL_MEM_READ_WRITE, n * sizeof(cl_uint));
@@ -578,6 +594,18 @@ TEST(Capture, ConcurrentCapturesAreEachComplete) {
     std::sort(seen.begin(), seen.end());
     EXPECT_EQ(seen, (std::vector<cl_uint>{base, base + 1, base + 2})) << name;
   }
+}
+
+// The case names the library the program was rewritten for, not the device's strategy: under
+// the khr double of native size 16, a kernel that requires S = 32 makes its program local's.
+TEST(Capture, CaseRecordsTheStrategyTheProgramWasRewrittenFor) {
+  ISG_REQUIRE_ENV();
+  ProcessResult h = helper("wide", {{"ISG_STRATEGY", "khr"}, {"ISG_KHR_TEST_NATIVE_SIZE", "16"}});
+  ASSERT_EQ(h.status, 0) << h.output;
+  Found f = onlyCaseOf(g_caseDir, "wide_rotate");
+  EXPECT_EQ(f.c.layerMode, "rewritten");
+  EXPECT_EQ(f.c.strategy, "local");
+  EXPECT_EQ(f.c.subGroupSize, 32u);
 }
 
 TEST(Capture, FailureToCaptureIsLoggedNotRaised) {

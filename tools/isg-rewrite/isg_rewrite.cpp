@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // isg-rewrite: runs the rewriter outside OpenCL, to see what a driver would receive.
-//   isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N] [--fp16] [--fp64]
+//   isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N] [--native-size N] [--fp16] [--fp64]
 //               [--nv-sm NN] [--driver-options FILE] [--manifest] [--header NAME=PATH]...
 //               [--device-version NNN] [--device-extensions "A B"] [--device-features "A B"]
 //               [build options...] file.cl
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -16,13 +17,17 @@
 namespace {
 
 int usage() {
-  std::cerr << "usage: isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N] [--fp16]\n"
-               "                   [--fp64] [--nv-sm NN] [--driver-options FILE] [--manifest]\n"
+  std::cerr << "usage: isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N]\n"
+               "                   [--native-size N] [--fp16] [--fp64] [--nv-sm NN]\n"
+               "                   [--driver-options FILE] [--manifest]\n"
                "                   [--header NAME=PATH]... [build options...] file.cl\n"
                "Prints the source the driver would compile (or the manifest as JSON); exits 1\n"
                "with the build log when the program cannot be rewritten. --driver-options\n"
                "writes the build options the driver would get to FILE; --nv-sm sets the\n"
                "NVIDIA compute capability (e.g. 90) the nvidia-ptx library targets.\n"
+               "Sizes and the default S are the strategy's, as the layer sets them;\n"
+               "--native-size is the khr device's native sub-group size (default 32) and\n"
+               "--sub-group-size the default S, as ISG_SUB_GROUP_SIZE sets it.\n"
                "--device-version (e.g. 300), --device-extensions and --device-features (space\n"
                "separated) say what the driver predefines, as the layer reads it off a device.\n";
   return 2;
@@ -52,7 +57,8 @@ std::string quoteOption(const std::string& a) {
 
 int main(int argc, char** argv) {
   isg::RewriteInput in;
-  in.traits.supportedSubGroupSizes = {8, 16, 32};
+  isg::Strategy strategy = isg::Strategy::Local;
+  unsigned nativeSize = 32, defaultSize = 0;
   bool manifest = false, haveStrategy = false;
   std::string file, optionsFile;
   for (int i = 1; i < argc; ++i) {
@@ -64,11 +70,14 @@ int main(int argc, char** argv) {
     };
     std::string v;
     if (a == "--strategy") {
-      if (!value(&v) || !isg::parseStrategy(v, &in.traits.strategy)) return usage();
+      if (!value(&v) || !isg::parseStrategy(v, &strategy)) return usage();
       haveStrategy = true;
     } else if (a == "--sub-group-size") {
       if (!value(&v)) return usage();
-      in.traits.defaultSubGroupSize = unsigned(std::strtoul(v.c_str(), nullptr, 10));
+      defaultSize = unsigned(std::strtoul(v.c_str(), nullptr, 10));
+    } else if (a == "--native-size") {
+      if (!value(&v)) return usage();
+      nativeSize = unsigned(std::strtoul(v.c_str(), nullptr, 10));
     } else if (a == "--fp16") {
       in.traits.fp16 = true;
     } else if (a == "--fp64") {
@@ -110,9 +119,16 @@ int main(int argc, char** argv) {
     std::cerr << "isg-rewrite: cannot read " << file << "\n";
     return 2;
   }
-  bool found = false;
-  for (unsigned s : in.traits.supportedSubGroupSizes) found |= s == in.traits.defaultSubGroupSize;
-  if (!found) in.traits.supportedSubGroupSizes.push_back(in.traits.defaultSubGroupSize);
+  isg::applyStrategyDefaults(strategy, nativeSize, &in.traits);
+  if (defaultSize) {
+    const auto& sizes = in.traits.supportedSubGroupSizes;
+    if (std::find(sizes.begin(), sizes.end(), defaultSize) == sizes.end()) {
+      std::cerr << "isg-rewrite: sub-group size " << defaultSize << " is not one strategy "
+                << isg::strategyName(strategy) << " supports\n";
+      return 2;
+    }
+    in.traits.defaultSubGroupSize = defaultSize;
+  }
 
   isg::RewriteResult r = isg::rewriteProgram(in);
   if (!optionsFile.empty()) {

@@ -47,6 +47,12 @@ struct DeviceTraits {
   bool khrTestMinimal = false;
 };
 
+// Sets traits->strategy and what the strategy decides about sizes: the sub-group sizes it
+// honours, its default S (before ISG_SUB_GROUP_SIZE) and the native size it keeps. `nativeSize`
+// is the hardware's sub-group size for khr (probed, or the test double's) and ignored otherwise.
+// The layer's device profiles and isg-rewrite both take these facts from here.
+void applyStrategyDefaults(Strategy strategy, unsigned nativeSize, DeviceTraits* traits);
+
 struct SourceFile {
   std::string name;  // as the program names it: "<source>" for the main text, header include names
   std::string text;
