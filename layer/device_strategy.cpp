@@ -17,16 +17,6 @@
 namespace isg {
 namespace {
 
-// Strategies the layer can use today: native needs no library, the others have their folder in
-// builtins-cl/. A detected strategy outside this list falls back to local until its library lands.
-constexpr Strategy kImplementedStrategies[] = {Strategy::Native, Strategy::NvidiaPtx,
-                                               Strategy::Khr, Strategy::Local};
-
-bool isImplemented(Strategy s) {
-  return std::find(std::begin(kImplementedStrategies), std::end(kImplementedStrategies), s) !=
-         std::end(kImplementedStrategies);
-}
-
 // The names of a space-separated extension string.
 std::vector<std::string> words(const std::string& text) {
   std::istringstream in(text);
@@ -265,11 +255,6 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
     ISG_LOG_INFO("'" << name << "' reports cl_intel_subgroups; emulating anyway as ISG_STRATEGY="
                      << strategyName(wanted) << " asks");
   p->strategy = wanted;
-  if (!isImplemented(p->strategy)) {
-    ISG_LOG_INFO("'" << name << "': strategy " << strategyName(p->strategy)
-                     << " has no builtins library yet; using local");
-    p->strategy = Strategy::Local;
-  }
   if (p->strategy == Strategy::Khr) {
     if (khrTestDouble) {
       p->traits.khrTestDouble = true;
