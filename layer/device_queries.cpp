@@ -12,21 +12,12 @@
 #include "param_util.h"
 
 // The advertised extensions come from the builtins table, not from a list of our own.
-#include "builtins.def"
+#include "builtin_table.h"
 
 namespace isg {
 namespace {
 
-struct AdvertisedExtension {
-  const char* name;
-  cl_version version;
-};
 
-const AdvertisedExtension kAdvertisedExtensions[] = {
-#define ISG_EXTENSION(name, major, minor, patch) {#name, CL_MAKE_VERSION(major, minor, patch)},
-    ISG_EXTENSIONS(ISG_EXTENSION)
-#undef ISG_EXTENSION
-};
 
 bool containsWord(const std::string& list, const std::string& word) {
   size_t pos = 0;
@@ -43,7 +34,7 @@ bool containsWord(const std::string& list, const std::string& word) {
 std::string extendedExtensionString(const std::string& driver) {
   std::string out = driver;
   const bool trailingSpace = !out.empty() && out.back() == ' ';
-  for (const AdvertisedExtension& e : kAdvertisedExtensions) {
+  for (const table::Extension& e : table::extensions()) {
     if (containsWord(out, e.name)) continue;
     if (!out.empty() && out.back() != ' ') out += ' ';
     out += e.name;
@@ -64,13 +55,13 @@ cl_int answerExtensionsWithVersion(cl_device_id device, size_t size, void* value
   std::vector<cl_name_version> list;
   cl_int err = deviceArray(device, CL_DEVICE_EXTENSIONS_WITH_VERSION, &list);
   if (err != CL_SUCCESS) return err;  // an OpenCL 1.x device does not know the query
-  for (const AdvertisedExtension& e : kAdvertisedExtensions) {
+  for (const table::Extension& e : table::extensions()) {
     bool present = false;
     for (const cl_name_version& v : list) present = present || std::string(v.name) == e.name;
     if (present) continue;
     cl_name_version entry{};
-    entry.version = e.version;
-    std::snprintf(entry.name, sizeof entry.name, "%s", e.name);
+    entry.version = CL_MAKE_VERSION(e.major, e.minor, e.patch);
+    std::snprintf(entry.name, sizeof entry.name, "%s", e.name.c_str());
     list.push_back(entry);
   }
   return writeArray(size, value, size_ret, list);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cl_bench.h"
 
-#include "builtins.def"  // ISG_EXTENSIONS: what layerAddedOptions() defines
+#include "builtin_table.h"  // the extensions: what layerAddedOptions() defines
 
 #include <cstdlib>
 #include <filesystem>
@@ -254,10 +254,8 @@ std::string findRewritten(const std::string& dumpDir, const std::string& source)
 
 std::string layerAddedOptions() {
   std::string out;
-#define ISG_BENCH_EXTENSION_OPTION(name, major, minor, patch) \
-  out += std::string(out.empty() ? "" : " ") + "-D " #name "=1";
-  ISG_EXTENSIONS(ISG_BENCH_EXTENSION_OPTION)
-#undef ISG_BENCH_EXTENSION_OPTION
+  for (const isg::table::Extension& e : isg::table::extensions())
+    out += std::string(out.empty() ? "" : " ") + "-D " + e.name + "=1";
   return out;
 }
 

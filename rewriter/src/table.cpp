@@ -10,37 +10,22 @@
 namespace isg::detail {
 namespace {
 
-#define ISG_TYPE_ENTRY(type, scalar, width, requirement) \
-  TypeEntry{#type, #scalar, width, Requirement::requirement},
-
-// The type set is expanded inside the row so that a new ISG_TYPES_<SET> in the table needs no
-// C++ change.
-#define ISG_FUNC(name, family, extension, shape, typeset)                                       \
-  rows.push_back(Builtin{#name, #family, #extension, Shape::shape,                             \
-                         std::vector<TypeEntry>{ISG_TYPES_##typeset(ISG_TYPE_ENTRY)}, "", 0});
-#define ISG_BLOCK(read_name, write_name, extension, element, width)                              \
-  rows.push_back(Builtin{#read_name, "block", #extension, Shape::BlockRead, {}, #element, width}); \
-  rows.push_back(Builtin{#write_name, "block", #extension, Shape::BlockWrite, {}, #element, width});
-#define ISG_EXTENSION(name, major, minor, patch) names.push_back(#name);
-
 std::vector<Builtin> makeBuiltins() {
   std::vector<Builtin> rows;
-#include "builtins.def"
-  ISG_FUNCS(ISG_FUNC)
-  ISG_BLOCKS(ISG_BLOCK)
+  for (const table::Function& f : table::functions())
+    rows.push_back(Builtin{f.name, f.family, f.extension, f.shape, f.types, "", 0});
+  for (const table::Block& b : table::blocks()) {
+    rows.push_back(Builtin{b.read, "block", b.extension, Shape::BlockRead, {}, b.element, b.width});
+    rows.push_back(Builtin{b.write, "block", b.extension, Shape::BlockWrite, {}, b.element, b.width});
+  }
   return rows;
 }
 
 std::vector<std::string> makeExtensions() {
   std::vector<std::string> names;
-  ISG_EXTENSIONS(ISG_EXTENSION)
+  for (const table::Extension& e : table::extensions()) names.push_back(e.name);
   return names;
 }
-
-#undef ISG_TYPE_ENTRY
-#undef ISG_FUNC
-#undef ISG_BLOCK
-#undef ISG_EXTENSION
 
 std::string vectorType(const std::string& element, unsigned width) {
   return width > 1 ? element + std::to_string(width) : element;

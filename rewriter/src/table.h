@@ -1,27 +1,22 @@
 // SPDX-License-Identifier: MIT
-// The C++ view of builtins-cl/builtins.def. Everything the rewriter knows about builtins comes
-// from expanding that table here, so adding a row there is the only change a new builtin needs.
+// What the rewriter reads of builtins-cl/builtins.def (through builtin_table.h, the one C++
+// view of it), so adding a row there is the only change a new builtin needs.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "builtin_table.h"
 #include "isg/rewriter.h"
 
 namespace isg::detail {
 
-enum class Shape { U_V, V_FLAGS, I_I, T_T, T_TU, T_TTU, BlockRead, BlockWrite };
-// int64: 64-bit integers, optional only in the embedded profile (the library guards it).
-enum class Requirement { none, fp16, fp64, int64 };
+using table::Requirement;
+using table::Shape;
+using table::TypeEntry;
 
-struct TypeEntry {
-  std::string type;    // "float4"
-  std::string scalar;  // "float"
-  unsigned width = 1;
-  Requirement requirement = Requirement::none;
-};
-
+// One function of the table: an ISG_FUNC row, or one half of an ISG_BLOCK row.
 struct Builtin {
   std::string name;
   std::string family;     // "block" for ISG_BLOCK rows

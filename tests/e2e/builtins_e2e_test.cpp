@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "builtin_table.h"
+#include "case_table.h"
 #include "cl_harness.h"
 #include "subgroup_model.h"
 

@@ -2,7 +2,7 @@
 // Writes OpenCL C programs that call every builtin of builtins-cl/builtins.def with every type of
 // its row, one program per sub-group size, for strict_compile.sh: each strategy's rewritten
 // output must compile with clang-15 under every OpenCL C version. Generated from the table
-// (tests/e2e/builtin_table.h), so rows added later are covered without touching this file. The
+// (tests/e2e/case_table.h), so rows added later are covered without touching this file. The
 // programs also hold what real projects write around the builtins: a prototype of a builtin and
 // helpers defined by a macro that takes the builtin's name as an argument.
 //   all_builtins_sources OUTDIR      writes OUTDIR/all_S<S>.cl for S = 8, 16, 32, 64
@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "builtin_table.h"
+#include "case_table.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "builtins.def"
+#include "builtin_table.h"
 
 #include "generated_doc.h"
 
@@ -42,28 +42,26 @@ std::vector<Row> rows() {
   std::vector<Row> r;
   // Rows sharing a name and extension (none today) would be merged by the reader anyway; one
   // line per table row keeps the document a faithful picture of the table.
-#define GEN_TYPE(type, scalar, width, req) \
-  t.push_back(std::string(#type) + (std::string(#req) == "none" ? "" : " (" #req ")"));
-#define GEN_FUNC(name, family, ext, shape, typeset)                          \
-  {                                                                          \
-    std::vector<std::string> t;                                              \
-    ISG_TYPES_##typeset(GEN_TYPE)                                            \
-    r.push_back(Row{#name, #family, #ext, signatureOf(#shape, #name), join(t)}); \
+  for (const isg::table::Function& f : isg::table::functions()) {
+    std::vector<std::string> t;
+    for (const isg::table::TypeEntry& e : f.types)
+      t.push_back(e.type + (e.requirement == isg::table::Requirement::none
+                                ? ""
+                                : std::string(" (") + isg::table::requirementName(e.requirement) + ")"));
+    r.push_back(Row{f.name, f.family, f.extension, signatureOf(isg::table::shapeName(f.shape), f.name),
+                    join(t)});
   }
-  ISG_FUNCS(GEN_FUNC)
-#define GEN_BLOCK(rd, wr, ext, element, width)                                                  \
-  {                                                                                             \
-    std::string v = std::string(#element) + (width > 1 ? std::to_string(width) : "");           \
-    r.push_back(Row{#rd, "block", #ext,                                                         \
-                    v + " " #rd "(const __global " #element                                     \
-                        "*), (read_only/read_write image2d_t, int2 byte_coord)",                \
-                    v});                                                                        \
-    r.push_back(Row{#wr, "block", #ext,                                                         \
-                    "void " #wr "(__global " #element "*, " + v +                               \
-                        "), (write_only/read_write image2d_t, int2 byte_coord, " + v + ")",     \
-                    v});                                                                        \
+  for (const isg::table::Block& b : isg::table::blocks()) {
+    const std::string v = b.element + (b.width > 1 ? std::to_string(b.width) : "");
+    r.push_back(Row{b.read, "block", b.extension,
+                    v + " " + b.read + "(const __global " + b.element +
+                        "*), (read_only/read_write image2d_t, int2 byte_coord)",
+                    v});
+    r.push_back(Row{b.write, "block", b.extension,
+                    "void " + b.write + "(__global " + b.element + "*, " + v +
+                        "), (write_only/read_write image2d_t, int2 byte_coord, " + v + ")",
+                    v});
   }
-  ISG_BLOCKS(GEN_BLOCK)
   return r;
 }
 
@@ -102,9 +100,9 @@ std::string escapeCell(const std::string& text) {
 
 std::string generate() {
   std::vector<std::string> extensions;
-#define GEN_EXT(name, major, minor, patch) \
-  extensions.push_back(std::string("`") + #name + "` " + #major "." #minor "." #patch);
-  ISG_EXTENSIONS(GEN_EXT)
+  for (const isg::table::Extension& e : isg::table::extensions())
+    extensions.push_back("`" + e.name + "` " + std::to_string(e.major) + "." +
+                         std::to_string(e.minor) + "." + std::to_string(e.patch));
 
   std::ostringstream md;
   md << "<!-- SPDX-License-Identifier: MIT -->\n"

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// builtins-cl/builtins.def seen from C++: the rows the end-to-end tests turn into cases, so the
-// case list always follows the table and is never written by hand.
+// The rows the end-to-end tests turn into cases, as strings, from builtins-cl/builtin_table.h:
+// the case list always follows the table and is never written by hand.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "builtins.def"
+#include "builtin_table.h"
 
 namespace isge2e {
 
@@ -31,12 +31,12 @@ struct BlockRow {
 inline const std::vector<FuncRow>& funcRows() {
   static const std::vector<FuncRow> rows = [] {
     std::vector<FuncRow> r;
-#define ISGE2E_TYPE(type, scalar, width, req) TypeRow{#type, #scalar, width, #req},
-#define ISGE2E_FUNC(name, family, ext, shape, typeset) \
-  r.push_back(FuncRow{#name, #family, #ext, #shape, #typeset, {ISG_TYPES_##typeset(ISGE2E_TYPE)}});
-    ISG_FUNCS(ISGE2E_FUNC)
-#undef ISGE2E_FUNC
-#undef ISGE2E_TYPE
+    for (const isg::table::Function& f : isg::table::functions()) {
+      FuncRow row{f.name, f.family, f.extension, isg::table::shapeName(f.shape), f.typeset, {}};
+      for (const isg::table::TypeEntry& t : f.types)
+        row.types.push_back(TypeRow{t.type, t.scalar, t.width, isg::table::requirementName(t.requirement)});
+      r.push_back(std::move(row));
+    }
     return r;
   }();
   return rows;
@@ -45,9 +45,8 @@ inline const std::vector<FuncRow>& funcRows() {
 inline const std::vector<BlockRow>& blockRows() {
   static const std::vector<BlockRow> rows = [] {
     std::vector<BlockRow> r;
-#define ISGE2E_BLOCK(rd, wr, ext, element, width) r.push_back(BlockRow{#rd, #wr, #ext, #element, width});
-    ISG_BLOCKS(ISGE2E_BLOCK)
-#undef ISGE2E_BLOCK
+    for (const isg::table::Block& b : isg::table::blocks())
+      r.push_back(BlockRow{b.read, b.write, b.extension, b.element, b.width});
     return r;
   }();
   return rows;

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// builtins.def seen from C++: the one expansion of the table that the rewriter, the layer's
+// extension list, the doc generator, the tests and the benchmarks all read. Header-only and
+// standard-library-only, so each of them includes it without linking the rewriter.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "builtins.def"
+
+namespace isg::table {
+
+// ISG_FUNC shapes (builtins.def says what each means); the two block shapes are the read and
+// write halves of an ISG_BLOCK row, for views that list block functions beside the others.
+enum class Shape { U_V, V_FLAGS, I_I, T_T, T_TU, T_TTU, BlockRead, BlockWrite };
+// int64: 64-bit integers, optional only in the embedded profile (the library guards them).
+enum class Requirement { none, fp16, fp64, int64 };
+
+inline const char* shapeName(Shape s) {
+  switch (s) {
+    case Shape::U_V: return "U_V";
+    case Shape::V_FLAGS: return "V_FLAGS";
+    case Shape::I_I: return "I_I";
+    case Shape::T_T: return "T_T";
+    case Shape::T_TU: return "T_TU";
+    case Shape::T_TTU: return "T_TTU";
+    case Shape::BlockRead: return "BLOCK_READ";
+    case Shape::BlockWrite: return "BLOCK_WRITE";
+  }
+  return "";
+}
+
+inline const char* requirementName(Requirement r) {
+  switch (r) {
+    case Requirement::none: return "none";
+    case Requirement::fp16: return "fp16";
+    case Requirement::fp64: return "fp64";
+    case Requirement::int64: return "int64";
+  }
+  return "";
+}
+
+struct TypeEntry {
+  std::string type;    // "float4"
+  std::string scalar;  // "float"
+  unsigned width = 1;
+  Requirement requirement = Requirement::none;
+};
+
+// An ISG_FUNC row.
+struct Function {
+  std::string name, family, extension;
+  Shape shape = Shape::U_V;
+  std::string typeset;           // the ISG_TYPES_<set> name, NONE for shapes without gentype
+  std::vector<TypeEntry> types;  // that set's types
+};
+
+// An ISG_BLOCK row: a read and a write of `element` x `width`.
+struct Block {
+  std::string read, write, extension, element;
+  unsigned width = 1;
+};
+
+struct Extension {
+  std::string name;
+  unsigned major = 0, minor = 0, patch = 0;
+};
+
+inline const std::vector<Function>& functions() {
+  static const std::vector<Function> rows = [] {
+    std::vector<Function> r;
+#define ISG_TABLE_TYPE(type, scalar, width, req) TypeEntry{#type, #scalar, width, Requirement::req},
+#define ISG_TABLE_FUNC(name, family, ext, shape, typeset) \
+  r.push_back(Function{#name, #family, #ext, Shape::shape, #typeset, {ISG_TYPES_##typeset(ISG_TABLE_TYPE)}});
+    ISG_FUNCS(ISG_TABLE_FUNC)
+#undef ISG_TABLE_FUNC
+#undef ISG_TABLE_TYPE
+    return r;
+  }();
+  return rows;
+}
+
+inline const std::vector<Block>& blocks() {
+  static const std::vector<Block> rows = [] {
+    std::vector<Block> r;
+#define ISG_TABLE_BLOCK(rd, wr, ext, element, width) \
+  r.push_back(Block{#rd, #wr, #ext, #element, width});
+    ISG_BLOCKS(ISG_TABLE_BLOCK)
+#undef ISG_TABLE_BLOCK
+    return r;
+  }();
+  return rows;
+}
+
+// In advertising order.
+inline const std::vector<Extension>& extensions() {
+  static const std::vector<Extension> rows = [] {
+    std::vector<Extension> r;
+#define ISG_TABLE_EXTENSION(name, major, minor, patch) r.push_back(Extension{#name, major, minor, patch});
+    ISG_EXTENSIONS(ISG_TABLE_EXTENSION)
+#undef ISG_TABLE_EXTENSION
+    return r;
+  }();
+  return rows;
+}
+
+}  // namespace isg::table
