@@ -181,7 +181,7 @@ EnvelopeCheck openEnvelope(const unsigned char* data, size_t size, EnvelopePaylo
   Reader r(payload, static_cast<size_t>(payloadSize));
   EnvelopePayload p;
   uint32_t strategy = 0, kernels = 0;
-  if (!r.u32(&strategy) || strategy > static_cast<uint32_t>(Strategy::Local) ||
+  if (!r.u32(&strategy) || strategy >= strategies().size() ||
       !r.u32(&p.defaultSubGroupSize) || p.defaultSubGroupSize < 1 ||
       p.defaultSubGroupSize > 128 || !r.count(&kernels, 4))
     return invalid("the layer's kernel information in the binary is corrupt");

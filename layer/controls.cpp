@@ -36,20 +36,25 @@ const NamedValue kLogLevelNames[] = {{"error", static_cast<int>(LogLevel::Error)
                                      {"info", static_cast<int>(LogLevel::Info)},
                                      {"debug", static_cast<int>(LogLevel::Debug)}};
 
-// The spellings are those of isg::strategyName (rewriter.h), which the layer maps them to.
-const NamedValue kStrategyNames[] = {{"auto", static_cast<int>(StrategyChoice::Auto)},
-                                     {"native", static_cast<int>(StrategyChoice::Native)},
-                                     {"nvidia-ptx", static_cast<int>(StrategyChoice::NvidiaPtx)},
-                                     {"khr", static_cast<int>(StrategyChoice::Khr)},
-                                     {"local", static_cast<int>(StrategyChoice::Local)}};
 
 }  // namespace
 
 bool parseControlValue(std::string_view text, LogLevel* out) {
   return parseNamed(text, kLogLevelNames, out);
 }
+// "auto" or a strategy's name from isg/strategies.def.
 bool parseControlValue(std::string_view text, StrategyChoice* out) {
-  return parseNamed(text, kStrategyNames, out);
+  if (text == "auto") {
+    *out = StrategyChoice::Auto;
+    return true;
+  }
+  for (const StrategyFacts& f : strategies()) {
+    if (text == f.name) {
+      *out = static_cast<StrategyChoice>(static_cast<int>(f.strategy) + 1);
+      return true;
+    }
+  }
+  return false;
 }
 bool parseControlValue(std::string_view text, bool* out) {
   if (text == "1" || text == "true" || text == "on" || text == "yes") {
@@ -77,14 +82,21 @@ bool parseControlValue(std::string_view text, std::string* out) {
 }
 
 std::string formatControlValue(LogLevel value) { return formatNamed(value, kLogLevelNames); }
-std::string formatControlValue(StrategyChoice value) { return formatNamed(value, kStrategyNames); }
+std::string formatControlValue(StrategyChoice value) {
+  return value == StrategyChoice::Auto ? "auto" : factsOf(forcedStrategy(value)).name;
+}
 std::string formatControlValue(bool value) { return value ? "1" : "0"; }
 std::string formatControlValue(unsigned value) { return std::to_string(value); }
 std::string formatControlValue(const std::string& value) { return value; }
 
 const char* controlTypeDescription(const LogLevel*) { return "error | warning | info | debug"; }
 const char* controlTypeDescription(const StrategyChoice*) {
-  return "auto | native | nvidia-ptx | khr | local";
+  static const std::string names = [] {
+    std::string s = "auto";
+    for (const StrategyFacts& f : strategies()) s += std::string(" | ") + f.name;
+    return s;
+  }();
+  return names.c_str();
 }
 const char* controlTypeDescription(const bool*) { return "0 | 1"; }
 const char* controlTypeDescription(const unsigned*) { return "unsigned integer"; }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The layer's configuration, generated from controls.def. This header and controls.cpp depend on
-// nothing but the standard library so that tools/gen-controls-doc can expand the same table.
+// nothing but the standard library (and the header-only strategies table) so that
+// tools/gen-controls-doc can expand the same table.
 #pragma once
 
 #include <functional>
@@ -8,12 +9,23 @@
 #include <string_view>
 #include <vector>
 
+#include "isg/strategies.h"
+
 namespace isg {
 
 enum class LogLevel { Error, Warning, Info, Debug };
 
-// ISG_STRATEGY: Auto detects per device; the others force one strategy.
-enum class StrategyChoice { Auto, Native, NvidiaPtx, Khr, Local };
+// ISG_STRATEGY: Auto detects per device; the others force one strategy of isg/strategies.def.
+enum class StrategyChoice {
+  Auto,
+#define ISG_STRATEGY_CHOICE(e, ...) e,
+  ISG_STRATEGIES(ISG_STRATEGY_CHOICE)
+#undef ISG_STRATEGY_CHOICE
+};
+// The strategy a choice other than Auto forces.
+inline Strategy forcedStrategy(StrategyChoice c) {
+  return static_cast<Strategy>(static_cast<int>(c) - 1);
+}
 
 // One parser, printer and description per control type; a row of controls.def with a type that
 // has none of these does not compile.

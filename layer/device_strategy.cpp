@@ -187,19 +187,7 @@ KhrProbe probeKhrDriver(cl_device_id device, const std::string& extensions,
 }
 
 Strategy fromChoice(StrategyChoice choice, Strategy detected) {
-  switch (choice) {
-    case StrategyChoice::Auto:
-      return detected;
-    case StrategyChoice::Native:
-      return Strategy::Native;
-    case StrategyChoice::NvidiaPtx:
-      return Strategy::NvidiaPtx;
-    case StrategyChoice::Khr:
-      return Strategy::Khr;
-    case StrategyChoice::Local:
-      return Strategy::Local;
-  }
-  return detected;
+  return choice == StrategyChoice::Auto ? detected : forcedStrategy(choice);
 }
 
 void applySubGroupSizeControl(DeviceTraits* traits, const std::string& deviceName) {

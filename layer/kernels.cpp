@@ -81,10 +81,6 @@ void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::s
 
 namespace {
 
-size_t roundUp(size_t value, size_t multiple) {
-  return multiple ? (value + multiple - 1) / multiple * multiple : value;
-}
-
 // The local size the layer picks when the application passes none: the kernel's required one,
 // else per dimension (x first) the largest divisor of the global size that still fits the
 // kernel's work-group limit, so every work-group is full.
@@ -122,8 +118,7 @@ cl_int setHiddenArguments(cl_kernel kernel, cl_device_id device, const DevicePro
   size_t scratchBytes = 0;
   for (const HiddenArg& hidden : manifest.hiddenArgs) {
     if (hidden.kind != HiddenArg::Kind::LocalScratch) continue;
-    const size_t slot = std::max<size_t>(manifest.scratchBytesPerItem, 1);
-    scratchBytes = 2 * roundUp(items, manifest.subGroupSize) * slot;
+    scratchBytes = isg::scratchBytes(items, manifest.subGroupSize, manifest.scratchBytesPerItem);
     cl_int err = next().clSetKernelArg(kernel, hidden.index, scratchBytes, nullptr);
     if (err != CL_SUCCESS) {
       ISG_LOG_ERROR("kernel " << manifest.name << ": setting the sub-group scratch ("

@@ -61,18 +61,17 @@ struct HiddenParam {
   const char* declaration;
 };
 
-// The one place that says which arguments a strategy appends to kernels. The khr test double
-// exchanges through the same scratch as local (builtins-cl/khr-test/).
+// The arguments a strategy appends to kernels (isg/strategies.def says which get the scratch;
+// the declaration is builtins-cl/local/05-context.cl's).
 std::vector<HiddenParam> hiddenParams(const DeviceTraits& t) {
-  if (t.strategy == Strategy::Local || (t.strategy == Strategy::Khr && t.khrTestDouble))
+  if (libraryFacts(t.strategy, t.khrTestDouble).scratch)
     return {{HiddenArg::Kind::LocalScratch, "__local ulong16* __isg_scratch"}};
   return {};
 }
 
-// Smallest scratch slot of a kernel that exchanges anything. The khr test double moves one
-// scalar per native exchange, whatever the Intel-level type: up to 8 bytes (long, double).
+// Smallest scratch slot of a kernel that exchanges anything (isg/strategies.def).
 unsigned minimumSlot(const DeviceTraits& t) {
-  return t.strategy == Strategy::Khr && t.khrTestDouble ? 8u : 4u;
+  return libraryFacts(t.strategy, t.khrTestDouble).minSlot;
 }
 
 std::string normalizePath(llvm::StringRef path) {

@@ -230,8 +230,8 @@ std::vector<const detail::EmbeddedFile*> libraryFiles(const DeviceTraits& traits
       byName[std::string_view(f->name).substr(folder.size() + 1)] = f;
   };
   add("common");
-  add(strategyName(traits.strategy));
-  if (traits.strategy == Strategy::Khr && traits.khrTestDouble) add("khr-test");
+  for (const std::string& folder : libraryFacts(traits.strategy, traits.khrTestDouble).folders)
+    add(folder);
   std::vector<const detail::EmbeddedFile*> files;
   for (const auto& entry : byName) files.push_back(entry.second);
   return files;
@@ -554,49 +554,31 @@ Cache& cache() {
 
 void applyStrategyDefaults(Strategy strategy, unsigned nativeSize, DeviceTraits* traits) {
   DeviceTraits& t = *traits;
+  const StrategyFacts& f = factsOf(strategy);
   t.strategy = strategy;
-  switch (strategy) {
-    case Strategy::NvidiaPtx:
-      t.defaultSubGroupSize = 32;
-      t.nativeSubGroupSize = 32;
-      t.supportedSubGroupSizes = {8, 16, 32};
-      break;
-    case Strategy::Khr:
-      // Sizes that divide the native size partition the native sub-groups; larger ones (up to
-      // local's 64) make the rewriter use local for the program.
-      t.nativeSubGroupSize = nativeSize;
-      t.defaultSubGroupSize = nativeSize ? nativeSize : 16;
-      t.supportedSubGroupSizes = {1, 2, 4, 8, 16, 32, 64};
-      for (unsigned s = 128; s <= nativeSize; s *= 2) t.supportedSubGroupSizes.push_back(s);
-      break;
-    case Strategy::Native:
-    case Strategy::Local:
-      t.defaultSubGroupSize = 16;
-      t.nativeSubGroupSize = 0;
-      t.nvidiaComputeCapability = 0;
-      t.khrTestDouble = false;
-      t.khrTestMinimal = false;
-      t.supportedSubGroupSizes = {1, 2, 4, 8, 16, 32, 64};
-      break;
+  // nvidia-ptx's native size is the warp; khr's was probed; the others have none.
+  t.nativeSubGroupSize = strategy == Strategy::Khr ? nativeSize
+                         : strategy == Strategy::NvidiaPtx ? f.defaultSubGroupSize
+                                                            : 0;
+  if (strategy == Strategy::Native || strategy == Strategy::Local) {
+    t.nvidiaComputeCapability = 0;
+    t.khrTestDouble = false;
+    t.khrTestMinimal = false;
   }
+  t.defaultSubGroupSize = f.defaultSubGroupSize ? f.defaultSubGroupSize
+                          : t.nativeSubGroupSize ? t.nativeSubGroupSize
+                                                 : 16;
+  const unsigned maxS = f.maxSubGroupSize ? f.maxSubGroupSize
+                                          : std::max(64u, t.nativeSubGroupSize);
+  t.supportedSubGroupSizes.clear();
+  for (unsigned s = f.minSubGroupSize; s <= maxS; s *= 2) t.supportedSubGroupSizes.push_back(s);
 }
 
-const char* strategyName(Strategy s) {
-  switch (s) {
-    case Strategy::Native:
-      return "native";
-    case Strategy::NvidiaPtx:
-      return "nvidia-ptx";
-    case Strategy::Khr:
-      return "khr";
-    case Strategy::Local:
-      return "local";
-  }
-  return "unknown";
-}
+const char* strategyName(Strategy s) { return factsOf(s).name; }
 
 bool parseStrategy(std::string_view text, Strategy* out) {
-  for (Strategy s : {Strategy::Native, Strategy::NvidiaPtx, Strategy::Khr, Strategy::Local}) {
+  for (const StrategyFacts& f : strategies()) {
+    const Strategy s = f.strategy;
     if (text == strategyName(s)) {
       if (out) *out = s;
       return true;

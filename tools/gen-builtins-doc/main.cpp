@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "builtin_table.h"
+#include "isg/strategies.h"
 
 #include "generated_doc.h"
 
@@ -68,7 +69,12 @@ std::vector<Row> rows() {
 // The strategies with a column, and whether each implements a family: its builtins-cl/ folder
 // (or common/) guards the family's code with ISG_NEED_<family>. Read from the library itself,
 // so the table cannot claim a family no library carries.
-const char* const kStrategies[] = {"local", "nvidia-ptx", "khr"};
+std::vector<std::string> strategiesWithLibrary() {
+  std::vector<std::string> names;
+  for (const isg::StrategyFacts& f : isg::strategies())
+    if (*f.folder) names.push_back(f.folder);
+  return names;
+}
 
 std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -155,18 +161,23 @@ std::string generate() {
      << "  as scans do; 8/16-bit collectives use `cl_khr_subgroup_extended_types` or widen to 32\n"
      << "  bits. Rule: with S < N, builtins must be reached by all Intel sub-groups of a native\n"
      << "  sub-group (native builtins are collective over it). Assumes native sub-groups are runs\n"
-     << "  of N consecutive linear local ids. Tested in CI through the layer's test double\n"
-     << "  (`ISG_STRATEGY=khr ISG_KHR_TEST_NATIVE_SIZE=N`, N = 32 and 64) on PoCL.\n"
+     << "  of N consecutive linear local ids (on a driver whose sub-groups are per row, launches\n"
+     << "  whose rows are not a multiple of N are refused). Tested in CI on Intel's CPU runtime\n"
+     << "  (`ISG_STRATEGY=khr`, its own `cl_khr_subgroup_*` builtins) and through the layer's test\n"
+     << "  double (`ISG_STRATEGY=khr ISG_KHR_TEST_NATIVE_SIZE=N`, N = 16, 32 and 64) on PoCL.\n"
      << "* **native**: the device's own implementation; nothing is rewritten.\n\n"
      << "## Builtins\n\n"
-     << "| Builtin | Family | Extension | Signature | Types | local | nvidia-ptx | khr |\n"
-     << "|---|---|---|---|---|---|---|---|\n";
+     << "| Builtin | Family | Extension | Signature | Types |";
+  for (const std::string& strategy : strategiesWithLibrary()) md << " " << strategy << " |";
+  md << "\n|---|---|---|---|---|";
+  for (size_t i = 0; i < strategiesWithLibrary().size(); ++i) md << "---|";
+  md << "\n";
   for (const Row& r : rows()) {
     md << "| `" << r.name << "` | " << r.family << " | " << r.extension << " | `"
        << escapeCell(r.signature) << "` | " << escapeCell(r.types.empty() ? "-" : r.types)
        << " |";
-    for (const char* strategy : kStrategies)
-      md << (implements(strategy, r.family) ? " supported |" : " planned |");
+    for (const std::string& strategy : strategiesWithLibrary())
+      md << (implements(strategy, r.family) ? " supported |" : " no |");
     md << "\n";
   }
   md << "\nTypes marked (fp16) need `cl_khr_fp16`, (fp64) need `cl_khr_fp64` (or OpenCL C 3.0\n"

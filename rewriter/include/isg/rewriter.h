@@ -5,6 +5,8 @@
 // manifest per kernel.
 #pragma once
 
+#include "isg/strategies.h"
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -12,7 +14,6 @@
 
 namespace isg {
 
-enum class Strategy { Native, NvidiaPtx, Khr, Local };
 const char* strategyName(Strategy s);                   // "native", "nvidia-ptx", "khr", "local"
 bool parseStrategy(std::string_view text, Strategy* out);
 
