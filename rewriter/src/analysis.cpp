@@ -465,13 +465,45 @@ class AnalysisConsumer : public clang::ASTConsumer {
     Collector c(ctx, in_.traits.readWriteImages);
     c.TraverseDecl(ctx.getTranslationUnitDecl());
     Editor ed(ctx.getSourceManager(), ctx.getLangOpts(), names_);
+    refuseReadWriteImages(c, ed);
+    const Closure closure = contextClosure(c);
+    summarise(c, closure);
+    editCallSites(c, closure, ed);
+    editBuiltinCalls(c, ed);
+    followBlockImages(c);
+    const ManifestIndex manifestOf = buildManifests(ctx, c, closure, ed);
+    editDeclarations(ctx, c, closure, manifestOf, ed);
+    ed.checkSharedSites();
+
+    if (!ed.errors.empty()) {
+      out_.log = ed.errors;
+      return;
+    }
+    out_.edits = std::move(ed.edits);
+    out_.ok = true;
+  }
+
+ private:
+  // The phases of the analysis, in the order HandleTranslationUnit runs them.
+  using Closure = std::set<const clang::FunctionDecl*>;
+  using ManifestIndex = std::map<const clang::FunctionDecl*, std::size_t>;  // in out_.kernels
+
+  static bool isKernel(const Collector& c, const clang::FunctionDecl* canon) {
+    auto it = c.funcs.find(canon);
+    return it != c.funcs.end() && it->second.kernel;
+  }
+
+  // read_write image parameters on a device without them.
+  void refuseReadWriteImages(const Collector& c, Editor& ed) {
     for (const clang::ParmVarDecl* p : c.readWriteParams)
       ed.error(p->getLocation(), "parameter '" + p->getNameAsString() + "' is a read_write image, "
                                  "which this device does not support "
                                  "(CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS is 0)");
+  }
 
-    // Closure: functions that reach a builtin through any chain of calls.
-    std::set<const clang::FunctionDecl*> closure;
+  // Functions that reach a builtin through any chain of calls: they take the sub-group context.
+  static Closure contextClosure(const Collector& c) {
+    Closure closure;
     for (const auto& [fd, f] : c.funcs)
       if (!f.uses.empty()) closure.insert(fd);
     for (bool grew = true; grew;) {
@@ -486,11 +518,11 @@ class AnalysisConsumer : public clang::ASTConsumer {
           }
       }
     }
-    auto isKernel = [&](const clang::FunctionDecl* canon) {
-      auto it = c.funcs.find(canon);
-      return it != c.funcs.end() && it->second.kernel;
-    };
+    return closure;
+  }
 
+  // The program-wide facts of the result: families used, user-defined and external functions.
+  void summarise(const Collector& c, const Closure& closure) {
     std::set<const Builtin*> usedAnywhere;
     for (const auto& [fd, f] : c.funcs)
       for (const Use& u : f.uses) usedAnywhere.insert(u.builtin);
@@ -502,15 +534,17 @@ class AnalysisConsumer : public clang::ASTConsumer {
     out_.userDefined = c.userDefined;
     out_.externalFunctions.assign(c.externals.begin(), c.externals.end());
     for (const clang::FunctionDecl* fd : closure)
-      if (!isKernel(fd)) out_.contextFunctions.push_back(fd->getNameAsString());
+      if (!isKernel(c, fd)) out_.contextFunctions.push_back(fd->getNameAsString());
+  }
 
-    // Call sites.
+  // Calls of user functions: those that take the context get it as their first argument.
+  void editCallSites(const Collector& c, const Closure& closure, Editor& ed) {
     for (const auto& [fd, f] : c.funcs) {
       for (const Call& call : f.calls) {
         std::string what = "the call to '" + call.callee->getNameAsString() + "'";
         auto paren = ed.callParen(call.expr);
         bool threaded = closure.count(call.callee) != 0;
-        if (threaded && isKernel(call.callee)) {
+        if (threaded && isKernel(c, call.callee)) {
           ed.error(call.expr->getBeginLoc(),
                    "kernel '" + call.callee->getNameAsString() +
                        "' uses sub-group builtins and is also called as a function; "
@@ -527,12 +561,14 @@ class AnalysisConsumer : public clang::ASTConsumer {
           ed.markPlain(*paren);
       }
     }
+  }
 
-    // Builtin calls reach the library through the prelude's macros, one arity per name. A
-    // call whose '(' also serves a context-taking user function (a macro that calls its
-    // argument, `#define DEF(f) ... f(p)`, expanded with a builtin and with a helper) already
-    // gets the context there, so its name becomes the library function itself; a call with
-    // another argument count than the name's macro gets a macro of its own.
+  // Builtin calls reach the library through the prelude's macros, one arity per name. A
+  // call whose '(' also serves a context-taking user function (a macro that calls its
+  // argument, `#define DEF(f) ... f(p)`, expanded with a builtin and with a helper) already
+  // gets the context there, so its name becomes the library function itself; a call with
+  // another argument count than the name's macro gets a macro of its own.
+  void editBuiltinCalls(const Collector& c, Editor& ed) {
     std::map<std::string, std::map<unsigned, unsigned>> counts;  // name -> arity -> calls
     for (const BuiltinCall& bc : c.builtinCalls) ++counts[bc.builtin->name][bc.expr->getNumArgs()];
     for (const auto& [name, byArity] : counts) {
@@ -568,8 +604,10 @@ class AnalysisConsumer : public clang::ASTConsumer {
       ed.rename(fd->getLocation(), name, "(" + name + ")", fd->getLocation(),
                 "the declaration of '" + name + "'");
     }
+  }
 
-    // Image parameters that reach block IO, followed through helper calls to the kernels.
+  // Image parameters that reach block IO, followed through helper calls to the kernels.
+  static void followBlockImages(Collector& c) {
     for (bool grew = true; grew;) {
       grew = false;
       for (auto& [fd, f] : c.funcs)
@@ -583,9 +621,12 @@ class AnalysisConsumer : public clang::ASTConsumer {
                 grew |= f.blockImages.insert(p).second;
         }
     }
+  }
 
-    // Kernel manifests and the per-kernel values the declarations below need.
-    std::map<const clang::FunctionDecl*, std::size_t> manifestOf;  // index in out_.kernels
+  // Kernel manifests, and where each kernel's is.
+  ManifestIndex buildManifests(clang::ASTContext& ctx, Collector& c, const Closure& closure,
+                               Editor& ed) {
+    ManifestIndex manifestOf;
     const bool uniformGroups = uniformWorkGroups(ctx.getLangOpts());
     const std::vector<HiddenParam> hidden = hiddenParams(in_.traits);
     for (const clang::FunctionDecl* canon : c.order) {
@@ -648,9 +689,14 @@ class AnalysisConsumer : public clang::ASTConsumer {
       manifestOf[canon] = out_.kernels.size();
       out_.kernels.push_back(std::move(km));
     }
+    return manifestOf;
+  }
 
-    // Declarations: helpers take the context first; kernels get the hidden arguments and the
-    // prologue that creates the context.
+  // Declarations: helpers take the context first; kernels get the hidden arguments and the
+  // prologue that creates the context.
+  void editDeclarations(clang::ASTContext& ctx, const Collector& c, const Closure& closure,
+                        const ManifestIndex& manifestOf, Editor& ed) {
+    const std::vector<HiddenParam> hidden = hiddenParams(in_.traits);
     std::string hiddenText;
     for (const HiddenParam& h : hidden)
       hiddenText += (hiddenText.empty() ? "" : ", ") + std::string(h.declaration);
@@ -668,7 +714,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
         continue;
       }
       SourceLocation lparen = sm.getSpellingLoc(ftl.getLParenLoc());
-      if (!isKernel(canon)) {
+      if (!isKernel(c, canon)) {
         ed.addLeading(lparen, /*declaration=*/true, fd->getLocation(), what);
         continue;
       }
@@ -690,7 +736,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
           continue;
         }
         // S, SLOT and, when every sub-group is whole, the required work-group size (else 0s).
-        const KernelManifest& km = out_.kernels[manifestOf[canon]];
+        const KernelManifest& km = out_.kernels[manifestOf.at(canon)];
         std::string args =
             std::to_string(km.subGroupSize) + ", " + std::to_string(km.scratchBytesPerItem);
         for (std::size_t d : km.reqdWorkGroupSize)
@@ -699,14 +745,6 @@ class AnalysisConsumer : public clang::ASTConsumer {
                fd->getLocation(), "the body of kernel '" + fd->getNameAsString() + "'");
       }
     }
-    ed.checkSharedSites();
-
-    if (!ed.errors.empty()) {
-      out_.log = ed.errors;
-      return;
-    }
-    out_.edits = std::move(ed.edits);
-    out_.ok = true;
   }
 
  private:
