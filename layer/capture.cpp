@@ -320,13 +320,6 @@ std::string utcNow() {
   return text;
 }
 
-std::string fileSafe(const std::string& name) {
-  std::string out;
-  for (char c : name)
-    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
-  return out.substr(0, 64);
-}
-
 }  // namespace
 
 // What one capture carries from before the enqueue to after it.

@@ -348,6 +348,13 @@ bool fromHex(const std::string& hex, std::vector<unsigned char>* out) {
   return true;
 }
 
+std::string fileSafe(const std::string& name) {
+  std::string out;
+  for (char c : name)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.') ? c : '_';
+  return out.substr(0, 64);
+}
+
 bool readFile(const std::string& path, std::string* out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;

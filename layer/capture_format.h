@@ -92,6 +92,10 @@ bool fromJson(const std::string& text, Case* out, std::string* error);
 std::string toHex(const void* data, std::size_t size);
 bool fromHex(const std::string& hex, std::vector<unsigned char>* out);
 
+// A name as one part of a file name: letters, digits, '_', '-' and '.' kept, anything else
+// '_', at most 64 characters (kernel names in case folders, header names in ISG_DUMP_DIR).
+std::string fileSafe(const std::string& name);
+
 bool readFile(const std::string& path, std::string* out);
 bool writeFile(const std::string& path, const std::string& data);
 

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "capture_format.h"
 #include "layer_api.h"
 
 namespace isg {
@@ -40,12 +41,6 @@ std::string programKey(const RewriteInput& input) {
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
   return text;
-}
-
-std::string fileSafe(const std::string& name) {
-  std::string out;
-  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.') ? c : '_';
-  return out;
 }
 
 // Written under a temporary name and renamed into place, so that a full disk (or any failed
@@ -83,9 +78,9 @@ void dumpRewrittenProgram(const RewriteInput& input, const RewriteResult& result
             writeFile(base / (key + ".rewritten.cl"), result.source) &&
             writeFile(base / (key + ".manifest.json"), manifestToJson(result));
   for (const SourceFile& h : input.headers)
-    ok = ok && writeFile(base / (key + ".original-header." + fileSafe(h.name)), h.text);
+    ok = ok && writeFile(base / (key + ".original-header." + capture::fileSafe(h.name)), h.text);
   for (const SourceFile& h : result.headers)
-    ok = ok && writeFile(base / (key + ".rewritten-header." + fileSafe(h.name)), h.text);
+    ok = ok && writeFile(base / (key + ".rewritten-header." + capture::fileSafe(h.name)), h.text);
   if (ok)
     ISG_LOG_DEBUG("dumped program " << key << " to " << dir);
   else
