@@ -26,11 +26,43 @@
  * cl_khr_subgroup_clustered_reduce and cl_khr_subgroup_extended_types.
  */
 
-#define __ISG_KHR_REFERENCE 1
+/* The khr library's hooks for its native builtins (builtins-cl/khr/05-context.cl). */
+#define __ISG_KHR_NATIVE_OVERLAY 1
+#define __ISG_KHR_NATIVE_SIZE __ISG_KHR_REFERENCE_SIZE
 #ifdef __ISG_KHR_REFERENCE_OPTIONAL
-#define __ISG_KHR_REFERENCE_CLUSTERED_REDUCE 1
-#define __ISG_KHR_REFERENCE_EXTENDED_TYPES 1
+#define __ISG_KHR_CLUSTERED 1
+#define __ISG_KHR_EXTENDED 1
 #endif
+#define __ISG_KHR_NATIVE_FIELD __isg_native_t native;
+#define __ISG_KHR_NATIVE_PARAMS , __local ulong16* __isg_n_scratch, uint __isg_n_slot
+#define __ISG_KHR_NATIVE_ARGS(SLOT) , __isg_scratch, (SLOT)
+#define __ISG_KHR_NATIVE_INIT(c, S) (c).native = __isg_native_init(__isg_n_scratch, (S), __isg_n_slot);
+#define __isg_k_local_id(ctx) __isg_ref_get_sub_group_local_id(&(ctx)->native)
+#define __isg_k_max_size(ctx) __isg_ref_get_max_sub_group_size(&(ctx)->native)
+#define __isg_k_shuffle(ctx, x, i) __isg_ref_sub_group_shuffle(&(ctx)->native, x, i)
+#define __isg_k_shuffle_xor(ctx, x, m) __isg_ref_sub_group_shuffle_xor(&(ctx)->native, x, m)
+#define __isg_k_shuffle_up(ctx, x, d) __isg_ref_sub_group_shuffle_up(&(ctx)->native, x, d)
+#define __isg_k_shuffle_down(ctx, x, d) __isg_ref_sub_group_shuffle_down(&(ctx)->native, x, d)
+#define __isg_k_all(ctx, p) __isg_ref_sub_group_all(&(ctx)->native, p)
+#define __isg_k_any(ctx, p) __isg_ref_sub_group_any(&(ctx)->native, p)
+#define __isg_k_reduce_add(ctx, x) __isg_ref_sub_group_reduce_add(&(ctx)->native, x)
+#define __isg_k_reduce_min(ctx, x) __isg_ref_sub_group_reduce_min(&(ctx)->native, x)
+#define __isg_k_reduce_max(ctx, x) __isg_ref_sub_group_reduce_max(&(ctx)->native, x)
+#define __isg_k_scan_inclusive_add(ctx, x) __isg_ref_sub_group_scan_inclusive_add(&(ctx)->native, x)
+#define __isg_k_scan_inclusive_min(ctx, x) __isg_ref_sub_group_scan_inclusive_min(&(ctx)->native, x)
+#define __isg_k_scan_inclusive_max(ctx, x) __isg_ref_sub_group_scan_inclusive_max(&(ctx)->native, x)
+#define __isg_k_scan_exclusive_add(ctx, x) __isg_ref_sub_group_scan_exclusive_add(&(ctx)->native, x)
+#define __isg_k_scan_exclusive_min(ctx, x) __isg_ref_sub_group_scan_exclusive_min(&(ctx)->native, x)
+#define __isg_k_scan_exclusive_max(ctx, x) __isg_ref_sub_group_scan_exclusive_max(&(ctx)->native, x)
+#define __isg_k_clustered_reduce_add(ctx, x, cs)                                                   \
+  __isg_ref_sub_group_clustered_reduce_add(&(ctx)->native, x, cs)
+#define __isg_k_clustered_reduce_min(ctx, x, cs)                                                   \
+  __isg_ref_sub_group_clustered_reduce_min(&(ctx)->native, x, cs)
+#define __isg_k_clustered_reduce_max(ctx, x, cs)                                                   \
+  __isg_ref_sub_group_clustered_reduce_max(&(ctx)->native, x, cs)
+#define __isg_k_barrier(ctx, flags) __isg_ref_sub_group_barrier(&(ctx)->native, flags)
+#define __isg_k_barrier_scope(ctx, flags, scope)                                                   \
+  __isg_ref_sub_group_barrier_scope(&(ctx)->native, flags, scope)
 
 typedef struct {
   __local uchar* scratch;

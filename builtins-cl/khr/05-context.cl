@@ -21,11 +21,14 @@
  * therefore has to be reached by every Intel sub-group of a native sub-group (control flow
  * uniform across N consecutive work-items), not only by its own S members.
  *
- * Every native builtin is named once, below, through a __isg_k_* macro, so that the test double
- * (builtins-cl/khr-test/, ISG_KHR_TEST_NATIVE_SIZE) can stand in for the driver.
+ * Every native builtin is named once, below, through a __isg_k_* macro, so that an overlay (the
+ * test double, builtins-cl/khr-test/, ISG_KHR_TEST_NATIVE_SIZE) can stand in for the driver.
  */
 
-#ifndef __ISG_KHR_REFERENCE
+/* The native builtins and their state come from the driver, unless an overlay library folder
+ * loaded before this file provides them (isg/strategies.def: the khr test double,
+ * builtins-cl/khr-test/, defines __ISG_KHR_NATIVE_OVERLAY and every hook below). */
+#ifndef __ISG_KHR_NATIVE_OVERLAY
 /* The sub-group basics (ids, sizes, broadcast, reduce, scan, barrier) come from cl_khr_subgroups,
  * the OpenCL C 3.0 feature, or cl_intel_subgroups, which declares the same functions on Intel's
  * drivers in every OpenCL C version (ISG_STRATEGY=khr there runs on a real khr driver). */
@@ -42,22 +45,21 @@
 #ifdef cl_khr_subgroup_extended_types
 #define __ISG_KHR_EXTENDED 1
 #endif
-#else
-#ifdef __ISG_KHR_REFERENCE_CLUSTERED_REDUCE
-#define __ISG_KHR_CLUSTERED 1
-#endif
-#ifdef __ISG_KHR_REFERENCE_EXTENDED_TYPES
-#define __ISG_KHR_EXTENDED 1
-#endif
+/* Hooks an overlay replaces: state the context carries for the native builtins, the context
+ * initialiser's extra parameters and the prologue's arguments for them, and their
+ * initialisation. An overlay may also define the native size as a constant,
+ * __ISG_KHR_NATIVE_SIZE (the driver's is known only at run time). */
+#define __ISG_KHR_NATIVE_FIELD
+#define __ISG_KHR_NATIVE_PARAMS
+#define __ISG_KHR_NATIVE_ARGS(SLOT)
+#define __ISG_KHR_NATIVE_INIT(c, S)
 #endif
 
 typedef struct {
   __ISG_LAYOUT_FIELDS
   uint lane0;   /* native sub-group local id of member 0 */
   uint whole;   /* 1: this sub-group is a whole native sub-group (S == native size) */
-#ifdef __ISG_KHR_REFERENCE
-  __isg_native_t native;
-#endif
+  __ISG_KHR_NATIVE_FIELD
 } __isg_ctx_t;
 
 /* The library's functions. Helpers without an exchange stay ordinary calls: a compiler that
@@ -66,7 +68,7 @@ typedef struct {
 #define __ISG_KHR_FN static inline __attribute__((overloadable))
 
 /* ---- the native builtins ----------------------------------------------------------------- */
-#ifndef __ISG_KHR_REFERENCE
+#ifndef __ISG_KHR_NATIVE_OVERLAY
 #define __isg_k_local_id(ctx) get_sub_group_local_id()
 #define __isg_k_max_size(ctx) get_max_sub_group_size()
 #define __isg_k_shuffle(ctx, x, i) sub_group_shuffle(x, i)
@@ -89,45 +91,12 @@ typedef struct {
 #define __isg_k_clustered_reduce_max(ctx, x, cs) sub_group_clustered_reduce_max(x, cs)
 #define __isg_k_barrier(ctx, flags) sub_group_barrier(flags)
 #define __isg_k_barrier_scope(ctx, flags, scope) sub_group_barrier(flags, scope)
-#else
-#define __isg_k_local_id(ctx) __isg_ref_get_sub_group_local_id(&(ctx)->native)
-#define __isg_k_max_size(ctx) __isg_ref_get_max_sub_group_size(&(ctx)->native)
-#define __isg_k_shuffle(ctx, x, i) __isg_ref_sub_group_shuffle(&(ctx)->native, x, i)
-#define __isg_k_shuffle_xor(ctx, x, m) __isg_ref_sub_group_shuffle_xor(&(ctx)->native, x, m)
-#define __isg_k_shuffle_up(ctx, x, d) __isg_ref_sub_group_shuffle_up(&(ctx)->native, x, d)
-#define __isg_k_shuffle_down(ctx, x, d) __isg_ref_sub_group_shuffle_down(&(ctx)->native, x, d)
-#define __isg_k_all(ctx, p) __isg_ref_sub_group_all(&(ctx)->native, p)
-#define __isg_k_any(ctx, p) __isg_ref_sub_group_any(&(ctx)->native, p)
-#define __isg_k_reduce_add(ctx, x) __isg_ref_sub_group_reduce_add(&(ctx)->native, x)
-#define __isg_k_reduce_min(ctx, x) __isg_ref_sub_group_reduce_min(&(ctx)->native, x)
-#define __isg_k_reduce_max(ctx, x) __isg_ref_sub_group_reduce_max(&(ctx)->native, x)
-#define __isg_k_scan_inclusive_add(ctx, x) __isg_ref_sub_group_scan_inclusive_add(&(ctx)->native, x)
-#define __isg_k_scan_inclusive_min(ctx, x) __isg_ref_sub_group_scan_inclusive_min(&(ctx)->native, x)
-#define __isg_k_scan_inclusive_max(ctx, x) __isg_ref_sub_group_scan_inclusive_max(&(ctx)->native, x)
-#define __isg_k_scan_exclusive_add(ctx, x) __isg_ref_sub_group_scan_exclusive_add(&(ctx)->native, x)
-#define __isg_k_scan_exclusive_min(ctx, x) __isg_ref_sub_group_scan_exclusive_min(&(ctx)->native, x)
-#define __isg_k_scan_exclusive_max(ctx, x) __isg_ref_sub_group_scan_exclusive_max(&(ctx)->native, x)
-#define __isg_k_clustered_reduce_add(ctx, x, cs)                                                   \
-  __isg_ref_sub_group_clustered_reduce_add(&(ctx)->native, x, cs)
-#define __isg_k_clustered_reduce_min(ctx, x, cs)                                                   \
-  __isg_ref_sub_group_clustered_reduce_min(&(ctx)->native, x, cs)
-#define __isg_k_clustered_reduce_max(ctx, x, cs)                                                   \
-  __isg_ref_sub_group_clustered_reduce_max(&(ctx)->native, x, cs)
-#define __isg_k_barrier(ctx, flags) __isg_ref_sub_group_barrier(&(ctx)->native, flags)
-#define __isg_k_barrier_scope(ctx, flags, scope)                                                   \
-  __isg_ref_sub_group_barrier_scope(&(ctx)->native, flags, scope)
 #endif
 
 /* ---- the context ------------------------------------------------------------------------- */
-#ifndef __ISG_KHR_REFERENCE
-__ISG_KHR_FN __isg_ctx_t __isg_ctx_init(uint S, uint rx, uint ry, uint rz) {
+__ISG_KHR_FN __isg_ctx_t __isg_ctx_init(uint S, uint rx, uint ry, uint rz __ISG_KHR_NATIVE_PARAMS) {
   __isg_ctx_t c;
-#else
-__ISG_KHR_FN __isg_ctx_t __isg_ctx_init(uint S, uint rx, uint ry, uint rz, __local ulong16* scratch,
-                                         uint slot) {
-  __isg_ctx_t c;
-  c.native = __isg_native_init(scratch, S, slot);
-#endif
+  __ISG_KHR_NATIVE_INIT(c, S)
   __ISG_LAYOUT_INIT(c, S, rx, ry, rz)
   c.lane0 = __isg_k_local_id(&c) & ~(S - 1u);
   /* The native size is read per kernel: drivers may pick it per kernel (wave32/wave64, SIMD
@@ -136,13 +105,9 @@ __ISG_KHR_FN __isg_ctx_t __isg_ctx_init(uint S, uint rx, uint ry, uint rz, __loc
   return c;
 }
 
-/* Kept on one line: the rewriter inserts it into the user's kernel line. SLOT is the scratch the
- * test double exchanges through; the native builtins need none. */
-#ifndef __ISG_KHR_REFERENCE
-#define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), (RX), (RY), (RZ)); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
-#else
-#define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), (RX), (RY), (RZ), __isg_scratch, (SLOT)); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
-#endif
+/* Kept on one line: the rewriter inserts it into the user's kernel line. SLOT is the scratch an
+ * overlay's native builtins may exchange through; the driver's need none. */
+#define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), (RX), (RY), (RZ) __ISG_KHR_NATIVE_ARGS(SLOT)); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
 
 /*
  * S, and whether the sub-group is the whole native one, as constants where they are: the
@@ -157,8 +122,8 @@ __ISG_KHR_FN __isg_ctx_t __isg_ctx_init(uint S, uint rx, uint ry, uint rz, __loc
 #else
 #define __ISG_KHR_S(ctx) ((ctx)->S)
 #endif
-#if defined(__ISG_KHR_ONLY_S) && defined(__ISG_KHR_REFERENCE)
-#define __ISG_KHR_WHOLE(ctx) (__ISG_KHR_ONLY_S == __ISG_KHR_REFERENCE_SIZE)
+#if defined(__ISG_KHR_ONLY_S) && defined(__ISG_KHR_NATIVE_SIZE)
+#define __ISG_KHR_WHOLE(ctx) (__ISG_KHR_ONLY_S == __ISG_KHR_NATIVE_SIZE)
 #else
 #define __ISG_KHR_WHOLE(ctx) ((ctx)->whole)
 #endif
