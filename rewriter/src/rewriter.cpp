@@ -259,6 +259,7 @@ std::string buildPrelude(const DeviceTraits& traits, const detail::Analysis& a) 
     if (!text.empty() && text.back() != '\n') p += '\n';
   };
   if (const detail::EmbeddedFile* def = detail::findEmbedded("builtins.def")) append(def->text());
+  p += detail::collectiveRows(a.families);
   for (const detail::EmbeddedFile* f : libraryFiles(traits)) append(f->text());
   p += detail::builtinMacros(a.userDefined, a.macroArity, a.extraArity);
   return p;

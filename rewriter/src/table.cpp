@@ -62,6 +62,33 @@ const std::vector<std::string>& triggerWords() {
   return words;
 }
 
+std::string collectiveRows(const std::vector<std::string>& families) {
+  std::string out;
+  for (const std::string family : {"broadcast", "reduce", "scan"}) {
+    if (std::find(families.begin(), families.end(), family) == families.end()) {
+      out += "#define __ISG_ROW_" + family + "(name, shape, typeset)\n";
+      continue;
+    }
+    std::set<std::string> seen;  // a name has a row per extension that adds types to it
+    for (const table::Function& f : table::functions()) {
+      if (f.family != family || !seen.insert(f.name).second) continue;
+      std::string body;
+      if (family == "broadcast") {
+        body = "__ISG_BROADCAST_BODY(" + f.name + ", T, s, w, req)";
+      } else {
+        const std::string op = f.name.substr(f.name.rfind('_') + 1);  // add, min or max
+        const std::string kind = family == "reduce"                                ? "REDUCE"
+                                 : f.name.find("_inclusive_") != std::string::npos ? "SCAN_INCLUSIVE"
+                                                                                   : "SCAN_EXCLUSIVE";
+        body = "__ISG_" + kind + "_BODY(" + f.name + ", " + op + ", T, s, w, req)";
+      }
+      out += "#define __ISG_DEF_" + f.name + "(T, s, w, req) " + body + "\n";
+    }
+    out += "#define __ISG_ROW_" + family + "(name, shape, typeset) ISG_TYPES_##typeset(__ISG_DEF_##name)\n";
+  }
+  return out;
+}
+
 unsigned exchangeBytes(const Builtin& b, unsigned typeBytes) {
   // Wider vectors are exchanged 16 bytes per value at a time (builtins-cl/local/70-shuffle.cl
   // moves as many components as the slot holds): a 16-wide shuffle in a large work-group would

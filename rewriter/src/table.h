@@ -44,6 +44,11 @@ unsigned exchangeBytes(const Builtin& b, unsigned typeBytes);
 // the types the device supports.
 std::string declarationsHeader(const DeviceTraits& traits);
 
+// The rows of the collective families (broadcast, reduce, scan) for the library: every name of
+// the family in the table defines __ISG_DEF_<name> as its strategy's body for the operation the
+// name says, and __ISG_ROW_<family> expands a row (or nothing when `families` lacks it).
+std::string collectiveRows(const std::vector<std::string>& families);
+
 // The argument count of a builtin's usual call (a barrier's flags, a pointer block read).
 unsigned usualArity(const Builtin& b);
 
