@@ -119,53 +119,22 @@ std::string generate() {
      << "Extensions the layer advertises (exactly these, in this order): " << join(extensions)
      << ".\n\n"
      << "## Strategies\n\n"
-     << "* **local** (any OpenCL 1.2 device): values are exchanged through a hidden `__local`\n"
-     << "  scratch argument and one work-group barrier per exchange. Rule: **sub-group builtins\n"
-     << "  must be reached in control flow that is uniform across the work-group** (every\n"
-     << "  work-item of the work-group reaches the same builtin calls in the same order), since\n"
-     << "  the barriers are work-group wide. Intel allows divergent shuffles; this strategy does\n"
-     << "  not. `sub_group_barrier` is a work-group barrier here, for the same reason.\n"
-     << "  Sub-groups are runs of S consecutive linear local ids (x fastest); the last one may\n"
-     << "  be partial. Out-of-range shuffle indices, undefined by the spec, read a slot of the\n"
-     << "  same sub-group. Image block reads recover the raw bits from the converted channels\n"
-     << "  for UNSIGNED/SIGNED_INT8/16/32, UNORM_INT8/16, HALF_FLOAT and FLOAT with orders R,\n"
-     << "  A, INTENSITY, LUMINANCE, RG, RA, RGBA, BGRA, ARGB; SNORM_INT8/16 (-MAX-1 reads as\n"
-     << "  -MAX), packed 565/555/101010, sRGB and depth formats cannot be recovered, and an\n"
-     << "  enqueue that passes such an image to block IO fails with\n"
-     << "  `CL_IMAGE_FORMAT_NOT_SUPPORTED` and a log line naming the format (images the kernel\n"
-     << "  only samples are not checked). Out-of-bounds image reads clamp each element to\n"
-     << "  the edge, writes outside the image are ignored, and a work-item's write that covers\n"
-     << "  only part of an element (an element wider than the written type: more than 1 byte\n"
-     << "  for `_uc`, 2 for `_us`, 4 for `uint`, 8 for `_ul`; undefined in the specs) is\n"
-     << "  skipped.\n"
-     << "* **nvidia-ptx** (NVIDIA, sm_70 and newer, S = 8, 16 or 32): each builtin is inline\n"
-     << "  PTX: `shfl.sync` (idx, bfly, up) per 32-bit word with the segment mask that keeps an\n"
-     << "  exchange inside its S-lane segment of the warp, `vote.sync.ballot`, `bar.warp.sync`;\n"
-     << "  on sm_80+ `redux.sync` for 8- to 32-bit integer reductions at S = 32; other\n"
-     << "  reductions are branch-free butterflies that also serve a partial last sub-group,\n"
-     << "  scans Hillis-Steele over `shfl.sync.up`. The active lane mask is the member mask, so\n"
-     << "  shuffles are legal in divergent control flow, as the spec allows. No local memory, no\n"
-     << "  work-group barrier. Sizes other than 8, 16 and 32 fail the build with a message\n"
-     << "  naming those. NVIDIA's OpenCL has no `cl_khr_fp16`, so half rows do not exist there.\n"
-     << "* **khr** (`cl_khr_subgroups` + `cl_khr_subgroup_shuffle` + `_shuffle_relative`, native\n"
-     << "  sub-group size N measured on the driver): the builtins are the driver's khr builtins.\n"
-     << "  S < N: each native sub-group is partitioned into N/S Intel sub-groups, member j of the\n"
-     << "  one holding native lane l being lane `(l & ~(S-1)) | j`; ids, sizes, counts and the\n"
-     << "  host queries describe those partitioned sub-groups. S == N: the native sub-group\n"
-     << "  itself (native reduce, scan, all/any). S > N (or N not a multiple of S) in any kernel\n"
-     << "  that calls a builtin: the whole program uses local, with a note in the build log.\n"
-     << "  Vectors go component by component (khr shuffles take scalars); up/down are two\n"
-     << "  relative shuffles and a select by the reader; broadcast is an indexed shuffle;\n"
-     << "  partitioned reductions use `sub_group_clustered_reduce_*` where the driver has\n"
-     << "  `cl_khr_subgroup_clustered_reduce`, else Hillis-Steele over `sub_group_shuffle_up`,\n"
-     << "  as scans do; 8/16-bit collectives use `cl_khr_subgroup_extended_types` or widen to 32\n"
-     << "  bits. Rule: with S < N, builtins must be reached by all Intel sub-groups of a native\n"
-     << "  sub-group (native builtins are collective over it). Assumes native sub-groups are runs\n"
-     << "  of N consecutive linear local ids (on a driver whose sub-groups are per row, launches\n"
-     << "  whose rows are not a multiple of N are refused). Tested in CI on Intel's CPU runtime\n"
-     << "  (`ISG_STRATEGY=khr`, its own `cl_khr_subgroup_*` builtins) and through the layer's test\n"
-     << "  double (`ISG_STRATEGY=khr ISG_KHR_TEST_NATIVE_SIZE=N`, N = 16, 32 and 64) on PoCL.\n"
-     << "* **native**: the device's own implementation; nothing is rewritten.\n\n"
+     << "From `rewriter/include/isg/strategies.def`; what each guarantees (rules, edges) is\n"
+     << "[strategies.md](strategies.md).\n\n"
+     << "| strategy | library | hidden scratch argument | default S | sizes |\n"
+     << "|---|---|---|---|---|\n";
+  for (const isg::StrategyFacts& f : isg::strategies()) {
+    if (!*f.folder) {  // native: nothing is rewritten
+      md << "| " << f.name << " | none | no | the device's | the device's |\n";
+      continue;
+    }
+    md << "| " << f.name << " | `builtins-cl/" << f.folder << "/` | " << (f.scratch ? "yes" : "no")
+       << " | " << (f.defaultSubGroupSize ? std::to_string(f.defaultSubGroupSize) : "the native size N")
+       << " | " << f.minSubGroupSize << " to "
+       << (f.maxSubGroupSize ? std::to_string(f.maxSubGroupSize) : "max(64, N)")
+       << " (powers of two) |\n";
+  }
+  md << "\n"
      << "## Builtins\n\n"
      << "| Builtin | Family | Extension | Signature | Types |";
   for (const std::string& strategy : strategiesWithLibrary()) md << " " << strategy << " |";
