@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "isg/json.h"
+
 namespace isgb {
 
 // ---- command line --------------------------------------------------------------------------
@@ -128,26 +130,7 @@ inline Stats summarize(std::vector<double> v) {
 
 // ---- JSON ----------------------------------------------------------------------------------
 
-inline std::string jsonQuote(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", c);
-          o += b;
-        } else {
-          o += c;
-        }
-    }
-  }
-  return o + "\"";
-}
+using isg::jsonQuote;
 
 inline std::string jsonNumber(double v) {
   if (!std::isfinite(v)) return "null";
@@ -156,127 +139,18 @@ inline std::string jsonNumber(double v) {
   return b;
 }
 
-// A JSON value, enough to read back what Report writes (baselines from other processes).
-struct Json {
-  enum Kind { Null, Bool, Number, String, Array, Object } kind = Null;
-  bool b = false;
-  double num = 0;
-  std::string str;
-  std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> fields;
-
-  const Json* get(const std::string& key) const {
-    for (const auto& f : fields)
-      if (f.first == key) return &f.second;
-    return nullptr;
-  }
-  double number(const std::string& key, double fallback = NAN) const {
-    const Json* j = get(key);
-    return j && j->kind == Number ? j->num : fallback;
-  }
-  std::string text(const std::string& key) const {
-    const Json* j = get(key);
-    return j && j->kind == String ? j->str : std::string();
-  }
-};
-
-class JsonParser {
- public:
-  explicit JsonParser(const std::string& text) : t_(text) {}
-  Json parse() {
-    Json v = value();
-    space();
-    if (p_ != t_.size()) fail("trailing text");
-    return v;
-  }
-
- private:
-  [[noreturn]] void fail(const char* what) {
-    throw std::runtime_error(std::string("JSON: ") + what + " at offset " + std::to_string(p_));
-  }
-  void space() {
-    while (p_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[p_]))) ++p_;
-  }
-  bool eat(char c) {
-    space();
-    if (p_ < t_.size() && t_[p_] == c) {
-      ++p_;
-      return true;
-    }
-    return false;
-  }
-  std::string string() {
-    if (!eat('"')) fail("string expected");
-    std::string s;
-    while (p_ < t_.size() && t_[p_] != '"') {
-      char c = t_[p_++];
-      if (c == '\\' && p_ < t_.size()) {
-        char e = t_[p_++];
-        if (e == 'n') s += '\n';
-        else if (e == 't') s += '\t';
-        else if (e == 'u' && p_ + 4 <= t_.size()) {  // our writer escapes only control bytes
-          s += static_cast<char>(std::strtol(t_.substr(p_, 4).c_str(), nullptr, 16));
-          p_ += 4;
-        } else s += e;
-      } else {
-        s += c;
-      }
-    }
-    if (p_ >= t_.size()) fail("unterminated string");
-    ++p_;
-    return s;
-  }
-  Json value() {
-    space();
-    if (p_ >= t_.size()) fail("value expected");
-    Json v;
-    char c = t_[p_];
-    if (c == '{') {
-      ++p_;
-      v.kind = Json::Object;
-      if (eat('}')) return v;
-      do {
-        std::string k = string();
-        if (!eat(':')) fail("':' expected");
-        v.fields.emplace_back(k, value());
-      } while (eat(','));
-      if (!eat('}')) fail("'}' expected");
-    } else if (c == '[') {
-      ++p_;
-      v.kind = Json::Array;
-      if (eat(']')) return v;
-      do v.items.push_back(value());
-      while (eat(','));
-      if (!eat(']')) fail("']' expected");
-    } else if (c == '"') {
-      v.kind = Json::String;
-      v.str = string();
-    } else if (t_.compare(p_, 4, "true") == 0 || t_.compare(p_, 5, "false") == 0) {
-      v.kind = Json::Bool;
-      v.b = t_[p_] == 't';
-      p_ += v.b ? 4 : 5;
-    } else if (t_.compare(p_, 4, "null") == 0) {
-      p_ += 4;
-    } else {
-      char* end = nullptr;
-      v.kind = Json::Number;
-      v.num = std::strtod(t_.c_str() + p_, &end);
-      if (end == t_.c_str() + p_) fail("number expected");
-      p_ = static_cast<std::size_t>(end - t_.c_str());
-    }
-    return v;
-  }
-  const std::string& t_;
-  std::size_t p_ = 0;
-};
+// Baselines from other processes are read with the tree's one JSON reader (isg/json.h).
+using Json = isg::json::Value;
 
 inline Json readJsonFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);
   std::stringstream ss;
   ss << in.rdbuf();
-  std::string text = ss.str();
-  return JsonParser(text).parse();
+  Json root;
+  std::string error;
+  if (!isg::json::parse(ss.str(), &root, &error)) throw std::runtime_error("JSON: " + error);
+  return root;
 }
 
 // ---- results -------------------------------------------------------------------------------
@@ -561,13 +435,13 @@ class Report {
       return;
     }
     for (const auto& n : root.get("notes") ? root.get("notes")->items : std::vector<Json>{})
-      if (n.kind == Json::String) note(variant + " run: " + n.str);
+      if (n.type == Json::Type::String) note(variant + " run: " + n.text);
     const Json* cases = root.get("cases");
     if (!cases) return;
     for (auto& c : cases_) {
       auto key = c->baselineCase.count(variant) ? c->baselineCase[variant] : c->name;
       for (const Json& bc : cases->items) {
-        if (bc.text("name") != key) continue;
+        if (bc.string("name") != key) continue;
         const Json* vs = bc.get("variants");
         const Json* v = vs ? vs->get(variant) : nullptr;
         if (!v) continue;
@@ -575,7 +449,7 @@ class Report {
         m = Measurement{};
         m.from = path;
         if (v->get("skipped")) {
-          m.skipped = v->text("skipped");
+          m.skipped = v->string("skipped");
           continue;
         }
         m.present = true;
@@ -587,7 +461,7 @@ class Report {
         m.ms.n = static_cast<int>(v->number("reps", 0));
         m.rate = v->number("rate");
         const Json* ver = v->get("verified");
-        m.verified = ver && ver->kind == Json::Bool ? (ver->b ? 1 : 0) : -1;
+        m.verified = ver && ver->type == Json::Type::Bool ? (ver->b ? 1 : 0) : -1;
       }
     }
   }
