@@ -64,10 +64,10 @@ void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::s
     kernelValue(kernel, CL_KERNEL_NUM_ARGS, &args);
     record->manifest.numUserArgs = args;
   }
+  record->rowMultiple = rowMultipleFor(program, record->manifest);
   // Only kernels with hidden arguments (the local strategy, the khr double) keep copies: they
   // are the ones an H100 refused (the exchanges need registers), and their clSetKernelArg
   // already goes through the record; nvidia-ptx kernels launch at 1024 as built (measured).
-  record->rowMultiple = rowMultipleFor(program, record->manifest);
   record->recordsArgs = !record->manifest.hiddenArgs.empty() && mayCapRegisters(program);
   if (record->recordsArgs) record->args.resize(record->manifest.numUserArgs);
   // The driver kernel keeps the shadow alive; the application's program must stay alive as

@@ -198,7 +198,10 @@ bool rowShapes() {
 // float reductions and scans, "key<TAB>value<TAB>tolerance"), for tests/native/compare_dumps.py.
 struct Dump {
   std::map<std::string, std::string> lines;
-  static bool on() { return std::getenv("ISG_E2E_DUMP") != nullptr; }
+  static bool on() {
+    static const bool set = std::getenv("ISG_E2E_DUMP") != nullptr;
+    return set;
+  }
 };
 Dump& dump() {
   static Dump d;
@@ -612,7 +615,10 @@ size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
     for (uint32_t lid = 0; lid < g.size(); ++lid) {
       size_t wi = l.wi(grp, lid);
       const uint8_t* got = O + wi * sb;
-      const std::string dk = c.key + "|" + where + "|" + std::to_string(grp) + "|" + std::to_string(lid);
+      // The dump's key, built only when there is a dump (this loop runs for every work-item).
+      const std::string dk = Dump::on() ? c.key + "|" + where + "|" + std::to_string(grp) + "|" +
+                                              std::to_string(lid)
+                                        : std::string();
       if (fam == "identity") {
         uint32_t want = 0;
         if (f == "get_sub_group_size") want = g.subGroupSize(lid);
@@ -874,10 +880,12 @@ TEST_P(BlockBuffer, MatchesReferenceModel) {
             // read: out[wi*width + k] == in[block + index]
             const uint8_t* got = out.data() + i * stride + (wi * r.width + kk) * eb;
             const uint8_t* want = in.data() + i * stride + elem * eb;
-            const std::string dk = "|" + std::to_string(S) + "|" + shape.name + "|" +
-                                   std::to_string(wi) + "|" + std::to_string(kk);
-            dumpBytes(r.read + "(buffer)" + dk, got, eb);
-            dumpBytes(r.write + "(buffer)" + dk, out2.data() + i * stride + elem * eb, eb);
+            if (Dump::on()) {
+              const std::string dk = "|" + std::to_string(S) + "|" + shape.name + "|" +
+                                     std::to_string(wi) + "|" + std::to_string(kk);
+              dumpBytes(r.read + "(buffer)" + dk, got, eb);
+              dumpBytes(r.write + "(buffer)" + dk, out2.data() + i * stride + elem * eb, eb);
+            }
             if (std::memcmp(got, want, eb) != 0 && ++badRead <= 3)
               ADD_FAILURE() << r.read << "@" << S << " " << shape.name << " wi " << wi << " k " << kk;
             // write: out2[block + index] == in[wi*width + k] ^ 0x5a
@@ -1128,10 +1136,11 @@ TEST_P(BlockImage, MatchesReferenceModel) {
                 uint64_t got = 0;
                 std::memcpy(&got, out.data() + l.wi(grp, lid) * layout.bytesPerItem +
                                       layout.offset[i] + kk * eb, eb);
-                dumpBytes(caseKey(r.read, fkey, S) + "|" + shape.name + "|" +
-                              std::to_string(grp) + "|" + std::to_string(lid) + "|" +
-                              std::to_string(kk),
-                          reinterpret_cast<const uint8_t*>(&got), eb);
+                if (Dump::on())
+                  dumpBytes(caseKey(r.read, fkey, S) + "|" + shape.name + "|" +
+                                std::to_string(grp) + "|" + std::to_string(lid) + "|" +
+                                std::to_string(kk),
+                            reinterpret_cast<const uint8_t*>(&got), eb);
                 if (got != *want && ++bad <= 3)
                   ADD_FAILURE() << r.read << "@" << S << " " << f.name << " " << shape.name
                                 << " lid " << lid << " k " << kk << " coord (" << rc[2 * sg] << ","

@@ -137,15 +137,16 @@ std::string generate() {
   md << "\n"
      << "## Builtins\n\n"
      << "| Builtin | Family | Extension | Signature | Types |";
-  for (const std::string& strategy : strategiesWithLibrary()) md << " " << strategy << " |";
+  const std::vector<std::string> libraries = strategiesWithLibrary();
+  for (const std::string& strategy : libraries) md << " " << strategy << " |";
   md << "\n|---|---|---|---|---|";
-  for (size_t i = 0; i < strategiesWithLibrary().size(); ++i) md << "---|";
+  for (size_t i = 0; i < libraries.size(); ++i) md << "---|";
   md << "\n";
   for (const Row& r : rows()) {
     md << "| `" << r.name << "` | " << r.family << " | " << r.extension << " | `"
        << escapeCell(r.signature) << "` | " << escapeCell(r.types.empty() ? "-" : r.types)
        << " |";
-    for (const std::string& strategy : strategiesWithLibrary())
+    for (const std::string& strategy : libraries)
       md << (implements(strategy, r.family) ? " supported |" : " no |");
     md << "\n";
   }
