@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "capture.h"
+#include "enqueue_capture.h"
 #include "device_strategy.h"
 #include "driver_queries.h"
 #include "kernel_records.h"
@@ -500,7 +500,7 @@ cl_int enqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint num_events_
 
 }  // namespace
 
-// Capture (capture.h) brackets the enqueue: it reads the inputs before and the outputs after;
+// Capture (capture/enqueue_capture.h) brackets the enqueue: it reads the inputs before and the outputs after;
 // it is inert unless ISG_CAPTURE_DIR is set and the enqueue matches its filters.
 cl_int CL_API_CALL clEnqueueNDRangeKernel_layer(cl_command_queue queue, cl_kernel kernel,
                                                 cl_uint work_dim, const size_t* global_work_offset,

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "capture.h"
+#include "enqueue_capture.h"
 #include "layer_api.h"
 
 // Headers before the Khronos loader's clInitLayerWithProperties lack this type; repeating a
@@ -66,7 +66,7 @@ cl_int initLayer(cl_uint num_entries, const cl_icd_dispatch* target_dispatch,
   // Unintercepted entries are the target's own: the loader calls straight through.
   g_layerDispatch = g_nextDispatch;
   if (g_config.DISABLE && !g_config.CAPTURE_DIR.empty()) {
-    // Capture observes without rewriting: only its entries are the layer's (capture.h).
+    // Capture observes without rewriting: only its entries are the layer's (capture/enqueue_capture.h).
 #define ISG_FILL_CAPTURE_ENTRY(name) g_layerDispatch.table.name = &name##_layer;
     ISG_CAPTURE_ENTRIES(ISG_FILL_CAPTURE_ENTRY)
 #undef ISG_FILL_CAPTURE_ENTRY

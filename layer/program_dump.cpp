@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-#include "capture_format.h"
+#include "case_format.h"
 #include "layer_api.h"
 
 namespace isg {

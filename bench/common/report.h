@@ -130,15 +130,6 @@ inline Stats summarize(std::vector<double> v) {
 
 // ---- JSON ----------------------------------------------------------------------------------
 
-using isg::jsonQuote;
-
-inline std::string jsonNumber(double v) {
-  if (!std::isfinite(v)) return "null";
-  char b[40];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-
 // Baselines from other processes are read with the tree's one JSON reader (isg/json.h).
 using Json = isg::json::Value;
 
@@ -336,60 +327,77 @@ class Report {
   }
 
   std::string json() const {
-    std::string o = "{\n  \"schema\": \"isg-bench/1\",\n  \"bench\": " + jsonQuote(bench_) +
-                    ",\n  \"title\": " + jsonQuote(title_) + ",\n  \"date\": " +
-                    jsonQuote(isoDate()) + ",\n  \"smoke\": " + (opt_.smoke ? "true" : "false") +
-                    ",\n  \"rate_unit\": " + jsonQuote(unit_) + ",\n  \"info\": {";
-    for (std::size_t i = 0; i < info_.size(); ++i)
-      o += std::string(i ? ", " : "") + jsonQuote(info_[i].first) + ": " + jsonQuote(info_[i].second);
-    o += "},\n  \"config\": {";
-    for (std::size_t i = 0; i < config_.size(); ++i)
-      o += std::string(i ? ", " : "") + jsonQuote(config_[i].first) + ": " + jsonNumber(config_[i].second);
-    o += "},\n  \"notes\": [";
-    for (std::size_t i = 0; i < notes_.size(); ++i) o += std::string(i ? ", " : "") + jsonQuote(notes_[i]);
-    o += "],\n  \"cases\": [";
-    for (std::size_t ci = 0; ci < cases_.size(); ++ci) {
-      const Case& c = *cases_[ci];
-      o += std::string(ci ? "," : "") + "\n    {\"name\": " + jsonQuote(c.name) + ", \"variants\": {";
-      bool first = true;
-      for (const auto& kv : c.m) {
-        const Measurement& m = kv.second;
-        o += std::string(first ? "" : ",") + "\n      " + jsonQuote(kv.first) + ": ";
-        first = false;
+    using isg::json::Writer;
+    constexpr auto kInline = Writer::Layout::Inline;
+    Writer w;
+    w.beginObject()
+        .field("schema", "isg-bench/1")
+        .field("bench", bench_)
+        .field("title", title_)
+        .field("date", isoDate())
+        .field("smoke", opt_.smoke)
+        .field("rate_unit", unit_)
+        .key("info")
+        .beginObject(kInline);
+    for (const auto& [k, v] : info_) w.field(k, v);
+    w.end().key("config").beginObject(kInline);
+    for (const auto& [k, v] : config_) w.field(k, v);
+    w.end().key("notes").array(notes_).key("cases").beginArray();
+    for (const auto& cp : cases_) {
+      const Case& c = *cp;
+      w.beginObject().field("name", c.name).key("variants").beginObject();
+      for (const auto& [name, m] : c.m) {
+        w.key(name).beginObject(kInline);
         if (!m.present) {
-          o += "{\"skipped\": " + jsonQuote(m.skipped) + "}";
+          w.field("skipped", m.skipped).end();
           continue;
         }
-        o += "{\"median_ms\": " + jsonNumber(m.ms.median) + ", \"min_ms\": " + jsonNumber(m.ms.min) +
-             ", \"max_ms\": " + jsonNumber(m.ms.max) + ", \"p10_ms\": " + jsonNumber(m.ms.p10) +
-             ", \"p90_ms\": " + jsonNumber(m.ms.p90) + ", \"reps\": " + std::to_string(m.ms.n) +
-             ", \"rate\": " + jsonNumber(m.rate) + ", \"verified\": " +
-             (m.verified == 1 ? "true" : m.verified == 0 ? "false" : "null") +
-             (m.from.empty() ? "" : ", \"from\": " + jsonQuote(m.from)) + "}";
+        w.field("median_ms", m.ms.median)
+            .field("min_ms", m.ms.min)
+            .field("max_ms", m.ms.max)
+            .field("p10_ms", m.ms.p10)
+            .field("p90_ms", m.ms.p90)
+            .field("reps", static_cast<std::uint64_t>(m.ms.n))
+            .field("rate", m.rate)
+            .key("verified");
+        if (m.verified < 0)
+          w.null();
+        else
+          w.value(m.verified == 1);
+        if (!m.from.empty()) w.field("from", m.from);
+        w.end();
       }
-      o += "},\n     \"ratios\": [";
-      for (std::size_t ri = 0; ri < c.ratios.size(); ++ri) {
-        const Ratio& r = c.ratios[ri];
-        bool speed = r.kind == RatioKind::Speed;
-        o += std::string(ri ? ", " : "") + "{\"label\": " + jsonQuote(r.label) +
-             ", \"subject\": " + jsonQuote(r.subject) + ", \"base\": " + jsonQuote(r.base) +
-             ", \"kind\": " + jsonQuote(speed ? "speed" : "cost") + ", \"value\": " +
-             jsonNumber(r.value) + ", \"goal\": " +
-             (std::isfinite(r.goal) ? jsonQuote((speed ? ">=" : "<=") + fmt("%.2f", r.goal)) : "null") +
-             ", \"met\": " + metJson(r) + "}";
+      w.end().key("ratios").beginArray();
+      for (const Ratio& r : c.ratios) {
+        const bool speed = r.kind == RatioKind::Speed;
+        w.beginObject(kInline)
+            .field("label", r.label)
+            .field("subject", r.subject)
+            .field("base", r.base)
+            .field("kind", speed ? "speed" : "cost")
+            .field("value", r.value)
+            .key("goal");
+        if (std::isfinite(r.goal))
+          w.value((speed ? ">=" : "<=") + fmt("%.2f", r.goal));
+        else
+          w.null();
+        w.key("met");
+        if (!std::isfinite(r.goal) || !std::isfinite(r.value))
+          w.null();
+        else
+          w.value(met(r));
+        w.end();
       }
-      o += "]" + (c.note.empty() ? std::string() : ", \"note\": " + jsonQuote(c.note)) + "}";
+      w.end();
+      if (!c.note.empty()) w.field("note", c.note);
+      w.end();
     }
-    return o + "\n  ]\n}\n";
+    return w.end().end().text();
   }
 
  private:
   static bool met(const Ratio& r) {
     return r.kind == RatioKind::Speed ? r.value >= r.goal : r.value <= r.goal;
-  }
-  static std::string metJson(const Ratio& r) {
-    if (!std::isfinite(r.goal) || !std::isfinite(r.value)) return "null";
-    return met(r) ? "true" : "false";
   }
   static std::string ratioText(const Ratio& r) {
     if (!std::isfinite(r.value)) return "-";

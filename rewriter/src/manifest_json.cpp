@@ -21,7 +21,7 @@
 // }
 #include <string>
 
-#include "isg/json_string.h"
+#include "isg/json.h"
 #include "isg/rewriter.h"
 
 namespace isg {
@@ -50,42 +50,36 @@ const char* hiddenKindName(HiddenArg::Kind k) {
 }  // namespace
 
 std::string manifestToJson(const RewriteResult& r) {
-  std::string o = "{\n  \"status\": " + jsonQuote(statusName(r.status)) + ",\n  \"kernels\": [";
-  for (std::size_t i = 0; i < r.kernels.size(); ++i) {
-    const KernelManifest& k = r.kernels[i];
-    o += i ? ",\n" : "\n";
-    o += "    {\n      \"name\": " + jsonQuote(k.name) + ",\n";
-    o += "      \"subGroupSize\": " + std::to_string(k.subGroupSize) + ",\n";
-    o += "      \"requiredSubGroupSize\": " + std::string(k.requiredSubGroupSize ? "true" : "false") + ",\n";
-    o += "      \"families\": [";
-    for (std::size_t f = 0; f < k.families.size(); ++f) o += (f ? ", " : "") + jsonQuote(k.families[f]);
-    o += "],\n      \"scratchBytesPerItem\": " + std::to_string(k.scratchBytesPerItem) + ",\n";
-    o += "      \"numUserArgs\": " + std::to_string(k.numUserArgs) + ",\n";
-    o += "      \"hiddenArgs\": [";
-    for (std::size_t h = 0; h < k.hiddenArgs.size(); ++h)
-      o += std::string(h ? ", " : "") + "{\"kind\": " + jsonQuote(hiddenKindName(k.hiddenArgs[h].kind)) +
-           ", \"index\": " + std::to_string(k.hiddenArgs[h].index) + "}";
-    o += "],\n      \"reqdWorkGroupSize\": [" + std::to_string(k.reqdWorkGroupSize[0]) + ", " +
-         std::to_string(k.reqdWorkGroupSize[1]) + ", " + std::to_string(k.reqdWorkGroupSize[2]) +
-         "],\n      \"wholeSubGroups\": " + (k.wholeSubGroups ? "true" : "false") +
-         ",\n      \"blockImageArgs\": [";
-    for (std::size_t i = 0; i < k.blockImageArgs.size(); ++i)
-      o += (i ? ", " : "") + std::to_string(k.blockImageArgs[i]);
-    o += "]\n    }";
+  using json::Writer;
+  constexpr auto kInline = Writer::Layout::Inline;
+  Writer w;
+  w.beginObject().field("status", statusName(r.status)).key("kernels").beginArray();
+  for (const KernelManifest& k : r.kernels) {
+    w.beginObject()
+        .field("name", k.name)
+        .field("subGroupSize", k.subGroupSize)
+        .field("requiredSubGroupSize", k.requiredSubGroupSize)
+        .key("families")
+        .array(k.families)
+        .field("scratchBytesPerItem", k.scratchBytesPerItem)
+        .field("numUserArgs", k.numUserArgs)
+        .key("hiddenArgs")
+        .beginArray(kInline);
+    for (const HiddenArg& h : k.hiddenArgs)
+      w.beginObject(kInline).field("kind", hiddenKindName(h.kind)).field("index", h.index).end();
+    w.end().key("reqdWorkGroupSize").array(k.reqdWorkGroupSize);
+    w.field("wholeSubGroups", k.wholeSubGroups).key("blockImageArgs").array(k.blockImageArgs).end();
   }
-  o += r.kernels.empty() ? "],\n" : "\n  ],\n";
-  o += "  \"lineMap\": [";
-  for (std::size_t i = 0; i < r.lineMap.size(); ++i) {
-    const LineMapEntry& e = r.lineMap[i];
-    o += i ? ",\n" : "\n";
-    o += "    {\"rewrittenFile\": " + jsonQuote(e.rewrittenFile) +
-         ", \"rewrittenFirst\": " + std::to_string(e.rewrittenFirst) +
-         ", \"count\": " + std::to_string(e.count) + ", \"originalFile\": " + jsonQuote(e.originalFile) +
-         ", \"originalFirst\": " + std::to_string(e.originalFirst) + "}";
-  }
-  o += r.lineMap.empty() ? "],\n" : "\n  ],\n";
-  o += "  \"log\": " + jsonQuote(r.log) + "\n}\n";
-  return o;
+  w.end().key("lineMap").beginArray();
+  for (const LineMapEntry& e : r.lineMap)
+    w.beginObject(kInline)
+        .field("rewrittenFile", e.rewrittenFile)
+        .field("rewrittenFirst", e.rewrittenFirst)
+        .field("count", e.count)
+        .field("originalFile", e.originalFile)
+        .field("originalFirst", e.originalFirst)
+        .end();
+  return w.end().field("log", r.log).end().text();
 }
 
 }  // namespace isg

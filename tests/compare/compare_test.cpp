@@ -19,7 +19,7 @@
 #include <tuple>
 #include <vector>
 
-#include "capture_format.h"
+#include "case_format.h"
 #include "cl_harness.h"
 
 extern char** environ;

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "capture_format.h"
+#include "case_format.h"
 
 namespace {
 

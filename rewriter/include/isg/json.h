@@ -1,17 +1,61 @@
 // SPDX-License-Identifier: MIT
-// The one JSON reader of the tree (case.json for capture/replay, benchmark baselines), beside the
-// one string quoting (json_string.h) the manifest, capture and benchmark writers use. Header-only
-// and standard-library-only: every component includes it without linking another.
+// The tree's one JSON reader (case.json for capture/replay, benchmark baselines) and one writer
+// (the rewriter's manifest, case.json, benchmark results), so every file is quoted and laid out
+// alike. Header-only and standard-library-only: every component includes it without linking
+// another, and the layer pulls in no JSON library the application may link in another version.
 #pragma once
 
 #include <cctype>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
-#include "isg/json_string.h"
+namespace isg {
+
+// `s` as a JSON string literal, quotes included. Bytes >= 0x80 pass through: the inputs are UTF-8
+// (or opaque bytes the reader takes back as they were).
+inline std::string jsonQuote(std::string_view s) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 15];
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+}  // namespace isg
 
 namespace isg::json {
 
@@ -208,5 +252,98 @@ class Parser {
 inline bool parse(const std::string& text, Value* out, std::string* error) {
   return Parser(text).parse(out, error);
 }
+
+// Writes JSON text top-down. A container opened with Layout::Lines puts each member on a line of
+// its own, indented two spaces per level; Layout::Inline keeps its members on one line. Empty
+// containers are `{}` / `[]` either way. Members of objects are written as key(k) then a value.
+class Writer {
+ public:
+  enum class Layout { Lines, Inline };
+
+  Writer& beginObject(Layout layout = Layout::Lines) { return open('{', layout); }
+  Writer& beginArray(Layout layout = Layout::Lines) { return open('[', layout); }
+  Writer& end() {
+    if (stack_.empty()) return *this;
+    const Level level = stack_.back();
+    stack_.pop_back();
+    if (level.layout == Layout::Lines && level.count > 0) newline();
+    out_ += level.close;
+    return *this;
+  }
+  Writer& key(std::string_view k) {
+    separate();
+    out_ += jsonQuote(k) + ": ";
+    afterKey_ = true;
+    return *this;
+  }
+  Writer& value(std::string_view s) { return scalar(jsonQuote(s)); }
+  Writer& value(const char* s) { return value(std::string_view(s)); }
+  Writer& value(const std::string& s) { return value(std::string_view(s)); }
+  Writer& value(bool b) { return scalar(b ? "true" : "false"); }
+  Writer& value(std::uint64_t v) { return scalar(std::to_string(v)); }
+  Writer& value(std::int64_t v) { return scalar(std::to_string(v)); }
+  Writer& value(unsigned v) { return value(std::uint64_t{v}); }
+  Writer& value(int v) { return value(std::int64_t{v}); }
+  // Six significant digits; NaN and infinities (no JSON number) become null.
+  Writer& value(double v) {
+    if (!std::isfinite(v)) return null();
+    char b[40];
+    std::snprintf(b, sizeof b, "%.6g", v);
+    return scalar(b);
+  }
+  Writer& null() { return scalar("null"); }
+  template <class T>
+  Writer& field(std::string_view k, const T& v) {
+    return key(k).value(v);
+  }
+  // An inline array of `items`, each written with value().
+  template <class Seq>
+  Writer& array(const Seq& items) {
+    beginArray(Layout::Inline);
+    for (const auto& item : items) value(item);
+    return end();
+  }
+  // The text written so far, closed containers and a final newline.
+  std::string text() const { return out_ + "\n"; }
+
+ private:
+  struct Level {
+    char close;
+    Layout layout;
+    std::size_t count;
+  };
+  void newline() {
+    out_ += '\n';
+    out_.append(2 * stack_.size(), ' ');
+  }
+  void separate() {
+    if (afterKey_) {
+      afterKey_ = false;
+      return;
+    }
+    if (stack_.empty()) return;
+    Level& level = stack_.back();
+    if (level.count++ > 0) out_ += ',';
+    if (level.layout == Layout::Lines)
+      newline();
+    else if (level.count > 1)
+      out_ += ' ';
+  }
+  Writer& open(char bracket, Layout layout) {
+    separate();
+    out_ += bracket;
+    stack_.push_back({bracket == '{' ? '}' : ']', layout, 0});
+    return *this;
+  }
+  Writer& scalar(const std::string& text) {
+    separate();
+    out_ += text;
+    return *this;
+  }
+
+  std::string out_;
+  std::vector<Level> stack_;
+  bool afterKey_ = false;
+};
 
 }  // namespace isg::json

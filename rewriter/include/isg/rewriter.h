@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The one interface between the layer and the rewriter (the layer includes nothing else from
-// rewriter/ but the header-only isg/json_string.h). The rewriter knows nothing about OpenCL
+// rewriter/ but the header-only isg/json.h). The rewriter knows nothing about OpenCL
 // objects: it turns sources + options + device traits into sources for the driver and a
 // manifest per kernel.
 #pragma once

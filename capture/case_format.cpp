@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
-// case.json writer and reader. The reader is a small JSON parser of its own: the format needs
-// objects, arrays, strings, integers and booleans, and the layer must not pull in a JSON
-// library the application may also link in another version.
-#include "capture_format.h"
+// case.json writer and reader, on the tree's one JSON reader and writer (isg/json.h).
+#include "case_format.h"
 
 #include <cctype>
 #include <cstdlib>
@@ -13,54 +11,6 @@
 
 namespace isg::capture {
 namespace {
-
-// ---- writing ---------------------------------------------------------------------------------
-
-// Builds one JSON object with fields in insertion order, so case.json reads top-down.
-class Obj {
- public:
-  explicit Obj(int indent) : indent_(indent) {}
-  Obj& raw(const std::string& key, const std::string& json) {
-    fields_.push_back(jsonQuote(key) + ": " + json);
-    return *this;
-  }
-  Obj& str(const std::string& key, const std::string& v) { return raw(key, jsonQuote(v)); }
-  Obj& num(const std::string& key, std::uint64_t v) { return raw(key, std::to_string(v)); }
-  Obj& boolean(const std::string& key, bool v) { return raw(key, v ? "true" : "false"); }
-  std::string text() const {
-    if (fields_.empty()) return "{}";
-    std::string pad(indent_ + 2, ' ');
-    std::string out = "{\n";
-    for (size_t i = 0; i < fields_.size(); ++i)
-      out += pad + fields_[i] + (i + 1 < fields_.size() ? ",\n" : "\n");
-    return out + std::string(indent_, ' ') + "}";
-  }
-
- private:
-  int indent_;
-  std::vector<std::string> fields_;
-};
-
-std::string numbers(const std::vector<std::uint64_t>& v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
-  return out + "]";
-}
-
-std::string strings(const std::vector<std::string>& v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + jsonQuote(v[i]);
-  return out + "]";
-}
-
-std::string list(const std::vector<std::string>& objects, int indent) {
-  if (objects.empty()) return "[]";
-  std::string pad(indent + 2, ' ');
-  std::string out = "[\n";
-  for (size_t i = 0; i < objects.size(); ++i)
-    out += pad + objects[i] + (i + 1 < objects.size() ? ",\n" : "\n");
-  return out + std::string(indent, ' ') + "]";
-}
 
 // ---- reading ---------------------------------------------------------------------------------
 
@@ -195,76 +145,84 @@ bool writeFile(const std::string& path, const std::string& data) {
 }
 
 std::string toJson(const Case& c) {
-  Obj root(0);
-  root.str("format", kFormatName)
-      .num("format_version", static_cast<std::uint64_t>(c.formatVersion));
-  Obj capture(2);
-  capture.str("api", c.api)
-      .num("enqueue_index", c.enqueueIndex)
-      .num("pid", c.pid)
-      .str("captured_at", c.capturedAt);
-  root.raw("capture", capture.text());
-  Obj device(2);
-  for (const auto& [k, v] : c.device) device.str(k, v);
-  root.raw("device", device.text());
-  Obj layer(2);
-  layer.str("mode", c.layerMode).str("strategy", c.strategy).num("sub_group_size", c.subGroupSize);
-  root.raw("layer", layer.text());
-  Obj program(2);
-  program.str("source", c.sourceFile).str("options", c.buildOptions);
-  root.raw("program", program.text());
-  root.str("kernel", c.kernelName);
-  Obj nd(2);
-  nd.num("work_dim", c.ndrange.workDim)
-      .raw("global_offset", c.ndrange.globalOffset ? numbers(*c.ndrange.globalOffset) : "null")
-      .raw("global_size", numbers(c.ndrange.globalSize))
-      .raw("local_size", c.ndrange.localSize ? numbers(*c.ndrange.localSize) : "null");
-  root.raw("ndrange", nd.text());
+  json::Writer w;
+  auto optionalNumbers = [&w](const char* key, const std::optional<std::vector<std::uint64_t>>& v) {
+    w.key(key);
+    if (v)
+      w.array(*v);
+    else
+      w.null();
+  };
+  w.beginObject()
+      .field("format", kFormatName)
+      .field("format_version", c.formatVersion)
+      .key("capture")
+      .beginObject()
+      .field("api", c.api)
+      .field("enqueue_index", c.enqueueIndex)
+      .field("pid", c.pid)
+      .field("captured_at", c.capturedAt)
+      .end();
+  w.key("device").beginObject();
+  for (const auto& [k, v] : c.device) w.field(k, v);
+  w.end();
+  w.key("layer")
+      .beginObject()
+      .field("mode", c.layerMode)
+      .field("strategy", c.strategy)
+      .field("sub_group_size", c.subGroupSize)
+      .end();
+  w.key("program").beginObject().field("source", c.sourceFile).field("options", c.buildOptions).end();
+  w.field("kernel", c.kernelName).key("ndrange").beginObject().field("work_dim", c.ndrange.workDim);
+  optionalNumbers("global_offset", c.ndrange.globalOffset);
+  w.key("global_size").array(c.ndrange.globalSize);
+  optionalNumbers("local_size", c.ndrange.localSize);
+  w.end();
 
-  std::vector<std::string> memory;
+  w.key("memory").beginArray();
   for (const MemoryObject& m : c.memory) {
-    Obj o(4);
-    o.num("id", m.id).str("kind", m.kind).num("flags", m.flags).num("size", m.size);
-    if (m.kind == "image") {
-      o.num("image_type", m.imageType)
-          .num("channel_order", m.channelOrder)
-          .num("channel_data_type", m.channelDataType)
-          .num("width", m.width)
-          .num("height", m.height)
-          .num("depth", m.depth)
-          .num("array_size", m.arraySize)
-          .num("element_size", m.elementSize);
-    }
-    o.str("before", m.before).raw("after", m.after.empty() ? "null" : jsonQuote(m.after));
-    memory.push_back(o.text());
+    w.beginObject().field("id", m.id).field("kind", m.kind).field("flags", m.flags).field("size", m.size);
+    if (m.kind == "image")
+      w.field("image_type", m.imageType)
+          .field("channel_order", m.channelOrder)
+          .field("channel_data_type", m.channelDataType)
+          .field("width", m.width)
+          .field("height", m.height)
+          .field("depth", m.depth)
+          .field("array_size", m.arraySize)
+          .field("element_size", m.elementSize);
+    w.field("before", m.before).key("after");
+    if (m.after.empty())
+      w.null();
+    else
+      w.value(m.after);
+    w.end();
   }
-  root.raw("memory", list(memory, 2));
+  w.end();
 
-  std::vector<std::string> args;
+  w.key("args").beginArray();
   for (const Argument& a : c.args) {
-    Obj o(4);
-    o.num("index", a.index).str("kind", a.kind);
-    o.str("name", a.name).str("type_name", a.typeName);
-    o.str("address_qualifier", a.addressQualifier).str("access_qualifier", a.accessQualifier);
-    o.raw("type_qualifiers", strings(a.typeQualifiers));
-    if (a.kind == "scalar") o.num("size", a.size).str("value_hex", a.valueHex);
-    if (a.kind == "local") o.num("size", a.size);
+    w.beginObject().field("index", a.index).field("kind", a.kind);
+    w.field("name", a.name).field("type_name", a.typeName);
+    w.field("address_qualifier", a.addressQualifier).field("access_qualifier", a.accessQualifier);
+    w.key("type_qualifiers").array(a.typeQualifiers);
+    if (a.kind == "scalar") w.field("size", a.size).field("value_hex", a.valueHex);
+    if (a.kind == "local") w.field("size", a.size);
     if (a.kind == "buffer")
-      o.num("memory", a.memory)
-          .boolean("sub_buffer", a.subBuffer)
-          .num("origin", a.origin)
-          .num("size", a.size);
-    if (a.kind == "image") o.num("memory", a.memory);
-    if (a.kind == "buffer" || a.kind == "image") o.boolean("writable", a.writable);
+      w.field("memory", a.memory)
+          .field("sub_buffer", a.subBuffer)
+          .field("origin", a.origin)
+          .field("size", a.size);
+    if (a.kind == "image") w.field("memory", a.memory);
+    if (a.kind == "buffer" || a.kind == "image") w.field("writable", a.writable);
     if (a.kind == "sampler")
-      o.boolean("normalized_coords", a.normalizedCoords)
-          .num("addressing_mode", a.addressingMode)
-          .num("filter_mode", a.filterMode);
-    args.push_back(o.text());
+      w.field("normalized_coords", a.normalizedCoords)
+          .field("addressing_mode", a.addressingMode)
+          .field("filter_mode", a.filterMode);
+    w.end();
   }
-  root.raw("args", list(args, 2));
-  root.raw("notes", strings(c.notes));
-  return root.text() + "\n";
+  w.end().key("notes").array(c.notes);
+  return w.end().text();
 }
 
 bool fromJson(const std::string& text, Case* out, std::string* error) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Capture of kernel enqueues into isg-kernel-case directories (capture_format.h,
+// Capture of kernel enqueues into isg-kernel-case directories (case_format.h,
 // docs/compare.md). Everything reaches the driver through next(): the layer's own entries must
 // not see (or capture) the reads capture makes.
-#include "capture.h"
+#include "enqueue_capture.h"
 
 #include <unistd.h>
 
@@ -19,11 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "capture_format.h"
-#include "device_strategy.h"
+#include "case_format.h"
 #include "driver_queries.h"
 #include "layer_api.h"
-#include "object_registry.h"
+#include "layer_facts.h"
 
 namespace isg::capture {
 
@@ -546,21 +545,15 @@ void describeLaunch(Pending& p, const EnqueueCapture::Launch& l, cl_device_id de
   describeDevice(p, device);
 
   // What the layer did with the kernel's program.
-  std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
-  cl_program appProgram = record ? record->appProgram : nullptr;
+  const LayerFacts facts = layerFacts(kernel, device);
+  cl_program appProgram = facts.appProgram;
   if (!appProgram) check(kernelValue(kernel, CL_KERNEL_PROGRAM, &appProgram), "CL_KERNEL_PROGRAM");
   if (config().DISABLE) {
     p.c.layerMode = "capture-only";
   } else {
-    p.c.layerMode = record ? "rewritten" : "pass-through";
-    // The library the program was rewritten for, which can differ from the device's strategy
-    // (khr falls back to local for a program with S > N; mixed-device builds use local).
-    std::shared_ptr<ProgramRecord> program = record ? programRegistry().find(appProgram) : nullptr;
-    if (program)
-      p.c.strategy = strategyName(program->rewrite.strategy);
-    else if (const DeviceProfile* profile = DeviceStrategy::of(device))
-      p.c.strategy = strategyName(profile->strategy);
-    if (record) p.c.subGroupSize = record->manifest.subGroupSize;
+    p.c.layerMode = facts.rewritten ? "rewritten" : "pass-through";
+    p.c.strategy = facts.strategy;
+    p.c.subGroupSize = facts.subGroupSize;
   }
 
   // The application's source and options, not what the driver was given.
@@ -568,8 +561,8 @@ void describeLaunch(Pending& p, const EnqueueCapture::Launch& l, cl_device_id de
   if (p.source.empty())
     failCapture("the program was not created from source (binary, IL or a link of compiled " +
                 std::string("programs); a case needs the source"));
-  if (std::shared_ptr<ProgramRecord> program = programRegistry().find(appProgram))
-    p.c.buildOptions = program->appOptions;
+  if (facts.appOptions)
+    p.c.buildOptions = *facts.appOptions;
   else
     programBuildString(appProgram, device, CL_PROGRAM_BUILD_OPTIONS, &p.c.buildOptions);
 
@@ -583,8 +576,8 @@ void describeLaunch(Pending& p, const EnqueueCapture::Launch& l, cl_device_id de
 
   // The arguments, as the application set them.
   cl_uint numArgs = 0;
-  if (record)
-    numArgs = record->manifest.numUserArgs;
+  if (facts.rewritten)
+    numArgs = facts.numUserArgs;
   else
     check(kernelValue(kernel, CL_KERNEL_NUM_ARGS, &numArgs), "CL_KERNEL_NUM_ARGS");
   KernelArgs args;
