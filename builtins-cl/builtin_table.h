@@ -11,9 +11,9 @@
 
 namespace isg::table {
 
-// ISG_FUNC shapes (builtins.def says what each means); the two block shapes are the read and
-// write halves of an ISG_BLOCK row, for views that list block functions beside the others.
-enum class Shape { U_V, V_FLAGS, I_I, T_T, T_TU, T_TTU, BlockRead, BlockWrite };
+// ISG_FUNC shapes (builtins.def says what each means); the block and media shapes are the read
+// and write halves of an ISG_BLOCK / ISG_MEDIA row, for views that list them beside the others.
+enum class Shape { U_V, V_FLAGS, I_I, T_T, T_TU, T_TTU, BlockRead, BlockWrite, MediaRead, MediaWrite };
 // int64: 64-bit integers, optional only in the embedded profile (the library guards them).
 enum class Requirement { none, fp16, fp64, int64 };
 
@@ -27,6 +27,8 @@ inline const char* shapeName(Shape s) {
     case Shape::T_TTU: return "T_TTU";
     case Shape::BlockRead: return "BLOCK_READ";
     case Shape::BlockWrite: return "BLOCK_WRITE";
+    case Shape::MediaRead: return "MEDIA_READ";
+    case Shape::MediaWrite: return "MEDIA_WRITE";
   }
   return "";
 }
@@ -62,9 +64,22 @@ struct Block {
   unsigned width = 1;
 };
 
+// An ISG_MEDIA row: a media block read and write of `element` x `width`.
+struct Media {
+  std::string read, write, extension, element;
+  unsigned width = 1;
+};
+
+// Table 6.X of cl_intel_media_block_io: the tallest region for a width in bytes, 0 when the
+// width is not allowed.
+inline unsigned mediaMaxHeight(unsigned widthBytes) { return ISG_MEDIA_MAX_HEIGHT(widthBytes); }
+// Images created from buffers: "The maximum height is further restricted to 16 or less."
+constexpr unsigned kMediaMaxHeightImageFromBuffer = 16;
+
 struct Extension {
   std::string name;
   unsigned major = 0, minor = 0, patch = 0;
+  bool needsImages = false;  // every function takes an image: only devices with images have it
 };
 
 inline const std::vector<Function>& functions() {
@@ -93,11 +108,24 @@ inline const std::vector<Block>& blocks() {
   return rows;
 }
 
+inline const std::vector<Media>& mediaBlocks() {
+  static const std::vector<Media> rows = [] {
+    std::vector<Media> r;
+#define ISG_TABLE_MEDIA(rd, wr, ext, element, width) \
+  r.push_back(Media{#rd, #wr, #ext, #element, width});
+    ISG_MEDIA_BLOCKS(ISG_TABLE_MEDIA)
+#undef ISG_TABLE_MEDIA
+    return r;
+  }();
+  return rows;
+}
+
 // In advertising order.
 inline const std::vector<Extension>& extensions() {
   static const std::vector<Extension> rows = [] {
     std::vector<Extension> r;
-#define ISG_TABLE_EXTENSION(name, major, minor, patch) r.push_back(Extension{#name, major, minor, patch});
+#define ISG_TABLE_EXTENSION(name, major, minor, patch, needs) \
+  r.push_back(Extension{#name, major, minor, patch, std::string(#needs) == "images"});
     ISG_EXTENSIONS(ISG_TABLE_EXTENSION)
 #undef ISG_TABLE_EXTENSION
     return r;

@@ -30,12 +30,17 @@ bool containsWord(const std::string& list, const std::string& word) {
   return false;
 }
 
+// The table's extensions this device gets: those needing images only where it has them.
+bool advertised(const table::Extension& e, const DeviceProfile& profile) {
+  return !e.needsImages || profile.traits.images;
+}
+
 // Keeps the driver's convention: if its list ends with a space, so does ours.
-std::string extendedExtensionString(const std::string& driver) {
+std::string extendedExtensionString(const std::string& driver, const DeviceProfile& profile) {
   std::string out = driver;
   const bool trailingSpace = !out.empty() && out.back() == ' ';
   for (const table::Extension& e : table::extensions()) {
-    if (containsWord(out, e.name)) continue;
+    if (!advertised(e, profile) || containsWord(out, e.name)) continue;
     if (!out.empty() && out.back() != ' ') out += ' ';
     out += e.name;
     if (trailingSpace) out += ' ';
@@ -43,19 +48,21 @@ std::string extendedExtensionString(const std::string& driver) {
   return out;
 }
 
-cl_int answerExtensions(cl_device_id device, size_t size, void* value, size_t* size_ret) {
+cl_int answerExtensions(cl_device_id device, const DeviceProfile& profile, size_t size,
+                        void* value, size_t* size_ret) {
   std::string driver;
   cl_int err = deviceString(device, CL_DEVICE_EXTENSIONS, &driver);
   if (err != CL_SUCCESS) return err;
-  return writeString(size, value, size_ret, extendedExtensionString(driver));
+  return writeString(size, value, size_ret, extendedExtensionString(driver, profile));
 }
 
-cl_int answerExtensionsWithVersion(cl_device_id device, size_t size, void* value,
-                                   size_t* size_ret) {
+cl_int answerExtensionsWithVersion(cl_device_id device, const DeviceProfile& profile,
+                                   size_t size, void* value, size_t* size_ret) {
   std::vector<cl_name_version> list;
   cl_int err = deviceArray(device, CL_DEVICE_EXTENSIONS_WITH_VERSION, &list);
   if (err != CL_SUCCESS) return err;  // an OpenCL 1.x device does not know the query
   for (const table::Extension& e : table::extensions()) {
+    if (!advertised(e, profile)) continue;
     bool present = false;
     for (const cl_name_version& v : list) present = present || std::string(v.name) == e.name;
     if (present) continue;
@@ -82,9 +89,10 @@ cl_int CL_API_CALL clGetDeviceInfo_layer(cl_device_id device, cl_device_info par
     if (!profile || profile->isNative()) return forward();
     switch (param_name) {
       case CL_DEVICE_EXTENSIONS:
-        return answerExtensions(device, param_value_size, param_value, param_value_size_ret);
+        return answerExtensions(device, *profile, param_value_size, param_value,
+                                param_value_size_ret);
       case CL_DEVICE_EXTENSIONS_WITH_VERSION:
-        return answerExtensionsWithVersion(device, param_value_size, param_value,
+        return answerExtensionsWithVersion(device, *profile, param_value_size, param_value,
                                            param_value_size_ret);
       case CL_DEVICE_SUB_GROUP_SIZES_INTEL: {
         std::vector<size_t> sizes(profile->traits.supportedSubGroupSizes.begin(),

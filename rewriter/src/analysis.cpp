@@ -254,9 +254,14 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
       }
       current_->uses.push_back({b, exchangeBytes(*b, typeBytes)});
       builtinCalls.push_back({b, ce});
-      if ((b->shape == Shape::BlockRead || b->shape == Shape::BlockWrite) && ce->getNumArgs() > 0 &&
-          ce->getArg(0)->getType()->isImageType())
-        if (const clang::ParmVarDecl* p = namedParam(ce->getArg(0))) current_->blockImages.insert(p);
+      // The image argument block and media IO reach (first for block IO, last for media IO).
+      const bool block = b->shape == Shape::BlockRead || b->shape == Shape::BlockWrite;
+      const bool media = b->shape == Shape::MediaRead || b->shape == Shape::MediaWrite;
+      if ((block || media) && ce->getNumArgs() > 0) {
+        const clang::Expr* image = ce->getArg(block ? 0 : ce->getNumArgs() - 1);
+        if (image->getType()->isImageType())
+          if (const clang::ParmVarDecl* p = namedParam(image)) current_->blockImages.insert(p);
+      }
     } else if (callee->isDefined()) {
       current_->calls.push_back({ce, callee->getCanonicalDecl()});
     } else if (!internal(callee->getLocation()) && callee->getIdentifier()) {
@@ -466,6 +471,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
     c.TraverseDecl(ctx.getTranslationUnitDecl());
     Editor ed(ctx.getSourceManager(), ctx.getLangOpts(), names_);
     refuseReadWriteImages(c, ed);
+    checkMediaRegions(ctx, c, ed);
     const Closure closure = contextClosure(c);
     summarise(c, closure);
     editCallSites(c, closure, ed);
@@ -499,6 +505,45 @@ class AnalysisConsumer : public clang::ASTConsumer {
       ed.error(p->getLocation(), "parameter '" + p->getNameAsString() + "' is a read_write image, "
                                  "which this device does not support "
                                  "(CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS is 0)");
+  }
+
+  // cl_intel_media_block_io: "The width and height of the region must be compile-time
+  // constants", from its Table 6.X (widths of 4 to 32 bytes, 4-byte aligned, each with a
+  // tallest region). The library computes the region from them, so a call that breaks the rule
+  // fails the build here, at the user's call, instead of reading a region the spec never defined.
+  static void checkMediaRegions(clang::ASTContext& ctx, const Collector& c, Editor& ed) {
+    for (const BuiltinCall& call : c.builtinCalls) {
+      const Builtin& b = *call.builtin;
+      if (b.shape != Shape::MediaRead && b.shape != Shape::MediaWrite) continue;
+      if (call.expr->getNumArgs() < 3) continue;  // Clang has already refused the call
+      const unsigned elementBytes = b.element == "uchar" ? 1 : b.element == "ushort" ? 2 : 4;
+      const char* unit = elementBytes == 1 ? "bytes" : elementBytes == 2 ? "words" : "dwords";
+      auto constant = [&](unsigned index, const char* what) -> std::optional<long long> {
+        const clang::Expr* e = call.expr->getArg(index);
+        if (e->isValueDependent()) return std::nullopt;
+        if (auto v = e->getIntegerConstantExpr(ctx)) return v->getExtValue();
+        ed.error(e->getBeginLoc(), b.name + ": the region " + what + " must be a compile-time " +
+                                       "constant (cl_intel_media_block_io)");
+        return std::nullopt;
+      };
+      const auto width = constant(1, "width");
+      const auto height = constant(2, "height");
+      if (!width || !height) continue;
+      const long long widthBytes = *width * elementBytes;
+      const unsigned most =
+          widthBytes > 0 && widthBytes <= 32 ? table::mediaMaxHeight(unsigned(widthBytes)) : 0;
+      if (most == 0) {
+        ed.error(call.expr->getArg(1)->getBeginLoc(),
+                 b.name + ": a width of " + std::to_string(*width) + " " + unit + " (" +
+                     std::to_string(widthBytes) + " bytes) is not allowed: the width must be 4 to "
+                     "32 bytes and a multiple of 4 (cl_intel_media_block_io)");
+      } else if (*height < 1 || *height > most) {
+        ed.error(call.expr->getArg(2)->getBeginLoc(),
+                 b.name + ": a height of " + std::to_string(*height) + " rows is not allowed for " +
+                     "a width of " + std::to_string(widthBytes) + " bytes: the height must be 1 to " +
+                     std::to_string(most) + " (cl_intel_media_block_io, Table 6.X)");
+      }
+    }
   }
 
   // Functions that reach a builtin through any chain of calls: they take the sub-group context.
@@ -924,7 +969,7 @@ Analysis analyzeProgram(const RewriteInput& in) {
       "-fno-spell-checking",
       ("-resource-dir=" + kResourceDir).str(), "-Xclang", "-finclude-default-header", "-Xclang",
       "-fdeclare-opencl-builtins", "-Xclang", ext};
-  for (const std::string& e : extensions()) {
+  for (const std::string& e : extensionsFor(t)) {
     args.push_back("-D");
     args.push_back(e + "=1");
   }

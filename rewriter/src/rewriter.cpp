@@ -614,9 +614,8 @@ RewriteResult rewriteProgram(const RewriteInput& input) {
 }
 
 std::string extensionMacroOptions(const DeviceTraits& traits) {
-  (void)traits;  // every rewritten device advertises the same extensions
   std::string out;
-  for (const std::string& e : detail::extensions())
+  for (const std::string& e : detail::extensionsFor(traits))
     out += (out.empty() ? "-D " : " -D ") + e + "=1";
   return out;
 }

@@ -18,6 +18,10 @@ std::vector<Builtin> makeBuiltins() {
     rows.push_back(Builtin{b.read, "block", b.extension, Shape::BlockRead, {}, b.element, b.width});
     rows.push_back(Builtin{b.write, "block", b.extension, Shape::BlockWrite, {}, b.element, b.width});
   }
+  for (const table::Media& m : table::mediaBlocks()) {
+    rows.push_back(Builtin{m.read, "media", m.extension, Shape::MediaRead, {}, m.element, m.width});
+    rows.push_back(Builtin{m.write, "media", m.extension, Shape::MediaWrite, {}, m.element, m.width});
+  }
   return rows;
 }
 
@@ -42,6 +46,13 @@ const Builtin* findBuiltin(std::string_view name) {
   for (const Builtin& b : builtins())
     if (b.name == name) return &b;
   return nullptr;
+}
+
+std::vector<std::string> extensionsFor(const DeviceTraits& traits) {
+  std::vector<std::string> names;
+  for (const table::Extension& e : table::extensions())
+    if (!e.needsImages || traits.images) names.push_back(e.name);
+  return names;
 }
 
 const std::vector<std::string>& extensions() {
@@ -202,6 +213,24 @@ std::string declarationsHeader(const DeviceTraits& traits) {
         out += "void " + std::string(ovl) + n + "(read_write image2d_t, int2, " + v + ");\n#endif\n";
         break;
       }
+      // cl_intel_media_block_io: reads from read_only and read_write images, writes to
+      // write_only and read_write ones (common/85-media.cl), images only.
+      case Shape::MediaRead: {
+        std::string v = vectorType(b.element, b.width);
+        out += images;
+        out += v + " " + ovl + n + "(int2, int, int, read_only image2d_t);\n#endif\n";
+        out += rwImages;
+        out += v + " " + ovl + n + "(int2, int, int, read_write image2d_t);\n#endif\n";
+        break;
+      }
+      case Shape::MediaWrite: {
+        std::string v = vectorType(b.element, b.width);
+        out += images;
+        out += "void " + std::string(ovl) + n + "(int2, int, int, " + v + ", write_only image2d_t);\n#endif\n";
+        out += rwImages;
+        out += "void " + std::string(ovl) + n + "(int2, int, int, " + v + ", read_write image2d_t);\n#endif\n";
+        break;
+      }
     }
   }
   return out;
@@ -216,6 +245,10 @@ unsigned usualArity(const Builtin& b) {
       return 2;
     case Shape::T_TTU:
       return 3;
+    case Shape::MediaRead:
+      return 4;
+    case Shape::MediaWrite:
+      return 5;
     default:
       return 1;
   }
@@ -223,9 +256,10 @@ unsigned usualArity(const Builtin& b) {
 
 namespace {
 std::string ctxMacro(const std::string& macro, const std::string& name, unsigned arity) {
-  static const char* const params[] = {"__isg_a", "__isg_b", "__isg_c", "__isg_d"};
+  static const char* const params[] = {"__isg_a", "__isg_b", "__isg_c", "__isg_d", "__isg_e"};
+  constexpr unsigned kMost = sizeof params / sizeof params[0];
   std::string list, args;
-  for (unsigned i = 0; i < arity && i < 4; ++i) {
+  for (unsigned i = 0; i < arity && i < kMost; ++i) {
     list += (i ? ", " : "") + std::string(params[i]);
     args += std::string(", ") + params[i];
   }

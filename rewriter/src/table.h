@@ -16,14 +16,14 @@ using table::Requirement;
 using table::Shape;
 using table::TypeEntry;
 
-// One function of the table: an ISG_FUNC row, or one half of an ISG_BLOCK row.
+// One function of the table: an ISG_FUNC row, or one half of an ISG_BLOCK or ISG_MEDIA row.
 struct Builtin {
   std::string name;
-  std::string family;     // "block" for ISG_BLOCK rows
+  std::string family;     // "block" for ISG_BLOCK rows, "media" for ISG_MEDIA rows
   std::string extension;
   Shape shape = Shape::U_V;
   std::vector<TypeEntry> types;  // gentype rows; empty for shapes without one
-  std::string element;           // block rows: element type and vector width
+  std::string element;           // block and media rows: element type and vector width
   unsigned width = 0;
 };
 
@@ -32,6 +32,9 @@ const Builtin* findBuiltin(std::string_view name);
 
 // Extension names in advertising order (ISG_EXTENSIONS).
 const std::vector<std::string>& extensions();
+// The ones a device with `traits` gets (the layer advertises the same: those needing images only
+// where there are images).
+std::vector<std::string> extensionsFor(const DeviceTraits& traits);
 
 // Every identifier whose presence means a program may need the rewrite.
 const std::vector<std::string>& triggerWords();

@@ -52,6 +52,21 @@ inline const std::vector<BlockRow>& blockRows() {
   return rows;
 }
 
+struct MediaRow {
+  std::string read, write, extension, element;
+  unsigned width = 1;
+};
+
+inline const std::vector<MediaRow>& mediaRows() {
+  static const std::vector<MediaRow> rows = [] {
+    std::vector<MediaRow> r;
+    for (const isg::table::Media& m : isg::table::mediaBlocks())
+      r.push_back(MediaRow{m.read, m.write, m.extension, m.element, m.width});
+    return r;
+  }();
+  return rows;
+}
+
 inline unsigned scalarBytes(const std::string& s) {
   if (s == "char" || s == "uchar") return 1;
   if (s == "short" || s == "ushort" || s == "half") return 2;

@@ -74,6 +74,26 @@ std::string program(unsigned S) {
       << "  " << b.write << "(wi, (int2)(4, 0), w);\n"
       << "}\n";
   }
+  // cl_intel_media_block_io: constant regions (a macro, as real code writes them), read_write
+  // images where the OpenCL C version has them.
+  for (const MediaRow& m : mediaRows()) {
+    const std::string V = vec(m.element, m.width);
+    const unsigned eb = scalarBytes(m.element);
+    o << "#define WIDTH_" << k << " " << 16 / eb << "\n"
+      << "ATTR kernel void k" << k << "_" << m.read
+      << "(read_only image2d_t ri, write_only image2d_t wi) {\n"
+      << "  " << V << " v = " << m.read << "((int2)(4, 1), WIDTH_" << k << ", 2, ri);\n"
+      << "  " << m.write << "((int2)(0, 0), " << 32 / eb << ", 8, v, wi);\n"
+      << "}\n"
+      << "#if (__OPENCL_C_VERSION__ >= 200 && __OPENCL_C_VERSION__ < 300) || "
+         "defined(__opencl_c_read_write_images)\n"
+      << "ATTR kernel void k" << k << "_rw_" << m.read << "(read_write image2d_t img) {\n"
+      << "  " << V << " v = " << m.read << "((int2)(-4, -1), " << 4 / eb << ", 64, img);\n"
+      << "  " << m.write << "((int2)(0, 0), " << 4 / eb << ", 64, v, img);\n"
+      << "}\n"
+      << "#endif\n";
+    ++k;
+  }
   return o.str();
 }
 

@@ -165,6 +165,13 @@ TEST(Rewrite, MacroFromOptions) {
             "-D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1 "
             "-D cl_intel_subgroups_short=1 -D cl_intel_subgroups_char=1 "
             "-D cl_intel_subgroups_long=1");
+  // cl_intel_media_block_io: every function takes an image, so only devices with images have it.
+  isg::DeviceTraits images = localTraits();
+  images.images = true;
+  EXPECT_EQ(isg::extensionMacroOptions(images),
+            "-D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1 "
+            "-D cl_intel_subgroups_short=1 -D cl_intel_subgroups_char=1 "
+            "-D cl_intel_subgroups_long=1 -D cl_intel_media_block_io=1");
 }
 
 TEST(Rewrite, TokenPasting) {

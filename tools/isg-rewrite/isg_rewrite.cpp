@@ -18,7 +18,7 @@ namespace {
 
 int usage() {
   std::cerr << "usage: isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N]\n"
-               "                   [--native-size N] [--fp16] [--fp64] [--nv-sm NN]\n"
+               "                   [--native-size N] [--fp16] [--fp64] [--no-images] [--nv-sm NN]\n"
                "                   [--driver-options FILE] [--manifest]\n"
                "                   [--header NAME=PATH]... [build options...] file.cl\n"
                "Prints the source the driver would compile (or the manifest as JSON); exits 1\n"
@@ -29,7 +29,9 @@ int usage() {
                "--native-size is the khr device's native sub-group size (default 32) and\n"
                "--sub-group-size the default S, as ISG_SUB_GROUP_SIZE sets it.\n"
                "--device-version (e.g. 300), --device-extensions and --device-features (space\n"
-               "separated) say what the driver predefines, as the layer reads it off a device.\n";
+               "separated) say what the driver predefines, as the layer reads it off a device.\n"
+               "--no-images: a device without CL_DEVICE_IMAGE_SUPPORT (no __IMAGE_SUPPORT__, no\n"
+               "cl_intel_media_block_io).\n";
   return 2;
 }
 
@@ -59,7 +61,7 @@ int main(int argc, char** argv) {
   isg::RewriteInput in;
   isg::Strategy strategy = isg::Strategy::Local;
   unsigned nativeSize = 32, defaultSize = 0;
-  bool manifest = false, haveStrategy = false;
+  bool manifest = false, haveStrategy = false, images = true;
   std::string file, optionsFile;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -82,6 +84,8 @@ int main(int argc, char** argv) {
       in.traits.fp16 = true;
     } else if (a == "--fp64") {
       in.traits.fp64 = true;
+    } else if (a == "--no-images") {
+      images = false;
     } else if (a == "--nv-sm") {
       if (!value(&v)) return usage();
       in.traits.nvidiaComputeCapability = unsigned(std::strtoul(v.c_str(), nullptr, 10));
@@ -120,6 +124,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   isg::applyStrategyDefaults(strategy, nativeSize, &in.traits);
+  in.traits.images = images;
   if (defaultSize) {
     const auto& sizes = in.traits.supportedSubGroupSizes;
     if (std::find(sizes.begin(), sizes.end(), defaultSize) == sizes.end()) {
