@@ -1216,6 +1216,465 @@ TEST_P(BlockImage, MatchesReferenceModel) {
 INSTANTIATE_TEST_SUITE_P(Builtins, BlockImage, ::testing::ValuesIn(kSizes),
                          [](const auto& info) { return "S" + std::to_string(info.param); });
 
+// ---- media block reads and writes on images (cl_intel_media_block_io) --------------------------
+
+// Intel's CPU runtime has no cl_intel_media_block_io, so the host model (tests/reference) is the
+// only oracle here; each expectation there quotes the sentence of the spec it follows.
+bool mediaBuilt() {
+  cl_bool images = CL_FALSE;
+  clGetDeviceInfo(isgtest::env().device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  if (!images) return false;
+  if (deviceHas("cl_intel_media_block_io")) return true;
+  tally().notBuilt["cl_intel_media_block_io"] = "the device does not report the extension";
+  return false;
+}
+
+// One media case: a row of mediaRows() and a constant region, `width` in elements.
+struct MediaCase {
+  size_t row;
+  unsigned width, height;
+  bool sweep;  // one of the width x height sweep (else a per-row case)
+};
+// The cases of one element size (1: _uc, 2: _us, 4: _ui). Every width of the spec's Table 6.X
+// (4 to 32 bytes) at heights 1, 2, 3, 5, 8 and the two tallest it allows, through the widest row
+// of the size, so regions both smaller and larger than S x the vector width occur; then every
+// row of the size at a tall narrow, a small and a wide region.
+const std::vector<MediaCase>& mediaCases(unsigned eb) {
+  static std::map<unsigned, std::vector<MediaCase>> all;
+  auto it = all.find(eb);
+  if (it != all.end()) return it->second;
+  std::vector<MediaCase> v;
+  const auto& rows = mediaRows();
+  size_t widest = 0;
+  bool found = false;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (scalarBytes(rows[i].element) == eb && (!found || rows[i].width > rows[widest].width)) {
+      widest = i;
+      found = true;
+    }
+  for (unsigned wb = 4; wb <= 32; wb += 4) {
+    const unsigned most = isg::table::mediaMaxHeight(wb);
+    std::set<unsigned> heights{1, 2, 3, 5, 8, most - 1, most};
+    for (unsigned h : heights)
+      if (h >= 1 && h <= most) v.push_back({widest, wb / eb, h, true});
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (scalarBytes(rows[i].element) != eb) continue;
+    v.push_back({i, 4 / eb, 64, false});
+    v.push_back({i, 16 / eb, 2, false});
+    v.push_back({i, 32 / eb, 8, false});
+  }
+  return all.emplace(eb, std::move(v)).first->second;
+}
+constexpr unsigned kMediaBytesPerItem = 32;  // the widest rows, ushort16 and uint8
+const unsigned kMediaElementSizes[] = {1, 2, 4};
+
+std::string mediaName(const char* what, unsigned eb, unsigned S) {
+  return std::string("isg_media_") + what + "_" + std::to_string(eb) + "_" + std::to_string(S);
+}
+
+std::string mediaSource(unsigned S) {
+  std::ostringstream o;
+  const std::string sgExpr =
+      "(get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * "
+      "get_group_id(2))) * get_num_sub_groups() + get_sub_group_id()";
+  for (unsigned eb : kMediaElementSizes) {
+    const auto& cases = mediaCases(eb);
+    o << "__attribute__((intel_reqd_sub_group_size(" << S << ")))\n"
+      << "__kernel void " << mediaName("read", eb, S)
+      << "(__read_only image2d_t img, __global const int* coords, __global uchar* out)\n{\n"
+      << "  const uint wi = " << kWiExpr << ";\n"
+      << "  const uint sg = " << sgExpr << ";\n"
+      << "  const uint items = get_global_size(0) * get_global_size(1) * get_global_size(2);\n"
+      << "  const int2 c = (int2)(coords[2 * sg], coords[2 * sg + 1]);\n";
+    for (size_t j = 0; j < cases.size(); ++j) {
+      const MediaRow& r = mediaRows()[cases[j].row];
+      o << "  { __global " << r.element << "* d = (__global " << r.element << "*)(out + (" << j
+        << "u * items + wi) * " << kMediaBytesPerItem << "u);\n"
+        << "    " << vecType(r.element, r.width) << " v = " << r.read << "(c, " << cases[j].width
+        << ", " << cases[j].height << ", img);\n"
+        << "    " << storeElements("v", r.width, "d") << "  }\n";
+    }
+    o << "}\n"
+      << "__attribute__((intel_reqd_sub_group_size(" << S << ")))\n"
+      << "__kernel void " << mediaName("write", eb, S)
+      << "(__write_only image2d_t img, __global const int* coords, __global const uchar* in, "
+         "uint which)\n{\n"
+      << "  const uint wi = " << kWiExpr << ";\n"
+      << "  const uint sg = " << sgExpr << ";\n"
+      << "  const int2 c = (int2)(coords[2 * sg], coords[2 * sg + 1]);\n";
+    for (size_t j = 0; j < cases.size(); ++j) {
+      const MediaRow& r = mediaRows()[cases[j].row];
+      const std::string src = "(__global const " + r.element + "*)(in + wi * " +
+                              std::to_string(kMediaBytesPerItem) + "u)";
+      // `which` is a kernel argument: uniform across the work-group, as the local strategy needs.
+      o << "  if (which == " << j << "u) " << r.write << "(c, " << cases[j].width << ", "
+        << cases[j].height << ", " << loadElements(vecType(r.element, r.width), r.width, src)
+        << ", img);\n";
+    }
+    o << "}\n";
+  }
+  return o.str();
+}
+
+// R8, R16, R32 and RGBA8 (the issue's formats), with UNORM variants of the byte texels media
+// kernels read in practice (luma planes).
+const ImageFormat kMediaFormats[] = {
+    {"R_UINT8", CL_R, CL_UNSIGNED_INT8, 1, 1, false},
+    {"R_UNORM8", CL_R, CL_UNORM_INT8, 1, 1, false},
+    {"R_UINT16", CL_R, CL_UNSIGNED_INT16, 1, 2, false},
+    {"R_UINT32", CL_R, CL_UNSIGNED_INT32, 1, 4, false},
+    {"RGBA_UINT8", CL_RGBA, CL_UNSIGNED_INT8, 4, 1, false},
+    {"RGBA_UNORM8", CL_RGBA, CL_UNORM_INT8, 4, 1, false},
+};
+
+std::string mediaCaseKey(const MediaRow& r, const char* dir, const ImageFormat& f,
+                         const MediaCase& c, unsigned S) {
+  const std::string& name = dir[0] == 'r' ? r.read : r.write;
+  return caseKey(name, std::string(f.name) + " " + std::to_string(c.width) + "x" +
+                           std::to_string(c.height), S);
+}
+
+// Work-groups per media launch: 10 sub-groups or more in every shape, one per place below.
+constexpr unsigned kMediaGroups = 5;
+Launch mediaLaunch(unsigned S, const Shape& shape) {
+  Launch l = makeLaunch(S, shape);
+  l.groups = kMediaGroups;
+  l.global[0] = shape.local[0] * kMediaGroups;
+  return l;
+}
+
+// Reads: a 64-byte x 72-row image; each sub-group reads from one of ten places, inside, across
+// every edge and corner, and wholly left of the image (4-byte aligned x, as the spec requires).
+constexpr int32_t kMediaReadPlaces[][2] = {{0, 0},  {-8, 10}, {56, 20}, {16, -3}, {20, 70},
+                                           {-4, -2}, {60, 69}, {12, 30}, {40, 60}, {-32, 40}};
+
+// Compares one read launch's output with the model for every case; returns how many defined
+// elements lay outside the image (the edge replication the spec defines).
+size_t checkMediaReads(unsigned S, unsigned eb, const Launch& l, const std::vector<int32_t>& rc,
+                       const isgref::RawImage& img, const ImageFormat& f,
+                       const std::vector<uint8_t>& out, unsigned maxHeight, const char* label) {
+  const auto& cases = mediaCases(eb);
+  const size_t n = l.items();
+  size_t outside = 0;
+  const int64_t rowBytes = int64_t(img.width) * img.elementBytes;
+  for (size_t j = 0; j < cases.size(); ++j) {
+    const MediaCase& mc = cases[j];
+    if (mc.height > maxHeight) continue;
+    const MediaRow& r = mediaRows()[mc.row];
+    size_t bad = 0;
+    for (unsigned grp = 0; grp < l.groups; ++grp)
+      for (uint32_t lid = 0; lid < l.g.size(); ++lid) {
+        const uint32_t sg = grp * l.g.numSubGroups() + l.g.subGroupId(lid);
+        for (unsigned kk = 0; kk < r.width; ++kk) {
+          const auto want = isgref::mediaBlockRead(l.g, lid, img, rc[2 * sg], rc[2 * sg + 1],
+                                                   mc.width, mc.height, kk, eb);
+          if (!want) continue;
+          const auto at = isgref::mediaElement(l.g, lid, rc[2 * sg], rc[2 * sg + 1], mc.width,
+                                               mc.height, kk, eb);
+          outside += at->y < 0 || at->y >= int64_t(img.height) || at->bx < 0 ||
+                     at->bx + int64_t(eb) > rowBytes;
+          uint64_t got = 0;
+          std::memcpy(&got, out.data() + (j * n + l.wi(grp, lid)) * kMediaBytesPerItem + kk * eb,
+                      eb);
+          if (got != *want && ++bad <= 3)
+            ADD_FAILURE() << r.read << "(" << mc.width << ", " << mc.height << ")@" << S << " "
+                          << f.name << " " << label << " lid " << lid << " k " << kk
+                          << " offset (" << rc[2 * sg] << "," << rc[2 * sg + 1] << ") got "
+                          << std::hex << got << " want " << *want << std::dec;
+        }
+      }
+    tally().record(mediaCaseKey(r, "read", f, mc, S), bad == 0);
+  }
+  return outside;
+}
+
+class MediaBlock : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(MediaBlock, ReadsMatchTheSpecModelAcrossEveryEdge) {
+  ISG_REQUIRE_ENV();
+  if (!mediaBuilt()) GTEST_SKIP() << "no media block io on this device (counted as not built)";
+  const unsigned S = GetParam();
+  size_t outside = 0;
+  for (unsigned eb : kMediaElementSizes) {
+    Kernel k;
+    ASSERT_NO_FATAL_FAILURE(kernelFor(S, mediaName("read", eb, S), k));
+    const auto& cases = mediaCases(eb);
+    const auto shapes = shapesFor(S, false);
+    for (size_t si = 0; si < shapes.size(); ++si) {
+      const Launch l = mediaLaunch(S, shapes[si]);
+      const size_t n = l.items();
+      const uint32_t sgs = l.g.numSubGroups() * l.groups;
+      std::vector<int32_t> rc(2 * sgs);
+      for (uint32_t sg = 0; sg < sgs; ++sg) {
+        const auto& place = kMediaReadPlaces[(sg + 3 * si) % std::size(kMediaReadPlaces)];
+        rc[2 * sg] = place[0];
+        rc[2 * sg + 1] = place[1];
+      }
+      for (const ImageFormat& f : kMediaFormats) {
+        if (!formatSupported(f)) {
+          tally().skipped.insert(std::string("image format ") + f.name);
+          continue;
+        }
+        seedFor(std::string("media read ") + f.name + "|" + std::to_string(eb) + "|" +
+                std::to_string(S) + "|" + shapes[si].name);
+        const isgref::RawImage img = randomImage(f, 64, 72);
+        Mem im, bc, bo;
+        im.m = makeImage(f, img);
+        bc.m = makeBuffer(rc.size() * 4, rc.data());
+        std::vector<uint8_t> out(cases.size() * n * kMediaBytesPerItem, 0);
+        bo.m = makeBuffer(out.size(), out.data());
+        ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, im.m, bc.m, bo.m));
+        ASSERT_NO_FATAL_FAILURE(run(k.k, l, 3, S, 0));
+        ASSERT_NO_FATAL_FAILURE(readBuffer(bo.m, out.data(), out.size()));
+        outside += checkMediaReads(S, eb, l, rc, img, f, out, 64, shapes[si].name);
+      }
+    }
+  }
+  // The places must reach the edges where the spec defines what a read returns there.
+  EXPECT_GT(outside, 0u);
+}
+
+// Writes: each sub-group writes its own tile (32 bytes x 64 rows apart, so no two overlap),
+// starting 8 bytes left of and 4 rows above the image; the image ends inside the third column
+// and in the first row of the third row of tiles, and the tenth tile lies wholly below it.
+TEST_P(MediaBlock, WritesMatchTheSpecModelAndDropWhatFallsOutside) {
+  ISG_REQUIRE_ENV();
+  if (!mediaBuilt()) GTEST_SKIP() << "no media block io on this device (counted as not built)";
+  const unsigned S = GetParam();
+  constexpr uint32_t kRowBytes = 72, kHeight = 125;
+  for (unsigned eb : kMediaElementSizes) {
+    Kernel k;
+    ASSERT_NO_FATAL_FAILURE(kernelFor(S, mediaName("write", eb, S), k));
+    const auto& cases = mediaCases(eb);
+    const auto shapes = shapesFor(S, false);
+    for (size_t si = 0; si < shapes.size(); ++si) {
+      const Launch l = mediaLaunch(S, shapes[si]);
+      const size_t n = l.items();
+      const uint32_t sgs = l.g.numSubGroups() * l.groups;
+      std::vector<int32_t> wc(2 * sgs);
+      for (uint32_t sg = 0; sg < sgs; ++sg) {
+        wc[2 * sg] = -8 + int32_t(sg % 3) * 32;
+        wc[2 * sg + 1] = -4 + int32_t(sg / 3) * 64;
+      }
+      for (const ImageFormat& f : kMediaFormats) {
+        // The spec writes images whose elements are no wider than the function's.
+        if (f.channels * f.channelBytes > eb) continue;
+        if (!formatSupported(f)) {
+          tally().skipped.insert(std::string("image format ") + f.name);
+          continue;
+        }
+        seedFor(std::string("media write ") + f.name + "|" + std::to_string(eb) + "|" +
+                std::to_string(S) + "|" + shapes[si].name);
+        std::vector<uint8_t> data(n * kMediaBytesPerItem);
+        fillRaw(f, data.data(), data.size());
+        const isgref::RawImage before = randomImage(f, kRowBytes, kHeight);
+        Mem bc, bd;
+        bc.m = makeBuffer(wc.size() * 4, wc.data());
+        bd.m = makeBuffer(data.size(), data.data());
+        for (size_t j = 0; j < cases.size(); ++j) {
+          // Every case on the first shape; the row cases (past the width sweep) on all of them.
+          if (si > 0 && cases[j].sweep) continue;
+          const MediaCase& mc = cases[j];
+          const MediaRow& r = mediaRows()[mc.row];
+          Mem im;
+          im.m = makeImage(f, before);
+          cl_uint which = cl_uint(j);
+          ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, im.m, bc.m, bd.m, which));
+          ASSERT_NO_FATAL_FAILURE(run(k.k, l, 4, S, 0));
+          isgref::RawImage got = before, want = before;
+          size_t origin[3] = {0, 0, 0}, region[3] = {before.width, before.height, 1};
+          ISG_CL_CHECK(clEnqueueReadImage(isgtest::env().queue, im.m, CL_TRUE, origin, region, 0,
+                                          0, got.bytes.data(), 0, nullptr, nullptr));
+          for (unsigned grp = 0; grp < l.groups; ++grp)
+            for (uint32_t lid = 0; lid < l.g.size(); ++lid) {
+              const uint32_t sg = grp * l.g.numSubGroups() + l.g.subGroupId(lid);
+              for (unsigned kk = 0; kk < r.width; ++kk) {
+                uint64_t v = 0;
+                std::memcpy(&v, data.data() + l.wi(grp, lid) * kMediaBytesPerItem + kk * eb, eb);
+                isgref::mediaBlockWrite(want, l.g, lid, wc[2 * sg], wc[2 * sg + 1], mc.width,
+                                        mc.height, kk, eb, v);
+              }
+            }
+          size_t bad = 0;
+          for (size_t b = 0; b < got.bytes.size(); ++b)
+            if (got.bytes[b] != want.bytes[b] && ++bad <= 3)
+              ADD_FAILURE() << r.write << "(" << mc.width << ", " << mc.height << ")@" << S << " "
+                            << f.name << " " << shapes[si].name << " byte " << b % kRowBytes
+                            << " row " << b / kRowBytes << " got " << int(got.bytes[b])
+                            << " want " << int(want.bytes[b]);
+          tally().record(mediaCaseKey(r, "write", f, mc, S), bad == 0);
+        }
+      }
+    }
+  }
+}
+
+// "The following additional restrictions are imposed for reading 2D images created from buffers
+// ... The image row pitch is required to be a multiple of 64-bytes ... The maximum height is
+// further restricted to 16 or less." The same reads, from such an image, at heights up to 16.
+TEST_P(MediaBlock, ReadsFromAnImageCreatedFromABuffer) {
+  ISG_REQUIRE_ENV();
+  if (!mediaBuilt()) GTEST_SKIP() << "no media block io on this device (counted as not built)";
+  const unsigned S = GetParam();
+  const ImageFormat f = kMediaFormats[3];  // R_UINT32: dword texels, every element size defined
+  if (!formatSupported(f)) {
+    tally().skipped.insert(std::string("image format ") + f.name);
+    GTEST_SKIP() << "no R_UINT32 images";
+  }
+  constexpr uint32_t kPitch = 128, kRows = 40;  // 64 bytes of image in a 128-byte pitch
+  seedFor("media from buffer|" + std::to_string(S));
+  isgref::RawImage img = randomImage(f, 64, kRows);
+  std::vector<uint8_t> backing(size_t(kPitch) * kRows, 0xEE);
+  for (uint32_t y = 0; y < kRows; ++y)
+    std::memcpy(&backing[size_t(y) * kPitch], &img.bytes[size_t(y) * 64], 64);
+  Mem buf, im;
+  buf.m = makeBuffer(backing.size(), backing.data());
+  cl_image_format fmt{f.order, f.type};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = img.width;
+  desc.image_height = img.height;
+  desc.image_row_pitch = kPitch;
+  desc.buffer = buf.m;
+  cl_int err = CL_SUCCESS;
+  im.m = clCreateImage(isgtest::env().context, CL_MEM_READ_ONLY, &fmt, &desc, nullptr, &err);
+  if (!im.m) {
+    tally().notBuilt["media block reads of images created from buffers"] =
+        "the device cannot create a 2D image from a buffer (clCreateImage: " +
+        std::to_string(err) + ")";
+    GTEST_SKIP() << "clCreateImage from a buffer failed with " << err << " (counted as not built)";
+  }
+  size_t outside = 0;
+  const Launch l = mediaLaunch(S, shapesFor(S, false)[0]);
+  const uint32_t sgs = l.g.numSubGroups() * l.groups;
+  std::vector<int32_t> rc(2 * sgs);
+  for (uint32_t sg = 0; sg < sgs; ++sg) {
+    rc[2 * sg] = kMediaReadPlaces[sg % std::size(kMediaReadPlaces)][0];
+    rc[2 * sg + 1] = kMediaReadPlaces[sg % std::size(kMediaReadPlaces)][1] % int32_t(kRows);
+  }
+  Mem bc;
+  bc.m = makeBuffer(rc.size() * 4, rc.data());
+  for (unsigned eb : kMediaElementSizes) {
+    Kernel k;
+    ASSERT_NO_FATAL_FAILURE(kernelFor(S, mediaName("read", eb, S), k));
+    std::vector<uint8_t> out(mediaCases(eb).size() * l.items() * kMediaBytesPerItem, 0);
+    Mem bo;
+    bo.m = makeBuffer(out.size(), out.data());
+    ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, im.m, bc.m, bo.m));
+    ASSERT_NO_FATAL_FAILURE(run(k.k, l, 3, S, 0));
+    ASSERT_NO_FATAL_FAILURE(readBuffer(bo.m, out.data(), out.size()));
+    outside += checkMediaReads(S, eb, l, rc, img, ImageFormat{"R_UINT32 from a buffer", f.order,
+                                                              f.type, 1, 4, false},
+                               out, isg::table::kMediaMaxHeightImageFromBuffer, "from-buffer");
+  }
+  EXPECT_GT(outside, 0u);
+}
+
+// The spec's own examples and notes, literally. Example 2: "Reading a 16x2 word region from an
+// image" in a sub-group of 8 with intel_sub_group_media_block_read_us4: "Each work-item processes
+// a data item strided by 8 words", so member i holds words i, 8+i, 16+i, 24+i of the region.
+// Example 1: a 1x16 dword region (one dword column) in a sub-group of 16: member i holds row i.
+// Note 1: "for a boundary word B0B1B2B3, to replicate the left boundary byte texel, the out of
+// bound dwords have the format of B0B0B0B0, and that for right boundary is B3B3B3B3".
+// Note 2 (word texels): B0B1B0B1 and B2B3B2B3.
+TEST(MediaSpecExamples, ExamplesAndEdgeNotesAsWritten) {
+  ISG_REQUIRE_ENV();
+  if (!mediaBuilt()) GTEST_SKIP() << "no media block io on this device (counted as not built)";
+  const char* src =
+      "__attribute__((intel_reqd_sub_group_size(8)))\n"
+      "kernel void ex2(read_only image2d_t img, global ushort4* o) {\n"
+      "  o[get_global_id(0)] = intel_sub_group_media_block_read_us4((int2)(0, 0), 16, 2, img); }\n"
+      "__attribute__((intel_reqd_sub_group_size(16)))\n"
+      "kernel void ex1(read_only image2d_t img, global uint* o) {\n"
+      "  o[get_global_id(0)] = intel_sub_group_media_block_read_ui((int2)(4, 0), 1, 16, img); }\n"
+      "__attribute__((intel_reqd_sub_group_size(8)))\n"
+      "kernel void edges(read_only image2d_t img, global uint* o) {\n"
+      "  uint2 v = intel_sub_group_media_block_read_ui2((int2)(-4, 0), 2, 8, img);\n"
+      "  o[2 * get_global_id(0)] = v.s0; o[2 * get_global_id(0) + 1] = v.s1; }\n";
+  std::string log;
+  cl_int status = CL_SUCCESS;
+  cl_program p = isgtest::buildProgram(src, isgtest::extraBuildOptions(), &log, &status);
+  ASSERT_NE(p, nullptr) << log;
+  auto runOne = [&](const char* name, const ImageFormat& f, const isgref::RawImage& img,
+                    size_t items, size_t bytes) {
+    cl_int err = CL_SUCCESS;
+    Kernel k;
+    k.k = clCreateKernel(p, name, &err);
+    EXPECT_EQ(err, CL_SUCCESS) << name;
+    Mem im, out;
+    im.m = makeImage(f, img);
+    out.m = makeBuffer(bytes, nullptr);
+    isgtest::setKernelArgs(k.k, im.m, out.m);
+    EXPECT_EQ(clEnqueueNDRangeKernel(isgtest::env().queue, k.k, 1, nullptr, &items, &items, 0,
+                                     nullptr, nullptr),
+              CL_SUCCESS);
+    std::vector<uint8_t> got(bytes);
+    readBuffer(out.m, got.data(), bytes);
+    return got;
+  };
+  const ImageFormat r16{"R_UINT16", CL_R, CL_UNSIGNED_INT16, 1, 2, false};
+  const ImageFormat r32{"R_UINT32", CL_R, CL_UNSIGNED_INT32, 1, 4, false};
+  const ImageFormat r8{"R_UINT8", CL_R, CL_UNSIGNED_INT8, 1, 1, false};
+  {  // Example 2: words numbered 0x0..0x1F in row-major order
+    isgref::RawImage img;
+    img.elementBytes = 2;
+    img.width = 16;
+    img.height = 2;
+    img.bytes.resize(64);
+    for (uint16_t w = 0; w < 32; ++w) std::memcpy(&img.bytes[2 * w], &w, 2);
+    const auto got = runOne("ex2", r16, img, 8, 8 * 8);
+    for (unsigned i = 0; i < 8; ++i)
+      for (unsigned k = 0; k < 4; ++k) {
+        uint16_t w = 0;
+        std::memcpy(&w, &got[(i * 4 + k) * 2], 2);
+        EXPECT_EQ(w, 8 * k + i) << "member " << i << " component " << k;
+      }
+  }
+  {  // Example 1: a column of 16 dwords at x = 4 bytes (dword column 1)
+    isgref::RawImage img;
+    img.elementBytes = 4;
+    img.width = 2;
+    img.height = 16;
+    img.bytes.resize(2 * 16 * 4);
+    for (uint32_t e = 0; e < 32; ++e) {
+      const uint32_t v = 1000 + e;
+      std::memcpy(&img.bytes[4 * e], &v, 4);
+    }
+    const auto got = runOne("ex1", r32, img, 16, 16 * 4);
+    for (uint32_t i = 0; i < 16; ++i) {
+      uint32_t v = 0;
+      std::memcpy(&v, &got[4 * i], 4);
+      EXPECT_EQ(v, 1000 + 2 * i + 1) << "member " << i;
+    }
+  }
+  // Notes 1 and 2: a 2-dword x 8-row region one dword left of an image whose boundary dword is
+  // B0B1B2B3 = 0x10 0x11 0x12 0x13 (and right edge at 4 bytes wide, so dword 1 is past it).
+  for (const ImageFormat* f : {&r8, &r16}) {
+    isgref::RawImage img;
+    img.elementBytes = f->channelBytes;
+    img.width = 4 / f->channelBytes;
+    img.height = 8;
+    img.bytes.resize(4 * 8);
+    for (size_t b = 0; b < img.bytes.size(); ++b) img.bytes[b] = uint8_t(0x10 + b % 4);
+    const auto got = runOne("edges", *f, img, 8, 8 * 8);
+    // Region element e = k*8 + i: row e / 2, column e % 2 (-4 or 0 bytes): member i's component
+    // 0 is at column i % 2, component 1 too (8 is even).
+    const uint32_t left = f->channelBytes == 1 ? 0x10101010u : 0x11101110u;  // B0B0B0B0 / B0B1B0B1
+    const uint32_t inside = 0x13121110u;                                    // B0B1B2B3
+    for (unsigned i = 0; i < 8; ++i)
+      for (unsigned k = 0; k < 2; ++k) {
+        uint32_t v = 0;
+        std::memcpy(&v, &got[(2 * i + k) * 4], 4);
+        EXPECT_EQ(v, i % 2 == 0 ? left : inside) << f->name << " member " << i << " k " << k;
+      }
+  }
+  clReleaseProgram(p);
+}
+
+INSTANTIATE_TEST_SUITE_P(Builtins, MediaBlock, ::testing::ValuesIn(kSizes),
+                         [](const auto& info) { return "S" + std::to_string(info.param); });
+
 // The native driver still lacks every overload kIntelCpuGaps lists (once it has one, the gap
 // goes from the list and the suite checks the overload there too); through the layer, every one
 // of them builds.
@@ -1398,6 +1857,7 @@ std::string allKernelsSource(unsigned S) {
   cl_bool images = CL_FALSE;
   clGetDeviceInfo(isgtest::env().device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
   if (images) src += blockImageSource(S);
+  if (mediaBuilt()) src += mediaSource(S);
   return src;
 }
 

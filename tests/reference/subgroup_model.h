@@ -290,4 +290,56 @@ inline void imageWriteBytes(RawImage& img, int64_t bx, int64_t y, unsigned n, ui
   }
 }
 
+// ---- media block reads and writes (cl_intel_media_block_io) ---------------------------------
+
+// Where member lid's k-th value of a media block read or write lies: "The read-in texels in the
+// 2D region taken in row-major order are re-organized as another 2D region with the byte width
+// equal to the subgroup size. Then each work-item reads each byte column vector of the
+// re-organized rectangle" (and "word"/"dword" for _us/_ui), i.e. region element k*S + i, at row
+// (k*S + i) / width and column (k*S + i) % width of the region whose top-left byte is (cx, cy).
+// `width` counts elements of n bytes. Nothing when the element lies past the region ("tail
+// elements of some of the column vector are undefined" for reads, "will not be included in the
+// written out region" for writes), or in a partial sub-group ("must be encountered by all work
+// items in a subgroup").
+struct MediaElement {
+  int64_t bx = 0, y = 0;
+};
+inline std::optional<MediaElement> mediaElement(const WorkGroup& g, uint32_t lid, int32_t cx,
+                                                int32_t cy, uint32_t width, uint32_t height,
+                                                uint32_t k, unsigned n) {
+  if (g.partial(lid)) return std::nullopt;
+  const uint64_t e = uint64_t(k) * g.maxSubGroupSize() + g.subGroupLocalId(lid);
+  if (e >= uint64_t(width) * height) return std::nullopt;
+  return MediaElement{int64_t(cx) + int64_t(e % width) * n, int64_t(cy) + int64_t(e / width)};
+}
+
+// "For out-of-bound reads, the read-in texels are replicated from the nearest edge for byte
+// sized texels. The out-of-bound behavior is undefined for larger sized texels with the "_uc"
+// builtin-functions" (_us: byte and word texels, _ui: byte, word and dword texels), i.e. defined
+// when the image element is no wider than n; notes 1, 2 and 4 say the replication is of the
+// whole edge element (B0B0B0B0, B0B1B0B1, the dword), which imageReadBytes' per-element clamp is.
+// Nothing for an undefined read.
+inline std::optional<uint64_t> mediaBlockRead(const WorkGroup& g, uint32_t lid,
+                                              const RawImage& img, int32_t cx, int32_t cy,
+                                              uint32_t width, uint32_t height, uint32_t k,
+                                              unsigned n) {
+  const auto at = mediaElement(g, lid, cx, cy, width, height, k, n);
+  if (!at) return std::nullopt;
+  const int64_t rowBytes = int64_t(img.width) * img.elementBytes;
+  const bool inside = at->y >= 0 && at->y < int64_t(img.height) && at->bx >= 0 &&
+                      at->bx + int64_t(n) <= rowBytes;
+  if (!inside && img.elementBytes > n) return std::nullopt;
+  return imageReadBytes(img, at->bx, at->y, n);
+}
+
+// "Out-of-bound writes are dropped." The spec writes images whose elements are no wider than n
+// ("Writes to a 2D region of an image with surface formats of byte sized texels" for _uc, word
+// or byte for _us, dword, word or byte for _ui); imageWriteBytes leaves wider ones alone.
+inline void mediaBlockWrite(RawImage& img, const WorkGroup& g, uint32_t lid, int32_t cx,
+                            int32_t cy, uint32_t width, uint32_t height, uint32_t k, unsigned n,
+                            uint64_t v) {
+  if (const auto at = mediaElement(g, lid, cx, cy, width, height, k, n))
+    imageWriteBytes(img, at->bx, at->y, n, v);
+}
+
 }  // namespace isgref
