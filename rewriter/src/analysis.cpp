@@ -534,9 +534,10 @@ class AnalysisConsumer : public clang::ASTConsumer {
           widthBytes > 0 && widthBytes <= 32 ? table::mediaMaxHeight(unsigned(widthBytes)) : 0;
       if (most == 0) {
         ed.error(call.expr->getArg(1)->getBeginLoc(),
-                 b.name + ": a width of " + std::to_string(*width) + " " + unit + " (" +
-                     std::to_string(widthBytes) + " bytes) is not allowed: the width must be 4 to "
-                     "32 bytes and a multiple of 4 (cl_intel_media_block_io)");
+                 b.name + ": a width of " + std::to_string(*width) + " " + unit +
+                     (elementBytes == 1 ? "" : " (" + std::to_string(widthBytes) + " bytes)") +
+                     " is not allowed: the width must be 4 to 32 bytes and a multiple of 4 "
+                     "(cl_intel_media_block_io)");
       } else if (*height < 1 || *height > most) {
         ed.error(call.expr->getArg(2)->getBeginLoc(),
                  b.name + ": a height of " + std::to_string(*height) + " rows is not allowed for " +

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -109,6 +111,47 @@ TEST(BuildLog, RewriterRejectionFailsTheBuild) {
   cl_int err = CL_SUCCESS;
   EXPECT_EQ(clCreateKernel(p, "odd", &err), nullptr);
   EXPECT_EQ(err, CL_INVALID_PROGRAM_EXECUTABLE);
+  clReleaseProgram(p);
+}
+
+// cl_intel_media_block_io regions must be compile-time constants of the spec's table: a width
+// from a kernel argument, through a helper header found with -I, fails the build with a log line
+// at the header's own line, and the program keeps the application's options.
+TEST(BuildLog, MediaRegionThatIsNotAConstantNamesTheHeaderLine) {
+  ISG_REQUIRE_ENV();
+  cl_bool images = CL_FALSE;
+  clGetDeviceInfo(env().device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  if (!images) GTEST_SKIP() << "no images: cl_intel_media_block_io is not advertised";
+  const std::string dir = ::testing::TempDir() + "isg_media_inc";
+  std::string mk = "mkdir -p '" + dir + "'";
+  ASSERT_EQ(std::system(mk.c_str()), 0);
+  {
+    std::FILE* f = std::fopen((dir + "/media_helpers.h").c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("// helpers\n"
+               "uint row(read_only image2d_t img, int n) {\n"
+               "  return intel_sub_group_media_block_read_ui((int2)(0, 0), n, 2, img);\n"
+               "}\n",
+               f);
+    std::fclose(f);
+  }
+  const std::string source =
+      "#include \"media_helpers.h\"\n"
+      "kernel void k(read_only image2d_t img, int n, global uint* o) {\n"
+      "  o[get_global_id(0)] = row(img, n);\n"
+      "}\n";
+  cl_program p = createProgram(source);
+  ASSERT_NE(p, nullptr);
+  const std::string options = "-I " + dir;
+  EXPECT_EQ(clBuildProgram(p, 1, &env().device, options.c_str(), nullptr, nullptr),
+            CL_BUILD_PROGRAM_FAILURE);
+  EXPECT_EQ(buildStatus(p), CL_BUILD_ERROR);
+  EXPECT_EQ(buildOptions(p), options);
+  const std::string log = isgtest::buildLog(p, env().device);
+  EXPECT_NE(log.find("media_helpers.h:3:60: error: intel_sub_group_media_block_read_ui: the "
+                     "region width must be a compile-time constant"),
+            std::string::npos)
+      << log;
   clReleaseProgram(p);
 }
 

@@ -19,6 +19,12 @@ const char* const kIntelExtensions[] = {"cl_intel_subgroups", "cl_intel_required
                                         "cl_intel_subgroups_short", "cl_intel_subgroups_char",
                                         "cl_intel_subgroups_long"};
 
+bool deviceHasImages() {
+  cl_bool images = CL_FALSE;
+  clGetDeviceInfo(env().device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  return images == CL_TRUE;
+}
+
 std::vector<std::string> words(const std::string& s) {
   std::istringstream in(s);
   std::vector<std::string> out;
@@ -75,6 +81,16 @@ TEST(DeviceQueries, ExtensionsWithVersionListIntelSubgroups) {
         EXPECT_EQ(CL_VERSION_MAJOR(v.version), 1u) << name;
       }
   }
+  // cl_intel_media_block_io (version 1, 2016: 1.0.0) exactly on devices with images, which
+  // every one of its functions takes.
+  auto media = std::count_if(list.begin(), list.end(), [](const cl_name_version& v) {
+    return std::string(v.name) == "cl_intel_media_block_io";
+  });
+  EXPECT_EQ(media, deviceHasImages() ? 1 : 0);
+  for (const cl_name_version& v : list)
+    if (std::string(v.name) == "cl_intel_media_block_io") {
+      EXPECT_EQ(v.version, CL_MAKE_VERSION(1, 0, 0));
+    }
   // Both queries agree on the set of names.
   std::vector<std::string> fromString =
       words(isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS));

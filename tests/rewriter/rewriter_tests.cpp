@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "builtin_table.h"
 #include "isg/rewriter.h"
 
 namespace {
@@ -878,6 +879,91 @@ TEST(Errors, ShuffleOfStruct) {
                           "'intel_sub_group_shuffle'");
   // The candidate list points into the rewriter's own declarations; users need none of it.
   EXPECT_EQ(r.log.find("candidate"), std::string::npos) << r.log;
+}
+
+// cl_intel_media_block_io: "The width and height of the region must be compile-time
+// constants", from Table 6.X (4 to 32 bytes, 4-byte aligned; 64/32/16/8 rows at most). Constants
+// may come from macros, -D options and constant expressions, as real code writes them.
+isg::DeviceTraits imageTraits() {
+  isg::DeviceTraits t = localTraits();
+  t.images = true;
+  return t;
+}
+
+TEST(Media, ConstantRegionsFromMacrosOptionsAndExpressionsRewrite) {
+  auto r = rewrite(
+      "#define ROWS 8\n"
+      "#define MEDIA_READ(T, w, h, img) intel_sub_group_media_block_read_##T((int2)(0, 0), w, h, img)\n"
+      "ushort4 helper(read_only image2d_t img) { return MEDIA_READ(us4, 2 * COLS, ROWS, img); }\n"
+      "kernel void k(read_only image2d_t src, write_only image2d_t dst) {\n"
+      "  ushort4 v = helper(src);\n"
+      "  intel_sub_group_media_block_write_us4((int2)(0, 0), 16, 2, v, dst);\n"
+      "  uint x = intel_sub_group_media_block_read_ui((int2)(4, 0), 1, 64, src);\n"
+      "  uchar16 y = intel_sub_group_media_block_read_uc16((int2)(0, 0), sizeof(uint) * 8, 8, src);\n"
+      "}\n",
+      "-DCOLS=8", {}, imageTraits());
+  EXPECT_REWRITTEN(r);
+  const auto* k = kernel(r, "k");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->families, std::vector<std::string>{"media"});
+  // Both image parameters: the layer checks their formats at clSetKernelArg as for block IO.
+  EXPECT_EQ(k->blockImageArgs, (std::vector<unsigned>{0, 1}));
+}
+
+TEST(Media, RegionsOutsideTheSpecFailAtTheUsersCall) {
+  auto r = rewrite(
+      "kernel void k(read_only image2d_t src, int n, global uint* o) {\n"
+      "  o[0] = intel_sub_group_media_block_read_ui((int2)(0, 0), n, 2, src);\n"
+      "  o[1] = intel_sub_group_media_block_read_ui((int2)(0, 0), 2, n, src);\n"
+      "  o[2] = intel_sub_group_media_block_read_us((int2)(0, 0), 3, 2, src);\n"
+      "  o[3] = intel_sub_group_media_block_read_uc((int2)(0, 0), 36, 2, src);\n"
+      "  o[4] = intel_sub_group_media_block_read_uc((int2)(0, 0), 8, 33, src);\n"
+      "  o[5] = intel_sub_group_media_block_read_ui((int2)(0, 0), 8, 0, src);\n"
+      "  o[6] = intel_sub_group_media_block_read_ui((int2)(0, 0), 0, 1, src);\n"
+      "}\n",
+      "", {}, imageTraits());
+  ASSERT_EQ(r.status, Status::Error);
+  EXPECT_EQ(r.log,
+            "<source>:2:60: error: intel_sub_group_media_block_read_ui: the region width must be a "
+            "compile-time constant (cl_intel_media_block_io)\n"
+            "<source>:3:63: error: intel_sub_group_media_block_read_ui: the region height must be a "
+            "compile-time constant (cl_intel_media_block_io)\n"
+            "<source>:4:60: error: intel_sub_group_media_block_read_us: a width of 3 words (6 bytes) "
+            "is not allowed: the width must be 4 to 32 bytes and a multiple of 4 "
+            "(cl_intel_media_block_io)\n"
+            "<source>:5:60: error: intel_sub_group_media_block_read_uc: a width of 36 bytes is not "
+            "allowed: the width must be 4 to 32 bytes and a multiple of 4 "
+            "(cl_intel_media_block_io)\n"
+            "<source>:6:63: error: intel_sub_group_media_block_read_uc: a height of 33 rows is not "
+            "allowed for a width of 8 bytes: the height must be 1 to 32 (cl_intel_media_block_io, "
+            "Table 6.X)\n"
+            "<source>:7:63: error: intel_sub_group_media_block_read_ui: a height of 0 rows is not "
+            "allowed for a width of 32 bytes: the height must be 1 to 8 (cl_intel_media_block_io, "
+            "Table 6.X)\n"
+            "<source>:8:60: error: intel_sub_group_media_block_read_ui: a width of 0 dwords (0 "
+            "bytes) is not allowed: the width must be 4 to 32 bytes and a multiple of 4 "
+            "(cl_intel_media_block_io)\n");
+  EXPECT_EQ(r.source, "");
+}
+
+TEST(Media, EveryWidthOfTheTableAtItsTallestRegion) {
+  std::string src = "kernel void k(read_only image2d_t s, write_only image2d_t d) {\n";
+  for (unsigned wb = 4; wb <= 32; wb += 4) {
+    const std::string h = std::to_string(isg::table::mediaMaxHeight(wb));
+    src += "  intel_sub_group_media_block_write_uc16((int2)(0, 0), " + std::to_string(wb) + ", " +
+           h + ", intel_sub_group_media_block_read_uc16((int2)(0, 0), " + std::to_string(wb) +
+           ", " + h + ", s), d);\n";
+    src += "  intel_sub_group_media_block_read_uc((int2)(0, 0), " + std::to_string(wb) + ", " +
+           std::to_string(isg::table::mediaMaxHeight(wb) + 1) + ", s);\n";
+  }
+  auto r = rewrite(src + "}\n", "", {}, imageTraits());
+  ASSERT_EQ(r.status, Status::Error);
+  // One error per width, each for the read one row taller than the table allows.
+  size_t errors = 0;
+  for (size_t at = r.log.find("error:"); at != std::string::npos; at = r.log.find("error:", at + 1))
+    ++errors;
+  EXPECT_EQ(errors, 8u) << r.log;
+  EXPECT_EQ(r.log.find("read_uc16"), std::string::npos) << r.log;
 }
 
 TEST(Errors, ErrorInHeaderNamesTheHeader) {
