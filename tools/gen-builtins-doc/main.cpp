@@ -63,6 +63,17 @@ std::vector<Row> rows() {
                         "), (write_only/read_write image2d_t, int2 byte_coord, " + v + ")",
                     v});
   }
+  for (const isg::table::Media& m : isg::table::mediaBlocks()) {
+    const std::string v = m.element + (m.width > 1 ? std::to_string(m.width) : "");
+    r.push_back(Row{m.read, "media", m.extension,
+                    v + " " + m.read +
+                        "(int2 src_byte_offset, int width, int height, read_only/read_write image2d_t)",
+                    v});
+    r.push_back(Row{m.write, "media", m.extension,
+                    "void " + m.write + "(int2 src_byte_offset, int width, int height, " + v +
+                        " texels, write_only/read_write image2d_t)",
+                    v});
+  }
   return r;
 }
 
@@ -108,7 +119,8 @@ std::string generate() {
   std::vector<std::string> extensions;
   for (const isg::table::Extension& e : isg::table::extensions())
     extensions.push_back("`" + e.name + "` " + std::to_string(e.major) + "." +
-                         std::to_string(e.minor) + "." + std::to_string(e.patch));
+                         std::to_string(e.minor) + "." + std::to_string(e.patch) +
+                         (e.needsImages ? " (on devices with images)" : ""));
 
   std::ostringstream md;
   md << "<!-- SPDX-License-Identifier: MIT -->\n"
@@ -164,11 +176,20 @@ std::string generate() {
      << "through `read_image*`/`write_image*`); other formats are refused at enqueue there too.\n"
      << "A raw-bits path for them (an integer alias of an image created from a buffer) is not\n"
      << "built yet.\n\n"
-     << "Not provided: `cl_intel_media_block_io` (`intel_sub_group_media_block_read/write_*`)\n"
-     << "and the SPIR-V forms of `cl_intel_spirv_media_block_io` / `cl_intel_spirv_subgroups`.\n"
-     << "The layer does not advertise them; programs created from SPIR-V or IL are passed to\n"
-     << "the driver untouched, and an OpenCL C program that calls a media block function gets\n"
-     << "the driver's (or the rewriter's) undeclared-function error in its build log.\n";
+     << "Media block IO (`cl_intel_media_block_io`) is advertised by devices with images\n"
+     << "(`CL_DEVICE_IMAGE_SUPPORT`) and runs the same code on every strategy: no work-item\n"
+     << "needs another's data, so each reads or writes its own elements of the region through\n"
+     << "the raw image access above (the same exact formats). Width and height must be\n"
+     << "compile-time constants from the spec's table (4 to 32 bytes, 4-byte aligned; at most\n"
+     << "64, 32, 16 or 8 rows for 4, 8, 12-16 and 20-32 bytes); any other call fails the build\n"
+     << "with a log line at the call. Reads outside the image replicate the nearest edge element\n"
+     << "(defined by the spec for elements no wider than the function's), writes outside it are\n"
+     << "dropped, tail elements of a region smaller than S x the vector width read as 0. The\n"
+     << "packed-YUV edge rules of `cl_intel_packed_yuv` do not apply: no non-Intel driver has\n"
+     << "those formats.\n\n"
+     << "Not provided yet: the SPIR-V forms of `cl_intel_spirv_media_block_io` /\n"
+     << "`cl_intel_spirv_subgroups`. The layer does not advertise them; programs created from\n"
+     << "SPIR-V or IL are passed to the driver untouched.\n";
   return md.str();
 }
 
