@@ -20,7 +20,7 @@ bin=${ISG_BENCH_BIN:-$here/bin}
 layer=${ISG_BENCH_LAYER:-$here/libIntelSubgroupsLayer.so}
 cuda_src=${ISG_BENCH_CUDA_SRC:-$here/cuda}
 out=${OUT:-/tmp/isg-bench-out}
-only=${ISG_BENCH_ONLY:-shuffle block reduce local build host sgemm regcap}
+only=${ISG_BENCH_ONLY:-shuffle block reduce local build host sgemm regcap media}
 arch=${ISG_BENCH_ARCH:-sm_90}
 raw=$out/raw            # intermediate runs (the other half of a cross-process ratio, CUDA)
 mkdir -p "$out" "$raw"
@@ -72,6 +72,7 @@ fi
 wanted sgemm && step sgemm "${with_layer[@]}" "$bin/bench_sgemm" "${common[@]}" --json "$out/sgemm.json" --md "$work/7.md"
 wanted regcap && step regcap "${with_layer[@]}" ISG_STRATEGY=local "$bin/bench_regcap" "${common[@]}" \
   --json "$out/regcap.json" --md "$work/8.md"
+wanted media && step media "${with_layer[@]}" "$bin/bench_media" "${common[@]}" --json "$out/media.json" --md "$work/9.md"
 
 if [ $have_cuda = 1 ]; then
   wait
@@ -121,13 +122,13 @@ fi
   fi
   echo "- ratios: speed = rate(subject)/rate(baseline), higher is better; cost = time(subject)/time(baseline), lower is better"
   echo
-  for i in 1 2 3 4 5 6 7 8; do [ -f "$work/$i.md" ] && cat "$work/$i.md"; done
+  for i in 1 2 3 4 5 6 7 8 9; do [ -f "$work/$i.md" ] && cat "$work/$i.md"; done
   echo "Goals missed: $(grep -h '^|' "$work"/*.md 2>/dev/null | grep -o 'MISS' | wc -l); wrong results: $(cat "$out"/*.log | grep -c 'WRONG RESULT')"
 } > "$out/summary.md"
 cat "$out/summary.md"
 # The device tool returns only the output's tail: repeat the digest (worst case per ratio) last.
 echo; echo "== digest (all tables: $out/summary.md)"
-for i in 1 2 3 4 5 6 7 8; do [ -f "$work/$i.md" ] && grep -E '^(### |- worst )' "$work/$i.md"; done
+for i in 1 2 3 4 5 6 7 8 9; do [ -f "$work/$i.md" ] && grep -E '^(### |- worst )' "$work/$i.md"; done
 # The device tool brings back only a few files: everything else travels in one archive.
 (cd "$out" && tar -czf results.tgz --exclude=results.tgz --exclude=summary.md . &&
   find . -mindepth 1 ! -name results.tgz ! -name summary.md -delete) 2>/dev/null || true

@@ -118,21 +118,25 @@ static inline int __isg_floor_div(int a, int b) { return (a >= 0 ? a : a - b + 1
   }                                                                                                \
   static inline __attribute__((overloadable)) ulong __isg_image_read_bytes(ACCESS image2d_t img,   \
                                                                            int bx, int y, int n) { \
+    /* Element by element and channel by channel (a read touches one element when it is as wide    \
+       as the element, which is the common case): each channel overlapping bytes [bx, bx + n)      \
+       lands at its byte position. Positions use the unclamped element, so a clamped one is        \
+       replicated byte for byte. */                                                                \
     int order = get_image_channel_order(img), type = get_image_channel_data_type(img);             \
-    int cs = __isg_image_channel_bytes(type), es = cs * __isg_image_channels(order);               \
+    int cs = __isg_image_channel_bytes(type), nch = __isg_image_channels(order), es = cs * nch;    \
     ulong r = 0;                                                                                   \
-    int cached = 0x7fffffff;                                                                       \
-    uint comp[4];                                                                                  \
-    for (int i = 0; i < n; ++i) {                                                                  \
-      int b = bx + i, e = __isg_floor_div(b, es), o = b - e * es;                                  \
-      if (e != cached) {                                                                           \
-        vstore4(__isg_image_raw_element(img, (int2)(e, y), type), 0, comp);                        \
-        cached = e;                                                                                \
+    int last = __isg_floor_div(bx + n - 1, es);                                                    \
+    for (int e = __isg_floor_div(bx, es); e <= last; ++e) {                                        \
+      uint comp[4];                                                                                \
+      vstore4(__isg_image_raw_element(img, (int2)(e, y), type), 0, comp);                          \
+      for (int c = 0; c < nch; ++c) {                                                              \
+        int at = e * es + c * cs - bx; /* the channel's first byte, relative to bx */              \
+        if (at + cs <= 0 || at >= n) continue;                                                     \
+        ulong ch = (ulong)(comp[__isg_image_component(order, c)] & __isg_image_mask(cs));          \
+        r |= at >= 0 ? ch << (8 * at) : ch >> (-8 * at);                                           \
       }                                                                                            \
-      uint ch = comp[__isg_image_component(order, o / cs)] & __isg_image_mask(cs);                 \
-      r |= (ulong)((ch >> (8 * (o % cs))) & 0xffu) << (8 * i);                                     \
     }                                                                                              \
-    return r;                                                                                      \
+    return n >= 8 ? r : r & ((1ul << (8 * n)) - 1ul);                                              \
   }
 #define __ISG_IMAGE_WRITE_HELPER(ACCESS)                                                           \
   static inline __attribute__((overloadable)) void __isg_image_write_bytes(ACCESS image2d_t img,   \

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+// Benchmark 9: media block IO (cl_intel_media_block_io). An image copy in which every sub-group
+// moves one region with intel_sub_group_media_block_read_* + _write_*, through the layer,
+// against a plain OpenCL image copy of the same shape: each work-item reads and writes the very
+// texels the media functions give it (region element k*S + lane), with read_imageui /
+// write_imageui. Bandwidth counts bytes read + written. Goal: layer >= 0.90x plain (the layer
+// reaches texels through the same image functions, plus the raw-bit bookkeeping of
+// builtins-cl/common/75-image.cl).
+#include <cstring>
+
+#include "common/cl_bench.h"
+
+using namespace isgb;
+
+namespace {
+
+constexpr std::size_t kWorkGroup = 256;
+constexpr unsigned kS = 16;
+
+// One case: a function of `element` x `vec`, a region of `width` elements by `height` rows
+// (width x height == S x vec, so the region is exactly what the sub-group holds), on an image
+// of `order`/`type` whose element is `texelBytes` wide.
+struct MediaCase {
+  const char* name;
+  const char* element;
+  const char* suffix;  // uc, us, ui
+  unsigned elementBytes, vec, width, height;
+  cl_channel_order order;
+  cl_channel_type type;
+  unsigned texelBytes;
+};
+const MediaCase kCases[] = {
+    {"media_uc16/R8/16x16", "uchar", "uc", 1, 16, 16, 16, CL_R, CL_UNSIGNED_INT8, 1},
+    {"media_us8/R16/16x8", "ushort", "us", 2, 8, 16, 8, CL_R, CL_UNSIGNED_INT16, 2},
+    {"media_ui4/R32/4x16", "uint", "ui", 4, 4, 4, 16, CL_R, CL_UNSIGNED_INT32, 4},
+    {"media_ui4/RGBA8/4x16", "uint", "ui", 4, 4, 4, 16, CL_RGBA, CL_UNSIGNED_INT8, 4},
+};
+
+std::string vec(const MediaCase& c) { return std::string(c.element) + std::to_string(c.vec); }
+
+// The tile of sub-group `sg` in an image `tilesX` regions wide: its top-left byte offset.
+const char* kTile =
+    "  const uint sg = get_global_id(0) / 16u;\n"
+    "  const uint tilesX = (uint)(get_image_width(src) * TEXEL) / (W * ELEM);\n"
+    "  const int2 at = (int2)((sg % tilesX) * W * ELEM, (sg / tilesX) * H);\n";
+
+std::string defines(const MediaCase& c) {
+  return "#define W " + std::to_string(c.width) + "u\n#define H " + std::to_string(c.height) +
+         "u\n#define ELEM " + std::to_string(c.elementBytes) + "u\n#define TEXEL " +
+         std::to_string(c.texelBytes) + "u\n";
+}
+
+std::string intelSource(const MediaCase& c) {
+  const std::string sfx = c.suffix + std::to_string(c.vec);
+  return defines(c) + "__attribute__((intel_reqd_sub_group_size(16)))\n"
+         "__kernel void copy(__read_only image2d_t src, __write_only image2d_t dst) {\n" +
+         kTile + "  " + vec(c) + " v = intel_sub_group_media_block_read_" + sfx +
+         "(at, W, H, src);\n  intel_sub_group_media_block_write_" + sfx +
+         "(at, W, H, v, dst);\n}\n";
+}
+
+// The same texels per work-item: element e = k*16 + lane of the region is at byte
+// at.x + (e % W) * ELEM of row at.y + e / W, i.e. ELEM / TEXEL texels (or one texel's part).
+std::string plainSource(const MediaCase& c) {
+  std::string s = defines(c) +
+                  "__kernel void copy(__read_only image2d_t src, __write_only image2d_t dst) {\n" +
+                  kTile + "  const uint lane = get_local_id(0) % 16u;\n";
+  s += "  for (uint k = 0; k < " + std::to_string(c.vec) + "u; ++k) {\n"
+       "    const uint e = k * 16u + lane;\n"
+       "    const int x = (at.x + (int)((e % W) * ELEM)) / (int)TEXEL, y = at.y + (int)(e / W);\n"
+       "    for (uint t = 0; t < ELEM / TEXEL; ++t)\n"
+       "      write_imageui(dst, (int2)(x + (int)t, y), read_imageui(src, (int2)(x + (int)t, y)));\n"
+       "  }\n}\n";
+  return s;
+}
+
+struct Image {
+  cl_mem mem = nullptr;
+  ~Image() {
+    if (mem) clReleaseMemObject(mem);
+  }
+};
+
+cl_mem makeImage(const Cl& cl, const MediaCase& c, std::size_t widthBytes, std::size_t height,
+                 const void* init) {
+  cl_image_format fmt{c.order, c.type};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = widthBytes / c.texelBytes;
+  desc.image_height = height;
+  cl_int err = CL_SUCCESS;
+  cl_mem m = clCreateImage(cl.context, CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0), &fmt,
+                           &desc, const_cast<void*>(init), &err);
+  check(err, "clCreateImage");
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return runMain(argc, argv, [](const Options& opt) {
+    Report r("media", "media block read/write image copy bandwidth", "GB/s", opt);
+    Cl& cl = openCl(&r);
+    r.variantOrder({kLayer, "plain"});
+    const std::size_t widthBytes = opt.smoke ? 512 : 8192, height = opt.smoke ? 256 : 8192;
+    const int warm = warmups(opt, 3), nrep = reps(opt, 20);
+    const std::size_t bytes = widthBytes * height;
+    r.config("bytes", static_cast<double>(bytes));
+    r.config("reps", nrep);
+    std::vector<uint8_t> host(bytes), got(bytes);
+    for (std::size_t i = 0; i < bytes; ++i) host[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+    for (const MediaCase& c : kCases) {
+      if (!r.wanted(c.name)) continue;
+      Programs programs(cl);
+      programs.build(kLayer, intelSource(c),
+                     "the media program did not build (is OPENCL_LAYERS set, and does the "
+                     "device have images?): ",
+                     3);
+      programs.build("plain", plainSource(c), "build failed: ", 3);
+      Image src;
+      src.mem = makeImage(cl, c, widthBytes, height, host.data());
+      const std::size_t tiles = (widthBytes / (c.width * c.elementBytes)) * (height / c.height);
+      size_t g = tiles * kS, l = kWorkGroup;
+      programs.each(&r, c.name, [&](const std::string& variant, cl_program p) {
+        Image dst;  // a fresh one per variant: a copy left by the one before proves nothing
+        dst.mem = makeImage(cl, c, widthBytes, height, nullptr);
+        cl_kernel k = kernel(p, "copy");
+        setArg(k, 0, src.mem);
+        setArg(k, 1, dst.mem);
+        checkAndTime(cl, &r, c.name, variant, k, 1, &g, &l, warm, nrep, 2.0 * double(bytes), 1e9,
+                     [&]() -> std::string {
+                       size_t origin[3] = {0, 0, 0};
+                       size_t region[3] = {widthBytes / c.texelBytes, height, 1};
+                       check(clEnqueueReadImage(cl.queue, dst.mem, CL_TRUE, origin, region, 0, 0,
+                                                got.data(), 0, nullptr, nullptr),
+                             "clEnqueueReadImage");
+                       return std::memcmp(got.data(), host.data(), bytes) == 0
+                                  ? ""
+                                  : "the copy differs from the source";
+                     });
+        clReleaseKernel(k);
+      });
+      r.ratio(c.name, "layer/plain", kLayer, "plain", RatioKind::Speed, 0.90);
+    }
+    return r.finish();
+  });
+}
