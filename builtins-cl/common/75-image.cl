@@ -106,70 +106,160 @@ static inline bool __isg_image_writable(int type) {
 }
 static inline int __isg_floor_div(int a, int b) { return (a >= 0 ? a : a - b + 1) / b; }
 
-/* Per access qualifier: reading n (<= 8) raw bytes at (bx, y), writing them. */
+/* An image's format, read once per builtin call: image queries are not free on GPUs, and a
+   media or block call touches up to 16 elements. `direct`: one unsigned-integer channel, whose
+   read_imageui/write_imageui value is the element's bits as they are (the common media case:
+   R8/R16/R32 luma and index planes), so no conversion or byte assembly is needed. */
+typedef struct {
+  int order, type, cs, nch, es, width, height;
+  int direct; /* not bool: a bool member is not portable across OpenCL drivers' struct layouts */
+} __isg_image_fmt_t;
+static inline bool __isg_image_is_unsigned_int(int type) {
+  return type == CLK_UNSIGNED_INT8 || type == CLK_UNSIGNED_INT16 || type == CLK_UNSIGNED_INT32;
+}
+
+/* An element of at most 4 bytes from its raw channel values (components as read) and back:
+   memory channel c holds bytes [c * cs, (c + 1) * cs). The channel order is a swizzle chosen
+   once per format: a component picked by a variable index would be a private array in local
+   memory on GPUs, and PoCL 3.1's optimiser turns the equivalent chains of selects into zeros. */
+static inline uint4 __isg_image_to_memory_order(uint4 raw, int order) {
+  switch (order) {
+    case CLK_A: return raw.wxyz;
+    case CLK_RA: return raw.xwyz;
+    case CLK_BGRA: return raw.zyxw;
+    case CLK_ARGB: return raw.wxyz;
+    default: return raw;
+  }
+}
+static inline uint4 __isg_image_from_memory_order(uint4 ch, int order) {
+  switch (order) {
+    case CLK_A: return (uint4)(0u, 0u, 0u, ch.x);
+    case CLK_RA: return (uint4)(ch.x, 0u, 0u, ch.y);
+    case CLK_BGRA: return ch.zyxw;
+    case CLK_ARGB: return ch.yzwx;
+    default: return ch;
+  }
+}
+static inline uint __isg_image_pack32(uint4 raw, __isg_image_fmt_t f) {
+  const uint4 ch = __isg_image_to_memory_order(raw, f.order) & (uint4)(__isg_image_mask(f.cs));
+  const int b = 8 * f.cs;
+  uint r = ch.x;
+  r |= f.nch > 1 ? ch.y << (b & 31) : 0u;
+  r |= f.nch > 2 ? ch.z << ((2 * b) & 31) : 0u;
+  r |= f.nch > 3 ? ch.w << ((3 * b) & 31) : 0u;
+  return r;
+}
+static inline uint __isg_image_channel_raw(uint bits, __isg_image_fmt_t f, int c) {
+  uint raw = (bits >> ((8 * c * f.cs) & 31)) & __isg_image_mask(f.cs);
+  const bool negative = __isg_image_is_signed(f.type) && f.cs < 4 && (raw >> (8 * f.cs - 1));
+  return negative ? raw | ~__isg_image_mask(f.cs) : raw;
+}
+static inline uint4 __isg_image_unpack32(uint bits, __isg_image_fmt_t f) {
+  const uint4 ch = (uint4)(__isg_image_channel_raw(bits, f, 0),
+                           f.nch > 1 ? __isg_image_channel_raw(bits, f, 1) : 0u,
+                           f.nch > 2 ? __isg_image_channel_raw(bits, f, 2) : 0u,
+                           f.nch > 3 ? __isg_image_channel_raw(bits, f, 3) : 0u);
+  return __isg_image_from_memory_order(ch, f.order);
+}
+
+/* F(0) F(1) ... F(N-1): straight-line code per vector component, so private arrays are only
+   ever indexed by constants (and stay in registers). */
+#define __ISG_REP_1(F) F(0)
+#define __ISG_REP_2(F) F(0) F(1)
+#define __ISG_REP_4(F) __ISG_REP_2(F) F(2) F(3)
+#define __ISG_REP_8(F) __ISG_REP_4(F) F(4) F(5) F(6) F(7)
+#define __ISG_REP_16(F) __ISG_REP_8(F) F(8) F(9) F(10) F(11) F(12) F(13) F(14) F(15)
+
+/* Per access qualifier: the format, reading n (<= 8) raw bytes at (bx, y), writing them. */
+#define __ISG_IMAGE_FMT_HELPER(ACCESS)                                                             \
+  static inline __attribute__((overloadable)) __isg_image_fmt_t __isg_image_fmt(ACCESS image2d_t img) {\
+    __isg_image_fmt_t f;                                                                           \
+    f.order = get_image_channel_order(img);                                                        \
+    f.type = get_image_channel_data_type(img);                                                     \
+    f.cs = __isg_image_channel_bytes(f.type);                                                      \
+    f.nch = __isg_image_channels(f.order);                                                         \
+    f.es = f.cs * f.nch;                                                                           \
+    f.width = get_image_width(img);                                                                \
+    f.height = get_image_height(img);                                                              \
+    f.direct = f.nch == 1 && __isg_image_is_unsigned_int(f.type);                                  \
+    return f;                                                                                      \
+  }
 #define __ISG_IMAGE_READ_HELPER(ACCESS)                                                            \
   static inline __attribute__((overloadable)) uint4 __isg_image_raw_element(ACCESS image2d_t img,  \
-                                                                            int2 ec, int type) {   \
+                                                                            __isg_image_fmt_t f,   \
+                                                                            int2 ec) {             \
     /* CLAMP_TO_EDGE by hand: sampler-less reads exist for read_only and read_write alike. */      \
-    ec = clamp(ec, (int2)(0, 0), (int2)(get_image_width(img) - 1, get_image_height(img) - 1));     \
-    if (__isg_image_is_float(type)) return __isg_image_raw_from_float(read_imagef(img, ec), type); \
-    if (__isg_image_is_signed(type)) return as_uint4(read_imagei(img, ec));                        \
+    ec = clamp(ec, (int2)(0, 0), (int2)(f.width - 1, f.height - 1));                               \
+    if (__isg_image_is_float(f.type)) return __isg_image_raw_from_float(read_imagef(img, ec), f.type);\
+    if (__isg_image_is_signed(f.type)) return as_uint4(read_imagei(img, ec));                      \
     return read_imageui(img, ec);                                                                  \
   }                                                                                                \
+  /* n (<= 8) raw bytes at byte bx of row y, element by element and channel by channel (a read     \
+     touches one element when it is as wide as the element, the common case): each channel         \
+     overlapping [bx, bx + n) lands at its byte position. Positions use the unclamped element,     \
+     so a clamped one is replicated byte for byte. */                                              \
   static inline __attribute__((overloadable)) ulong __isg_image_read_bytes(ACCESS image2d_t img,   \
+                                                                           __isg_image_fmt_t f,    \
                                                                            int bx, int y, int n) { \
-    /* Element by element and channel by channel (a read touches one element when it is as wide    \
-       as the element, which is the common case): each channel overlapping bytes [bx, bx + n)      \
-       lands at its byte position. Positions use the unclamped element, so a clamped one is        \
-       replicated byte for byte. */                                                                \
-    int order = get_image_channel_order(img), type = get_image_channel_data_type(img);             \
-    int cs = __isg_image_channel_bytes(type), nch = __isg_image_channels(order), es = cs * nch;    \
+    int first = __isg_floor_div(bx, f.es);                                                         \
+    if (f.direct && n == f.es && first * f.es == bx) {                                             \
+      uint4 v = __isg_image_raw_element(img, f, (int2)(first, y));                                 \
+      return f.order == CLK_A ? v.w : v.x;                                                         \
+    }                                                                                              \
     ulong r = 0;                                                                                   \
-    int last = __isg_floor_div(bx + n - 1, es);                                                    \
-    for (int e = __isg_floor_div(bx, es); e <= last; ++e) {                                        \
+    int last = __isg_floor_div(bx + n - 1, f.es);                                                  \
+    for (int e = first; e <= last; ++e) {                                                          \
       uint comp[4];                                                                                \
-      vstore4(__isg_image_raw_element(img, (int2)(e, y), type), 0, comp);                          \
-      for (int c = 0; c < nch; ++c) {                                                              \
-        int at = e * es + c * cs - bx; /* the channel's first byte, relative to bx */              \
-        if (at + cs <= 0 || at >= n) continue;                                                     \
-        ulong ch = (ulong)(comp[__isg_image_component(order, c)] & __isg_image_mask(cs));          \
+      vstore4(__isg_image_raw_element(img, f, (int2)(e, y)), 0, comp);                             \
+      for (int c = 0; c < f.nch; ++c) {                                                            \
+        int at = e * f.es + c * f.cs - bx; /* the channel's first byte, relative to bx */          \
+        if (at + f.cs <= 0 || at >= n) continue;                                                   \
+        ulong ch = (ulong)(comp[__isg_image_component(f.order, c)] & __isg_image_mask(f.cs));      \
         r |= at >= 0 ? ch << (8 * at) : ch >> (-8 * at);                                           \
       }                                                                                            \
     }                                                                                              \
     return n >= 8 ? r : r & ((1ul << (8 * n)) - 1ul);                                              \
   }
 #define __ISG_IMAGE_WRITE_HELPER(ACCESS)                                                           \
+  /* n raw bytes at byte bx of row y: whole elements inside the image only. */                     \
   static inline __attribute__((overloadable)) void __isg_image_write_bytes(ACCESS image2d_t img,   \
+                                                                           __isg_image_fmt_t f,    \
                                                                            int bx, int y, int n,   \
                                                                            ulong bytes) {          \
-    int order = get_image_channel_order(img), type = get_image_channel_data_type(img);             \
-    int nch = __isg_image_channels(order), cs = __isg_image_channel_bytes(type), es = cs * nch;    \
-    if (y < 0 || y >= get_image_height(img) || !__isg_image_writable(type)) return;                \
-    if (__isg_floor_div(bx, es) * es != bx) return;                                                \
-    for (int off = 0; off + es <= n; off += es) {                                                  \
-      int e = (bx + off) / es;                                                                     \
-      if (e < 0 || e >= get_image_width(img)) continue;                                            \
+    if (y < 0 || y >= f.height || !__isg_image_writable(f.type)) return;                           \
+    if (__isg_floor_div(bx, f.es) * f.es != bx) return;                                            \
+    if (f.direct && n == f.es) {                                                                   \
+      int e = bx / f.es;                                                                           \
+      if (e >= 0 && e < f.width) write_imageui(img, (int2)(e, y), (uint4)((uint)bytes));           \
+      return;                                                                                      \
+    }                                                                                              \
+    for (int off = 0; off + f.es <= n; off += f.es) {                                              \
+      int e = (bx + off) / f.es;                                                                   \
+      if (e < 0 || e >= f.width) continue;                                                         \
       uint comp[4] = {0, 0, 0, 0};                                                                 \
-      for (int c = 0; c < nch; ++c) {                                                              \
-        uint raw = (uint)(bytes >> (8 * (off + c * cs))) & __isg_image_mask(cs);                   \
-        if (__isg_image_is_signed(type) && cs < 4 && (raw >> (8 * cs - 1)))                        \
-          raw |= ~__isg_image_mask(cs);                                                            \
-        comp[__isg_image_component(order, c)] = raw;                                               \
+      for (int c = 0; c < f.nch; ++c) {                                                            \
+        uint raw = (uint)(bytes >> (8 * (off + c * f.cs))) & __isg_image_mask(f.cs);               \
+        if (__isg_image_is_signed(f.type) && f.cs < 4 && (raw >> (8 * f.cs - 1)))                  \
+          raw |= ~__isg_image_mask(f.cs);                                                          \
+        comp[__isg_image_component(f.order, c)] = raw;                                             \
       }                                                                                            \
       uint4 v = vload4(0, comp);                                                                   \
-      if (__isg_image_is_float(type))                                                              \
-        write_imagef(img, (int2)(e, y), __isg_image_float_from_raw(v, type));                      \
-      else if (__isg_image_is_signed(type))                                                        \
+      if (__isg_image_is_float(f.type))                                                            \
+        write_imagef(img, (int2)(e, y), __isg_image_float_from_raw(v, f.type));                    \
+      else if (__isg_image_is_signed(f.type))                                                      \
         write_imagei(img, (int2)(e, y), as_int4(v));                                               \
       else                                                                                         \
         write_imageui(img, (int2)(e, y), v);                                                       \
     }                                                                                              \
   }
 
+__ISG_IMAGE_FMT_HELPER(read_only)
+__ISG_IMAGE_FMT_HELPER(write_only)
 __ISG_IMAGE_READ_HELPER(read_only)
 __ISG_IMAGE_WRITE_HELPER(write_only)
 #if __OPENCL_C_VERSION__ >= 200 && (__OPENCL_C_VERSION__ < 300 || defined(__opencl_c_read_write_images))
 #define __ISG_HAVE_READ_WRITE_IMAGES 1
+__ISG_IMAGE_FMT_HELPER(read_write)
 __ISG_IMAGE_READ_HELPER(read_write)
 __ISG_IMAGE_WRITE_HELPER(read_write)
 #endif

@@ -17,9 +17,10 @@
 #define __ISG_BLOCK_IMAGE_READ(rname, E, W, ACCESS)                                                \
   __ISG_OVL __ISG_VEC_##W(E) __isg_##rname(__isg_ctx_t* ctx, ACCESS image2d_t img, int2 coord) {   \
     E v[W];                                                                                        \
+    const __isg_image_fmt_t f = __isg_image_fmt(img);                                              \
     int bx = coord.x + (int)(sizeof(E) * ctx->sglid);                                              \
     for (int k = 0; k < W; ++k)                                                                    \
-      v[k] = (E)__isg_image_read_bytes(img, bx, coord.y + k, (int)sizeof(E));                      \
+      v[k] = (E)__isg_image_read_bytes(img, f, bx, coord.y + k, (int)sizeof(E));                   \
     return __ISG_VLOAD_##W(v);                                                                     \
   }
 #define __ISG_BLOCK_IMAGE_WRITE(wname, E, W, ACCESS)                                               \
@@ -27,9 +28,10 @@
                                __ISG_VEC_##W(E) data) {                                            \
     E v[W];                                                                                        \
     __ISG_VSTORE_##W(data, v);                                                                     \
+    const __isg_image_fmt_t f = __isg_image_fmt(img);                                              \
     int bx = coord.x + (int)(sizeof(E) * ctx->sglid);                                              \
     for (int k = 0; k < W; ++k)                                                                    \
-      __isg_image_write_bytes(img, bx, coord.y + k, (int)sizeof(E), (ulong)v[k]);                  \
+      __isg_image_write_bytes(img, f, bx, coord.y + k, (int)sizeof(E), (ulong)v[k]);               \
   }
 
 #ifdef __ISG_HAVE_READ_WRITE_IMAGES

@@ -15,16 +15,62 @@
  */
 #if defined(ISG_NEED_media) && defined(__IMAGE_SUPPORT__)
 
+/* The fast path: unsigned-integer images whose element is as wide as the function's (R8UI for
+   _uc, R16UI or RG8UI for _us, R32UI, RG16UI or RGBA8UI for _ui), as straight-line code per
+   value k over the builtin's locals below, so every read is issued before any value is used
+   (a GPU then overlaps them) and private arrays are indexed by constants only. */
+#define __ISG_MEDIA_AT(k)                                                                          \
+  (int2)(x0 + ((k) * S + lane) % width, offset.y + ((k) * S + lane) / width)
+#define __ISG_MEDIA_LOAD_U(k)                                                                      \
+  const int2 __isg_c##k = clamp(__ISG_MEDIA_AT(k), (int2)(0, 0), last);                            \
+  const uint4 __isg_raw##k = read_imageui(img, __isg_c##k);
+#define __ISG_MEDIA_PACK(k)                                                                        \
+  v[k] = (k) * S + lane < area ? __isg_image_pack32(__isg_raw##k, f) : 0u;
+#define __ISG_MEDIA_STORE_U(k)                                                                     \
+  {                                                                                                \
+    const int2 c = __ISG_MEDIA_AT(k);                                                              \
+    if ((k) * S + lane < area && c.x >= 0 && c.y >= 0 && c.x < f.width && c.y < f.height) {        \
+      const uint4 raw = __isg_image_unpack32((uint)v[k], f);                                       \
+      write_imageui(img, c, raw);                                                                  \
+    }                                                                                              \
+  }
+/* Every other format and offset, an element at a time through 75-image.cl, in one out-of-line
+   copy per access qualifier: inlined at every call site, its conversions (half, normalised,
+   signed) multiplied the code NVIDIA's compiler had to build by the number of calls. */
+#define __ISG_MEDIA_SLOW(ACCESS)                                                                   \
+  __attribute__((noinline, overloadable)) static ulong __isg_media_read_bytes(                     \
+      ACCESS image2d_t img, __isg_image_fmt_t f, int bx, int y, int n) {                           \
+    return __isg_image_read_bytes(img, f, bx, y, n);                                               \
+  }
+#define __ISG_MEDIA_SLOW_WRITE(ACCESS)                                                             \
+  __attribute__((noinline, overloadable)) static void __isg_media_write_bytes(                     \
+      ACCESS image2d_t img, __isg_image_fmt_t f, int bx, int y, int n, ulong bytes) {              \
+    __isg_image_write_bytes(img, f, bx, y, n, bytes);                                              \
+  }
+__ISG_MEDIA_SLOW(read_only)
+__ISG_MEDIA_SLOW_WRITE(write_only)
+#ifdef __ISG_HAVE_READ_WRITE_IMAGES
+__ISG_MEDIA_SLOW(read_write)
+__ISG_MEDIA_SLOW_WRITE(read_write)
+#endif
+
 #define __ISG_MEDIA_READ(rname, E, W, ACCESS)                                                      \
   __ISG_OVL __ISG_VEC_##W(E) __isg_##rname(__isg_ctx_t* ctx, int2 offset, int width, int height,   \
                                            ACCESS image2d_t img) {                                 \
     E v[W];                                                                                        \
-    const int area = width * height;                                                               \
-    for (int k = 0; k < W; ++k) {                                                                  \
-      const int e = k * (int)ctx->S + (int)ctx->sglid;                                             \
-      v[k] = e < area ? (E)__isg_image_read_bytes(img, offset.x + (e % width) * (int)sizeof(E),    \
-                                                  offset.y + e / width, (int)sizeof(E))            \
-                      : (E)0;                                                                      \
+    const __isg_image_fmt_t f = __isg_image_fmt(img);                                              \
+    const int area = width * height, S = (int)ctx->S, lane = (int)ctx->sglid;                      \
+    if (f.es == (int)sizeof(E) && offset.x % f.es == 0 && __isg_image_is_unsigned_int(f.type)) {   \
+      const int x0 = offset.x / f.es;                                                              \
+      const int2 last = (int2)(f.width - 1, f.height - 1);                                         \
+      __ISG_REP_##W(__ISG_MEDIA_LOAD_U) __ISG_REP_##W(__ISG_MEDIA_PACK)                            \
+    } else {                                                                                       \
+      for (int k = 0; k < W; ++k) {                                                                \
+        const int e = k * S + lane;                                                                \
+        v[k] = e < area ? (E)__isg_media_read_bytes(img, f, offset.x + (e % width) * (int)sizeof(E),\
+                                                    offset.y + e / width, (int)sizeof(E))          \
+                        : (E)0;                                                                    \
+      }                                                                                            \
     }                                                                                              \
     return __ISG_VLOAD_##W(v);                                                                     \
   }
@@ -33,15 +79,20 @@
                                __ISG_VEC_##W(E) texels, ACCESS image2d_t img) {                    \
     E v[W];                                                                                        \
     __ISG_VSTORE_##W(texels, v);                                                                   \
-    const int area = width * height;                                                               \
-    for (int k = 0; k < W; ++k) {                                                                  \
-      const int e = k * (int)ctx->S + (int)ctx->sglid;                                             \
-      if (e < area)                                                                                \
-        __isg_image_write_bytes(img, offset.x + (e % width) * (int)sizeof(E), offset.y + e / width, \
-                                (int)sizeof(E), (ulong)v[k]);                                      \
+    const __isg_image_fmt_t f = __isg_image_fmt(img);                                              \
+    const int area = width * height, S = (int)ctx->S, lane = (int)ctx->sglid;                      \
+    if (f.es == (int)sizeof(E) && offset.x % f.es == 0 && __isg_image_is_unsigned_int(f.type)) {   \
+      const int x0 = offset.x / f.es;                                                              \
+      __ISG_REP_##W(__ISG_MEDIA_STORE_U)                                                           \
+    } else {                                                                                       \
+      for (int k = 0; k < W; ++k) {                                                                \
+        const int e = k * S + lane;                                                                \
+        if (e < area)                                                                              \
+          __isg_media_write_bytes(img, f, offset.x + (e % width) * (int)sizeof(E),                 \
+                                  offset.y + e / width, (int)sizeof(E), (ulong)v[k]);              \
+      }                                                                                            \
     }                                                                                              \
   }
-
 #ifdef __ISG_HAVE_READ_WRITE_IMAGES
 #define __ISG_MEDIA_RW(rname, wname, E, W)                                                         \
   __ISG_MEDIA_READ(rname, E, W, read_write) __ISG_MEDIA_WRITE(wname, E, W, read_write)
