@@ -65,10 +65,7 @@ struct Block {
 };
 
 // An ISG_MEDIA row: a media block read and write of `element` x `width`.
-struct Media {
-  std::string read, write, extension, element;
-  unsigned width = 1;
-};
+using Media = Block;
 
 // Table 6.X of cl_intel_media_block_io: the tallest region for a width in bytes, 0 when the
 // width is not allowed.
@@ -96,29 +93,26 @@ inline const std::vector<Function>& functions() {
   return rows;
 }
 
+// ISG_BLOCK and ISG_MEDIA rows have the same columns.
+#define ISG_TABLE_READ_WRITE(rd, wr, ext, element, width) \
+  r.push_back(Block{#rd, #wr, #ext, #element, width});
 inline const std::vector<Block>& blocks() {
   static const std::vector<Block> rows = [] {
     std::vector<Block> r;
-#define ISG_TABLE_BLOCK(rd, wr, ext, element, width) \
-  r.push_back(Block{#rd, #wr, #ext, #element, width});
-    ISG_BLOCKS(ISG_TABLE_BLOCK)
-#undef ISG_TABLE_BLOCK
+    ISG_BLOCKS(ISG_TABLE_READ_WRITE)
     return r;
   }();
   return rows;
 }
-
 inline const std::vector<Media>& mediaBlocks() {
   static const std::vector<Media> rows = [] {
     std::vector<Media> r;
-#define ISG_TABLE_MEDIA(rd, wr, ext, element, width) \
-  r.push_back(Media{#rd, #wr, #ext, #element, width});
-    ISG_MEDIA_BLOCKS(ISG_TABLE_MEDIA)
-#undef ISG_TABLE_MEDIA
+    ISG_MEDIA_BLOCKS(ISG_TABLE_READ_WRITE)
     return r;
   }();
   return rows;
 }
+#undef ISG_TABLE_READ_WRITE
 
 // In advertising order.
 inline const std::vector<Extension>& extensions() {

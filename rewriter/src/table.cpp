@@ -162,10 +162,18 @@ std::string declarationsHeader(const DeviceTraits& traits) {
   if (traits.fp64) out += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   const char* cl20 = "#if defined(__OPENCL_CPP_VERSION__) || (__OPENCL_C_VERSION__ >= CL_VERSION_2_0)\n";
   // Image types exist unless OpenCL C 3.0 leaves the (read-write) image feature out.
-  const char* images = "#if __OPENCL_C_VERSION__ < 300 || defined(__opencl_c_images)\n";
-  const char* rwImages =
+  const std::string images = "#if __OPENCL_C_VERSION__ < 300 || defined(__opencl_c_images)\n";
+  const std::string rwImages =
       "#if (__OPENCL_C_VERSION__ >= 200 && __OPENCL_C_VERSION__ < 300) || "
       "defined(__opencl_c_read_write_images)\n";
+  // `ret name(before <access> image2d_t after)` for `first` (read_only or write_only) and for
+  // read_write, each under the condition that OpenCL C version has it.
+  auto imageForms = [&](const std::string& ret, const std::string& name, const std::string& before,
+                        const char* first, const std::string& after) {
+    return images + ret + " " + ovl + name + "(" + before + first + " image2d_t" + after +
+           ");\n#endif\n" + rwImages + ret + " " + ovl + name + "(" + before +
+           "read_write image2d_t" + after + ");\n#endif\n";
+  };
   for (const Builtin& b : builtins()) {
     const std::string& n = b.name;
     switch (b.shape) {
@@ -192,45 +200,26 @@ std::string declarationsHeader(const DeviceTraits& traits) {
           out += t.type + " " + ovl + n + "(" + params + ");\n";
         }
         break;
-      // Exactly the image overloads the library defines (common/80-block.cl): reads from
-      // read_only and read_write images, writes to write_only and read_write ones. Declaring
-      // more would let a program the driver then rejects pass the rewrite.
-      case Shape::BlockRead: {
-        std::string v = vectorType(b.element, b.width);
-        out += v + " " + ovl + n + "(const __global " + b.element + "*);\n";
-        out += images;
-        out += v + " " + ovl + n + "(read_only image2d_t, int2);\n#endif\n";
-        out += rwImages;
-        out += v + " " + ovl + n + "(read_write image2d_t, int2);\n#endif\n";
+      // Exactly the image overloads the library defines (common/80-block.cl, 85-media.cl):
+      // reads from read_only and read_write images, writes to write_only and read_write ones.
+      // Declaring more would let a program the driver then rejects pass the rewrite.
+      case Shape::BlockRead:
+        out += vectorType(b.element, b.width) + " " + ovl + n + "(const __global " + b.element + "*);\n";
+        out += imageForms(vectorType(b.element, b.width), n, "", "read_only", ", int2");
         break;
-      }
       case Shape::BlockWrite: {
-        std::string v = vectorType(b.element, b.width);
+        const std::string v = vectorType(b.element, b.width);
         out += "void " + std::string(ovl) + n + "(__global " + b.element + "*, " + v + ");\n";
-        out += images;
-        out += "void " + std::string(ovl) + n + "(write_only image2d_t, int2, " + v + ");\n#endif\n";
-        out += rwImages;
-        out += "void " + std::string(ovl) + n + "(read_write image2d_t, int2, " + v + ");\n#endif\n";
+        out += imageForms("void", n, "", "write_only", ", int2, " + v);
         break;
       }
-      // cl_intel_media_block_io: reads from read_only and read_write images, writes to
-      // write_only and read_write ones (common/85-media.cl), images only.
-      case Shape::MediaRead: {
-        std::string v = vectorType(b.element, b.width);
-        out += images;
-        out += v + " " + ovl + n + "(int2, int, int, read_only image2d_t);\n#endif\n";
-        out += rwImages;
-        out += v + " " + ovl + n + "(int2, int, int, read_write image2d_t);\n#endif\n";
+      case Shape::MediaRead:
+        out += imageForms(vectorType(b.element, b.width), n, "int2, int, int, ", "read_only", "");
         break;
-      }
-      case Shape::MediaWrite: {
-        std::string v = vectorType(b.element, b.width);
-        out += images;
-        out += "void " + std::string(ovl) + n + "(int2, int, int, " + v + ", write_only image2d_t);\n#endif\n";
-        out += rwImages;
-        out += "void " + std::string(ovl) + n + "(int2, int, int, " + v + ", read_write image2d_t);\n#endif\n";
+      case Shape::MediaWrite:
+        out += imageForms("void", n, "int2, int, int, " + vectorType(b.element, b.width) + ", ",
+                          "write_only", "");
         break;
-      }
     }
   }
   return out;

@@ -1417,6 +1417,22 @@ void mediaKernelFor(unsigned S, const std::string& name, Kernel& k) {
   ASSERT_EQ(err, CL_SUCCESS) << name;
 }
 
+// Every element size's read or write kernel (`what`) on every work-group shape: fn(element
+// size, kernel, shape, its index, the launch, sub-groups in the launch).
+template <class Fn>
+void forEachMediaLaunch(unsigned S, const char* what, Fn&& fn) {
+  for (unsigned eb : kMediaElementSizes) {
+    Kernel k;
+    ASSERT_NO_FATAL_FAILURE(mediaKernelFor(S, mediaName(what, eb, S), k));
+    const auto shapes = shapesFor(S, false);
+    for (size_t si = 0; si < shapes.size(); ++si) {
+      const Launch l = mediaLaunch(S, shapes[si]);
+      fn(eb, k.k, shapes[si], si, l, l.g.numSubGroups() * l.groups);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
 class MediaBlock : public ::testing::TestWithParam<unsigned> {};
 
 TEST_P(MediaBlock, ReadsMatchTheSpecModelAcrossEveryEdge) {
@@ -1424,41 +1440,36 @@ TEST_P(MediaBlock, ReadsMatchTheSpecModelAcrossEveryEdge) {
   if (!mediaBuilt()) GTEST_SKIP() << "no media block io on this device (counted as not built)";
   const unsigned S = GetParam();
   size_t outside = 0;
-  for (unsigned eb : kMediaElementSizes) {
-    Kernel k;
-    ASSERT_NO_FATAL_FAILURE(mediaKernelFor(S, mediaName("read", eb, S), k));
-    const auto& cases = mediaCases(eb);
-    const auto shapes = shapesFor(S, false);
-    for (size_t si = 0; si < shapes.size(); ++si) {
-      const Launch l = mediaLaunch(S, shapes[si]);
-      const size_t n = l.items();
-      const uint32_t sgs = l.g.numSubGroups() * l.groups;
-      std::vector<int32_t> rc(2 * sgs);
-      for (uint32_t sg = 0; sg < sgs; ++sg) {
-        const auto& place = kMediaReadPlaces[(sg + 3 * si) % std::size(kMediaReadPlaces)];
-        rc[2 * sg] = place[0];
-        rc[2 * sg + 1] = place[1];
-      }
-      for (const ImageFormat& f : kMediaFormats) {
-        if (!formatSupported(f)) {
-          tally().skipped.insert(std::string("image format ") + f.name);
-          continue;
+  forEachMediaLaunch(
+      S, "read",
+      [&](unsigned eb, cl_kernel k, const Shape& shape, size_t si, const Launch& l, uint32_t sgs) {
+        const auto& cases = mediaCases(eb);
+        const size_t n = l.items();
+        std::vector<int32_t> rc(2 * sgs);
+        for (uint32_t sg = 0; sg < sgs; ++sg) {
+          const auto& place = kMediaReadPlaces[(sg + 3 * si) % std::size(kMediaReadPlaces)];
+          rc[2 * sg] = place[0];
+          rc[2 * sg + 1] = place[1];
         }
-        seedFor(std::string("media read ") + f.name + "|" + std::to_string(eb) + "|" +
-                std::to_string(S) + "|" + shapes[si].name);
-        const isgref::RawImage img = randomImage(f, 64, 72);
-        Mem im, bc, bo;
-        im.m = makeImage(f, img);
-        bc.m = makeBuffer(rc.size() * 4, rc.data());
-        std::vector<uint8_t> out(cases.size() * n * kMediaBytesPerItem, 0);
-        bo.m = makeBuffer(out.size(), out.data());
-        ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, im.m, bc.m, bo.m));
-        ASSERT_NO_FATAL_FAILURE(run(k.k, l, 3, S, 0));
-        ASSERT_NO_FATAL_FAILURE(readBuffer(bo.m, out.data(), out.size()));
-        outside += checkMediaReads(S, eb, l, rc, img, f, out, 64, shapes[si].name);
-      }
-    }
-  }
+        for (const ImageFormat& f : kMediaFormats) {
+          if (!formatSupported(f)) {
+            tally().skipped.insert(std::string("image format ") + f.name);
+            continue;
+          }
+          seedFor(std::string("media read ") + f.name + "|" + std::to_string(eb) + "|" +
+                  std::to_string(S) + "|" + shape.name);
+          const isgref::RawImage img = randomImage(f, 64, 72);
+          Mem im, bc, bo;
+          im.m = makeImage(f, img);
+          bc.m = makeBuffer(rc.size() * 4, rc.data());
+          std::vector<uint8_t> out(cases.size() * n * kMediaBytesPerItem, 0);
+          bo.m = makeBuffer(out.size(), out.data());
+          ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, im.m, bc.m, bo.m));
+          ASSERT_NO_FATAL_FAILURE(run(k, l, 3, S, 0));
+          ASSERT_NO_FATAL_FAILURE(readBuffer(bo.m, out.data(), out.size()));
+          outside += checkMediaReads(S, eb, l, rc, img, f, out, 64, shape.name);
+        }
+      });
   // The places must reach the edges where the spec defines what a read returns there.
   EXPECT_GT(outside, 0u);
 }
@@ -1471,71 +1482,66 @@ TEST_P(MediaBlock, WritesMatchTheSpecModelAndDropWhatFallsOutside) {
   if (!mediaBuilt()) GTEST_SKIP() << "no media block io on this device (counted as not built)";
   const unsigned S = GetParam();
   constexpr uint32_t kRowBytes = 72, kHeight = 125;
-  for (unsigned eb : kMediaElementSizes) {
-    Kernel k;
-    ASSERT_NO_FATAL_FAILURE(mediaKernelFor(S, mediaName("write", eb, S), k));
-    const auto& cases = mediaCases(eb);
-    const auto shapes = shapesFor(S, false);
-    for (size_t si = 0; si < shapes.size(); ++si) {
-      const Launch l = mediaLaunch(S, shapes[si]);
-      const size_t n = l.items();
-      const uint32_t sgs = l.g.numSubGroups() * l.groups;
-      std::vector<int32_t> wc(2 * sgs);
-      for (uint32_t sg = 0; sg < sgs; ++sg) {
-        wc[2 * sg] = -8 + int32_t(sg % 3) * 32;
-        wc[2 * sg + 1] = -4 + int32_t(sg / 3) * 64;
-      }
-      for (const ImageFormat& f : kMediaFormats) {
-        // The spec writes images whose elements are no wider than the function's.
-        if (f.channels * f.channelBytes > eb) continue;
-        if (!formatSupported(f)) {
-          tally().skipped.insert(std::string("image format ") + f.name);
-          continue;
+  forEachMediaLaunch(
+      S, "write",
+      [&](unsigned eb, cl_kernel k, const Shape& shape, size_t si, const Launch& l, uint32_t sgs) {
+        const auto& cases = mediaCases(eb);
+        const size_t n = l.items();
+        std::vector<int32_t> wc(2 * sgs);
+        for (uint32_t sg = 0; sg < sgs; ++sg) {
+          wc[2 * sg] = -8 + int32_t(sg % 3) * 32;
+          wc[2 * sg + 1] = -4 + int32_t(sg / 3) * 64;
         }
-        seedFor(std::string("media write ") + f.name + "|" + std::to_string(eb) + "|" +
-                std::to_string(S) + "|" + shapes[si].name);
-        std::vector<uint8_t> data(n * kMediaBytesPerItem);
-        fillRaw(f, data.data(), data.size());
-        const isgref::RawImage before = randomImage(f, kRowBytes, kHeight);
-        Mem bc, bd;
-        bc.m = makeBuffer(wc.size() * 4, wc.data());
-        bd.m = makeBuffer(data.size(), data.data());
-        for (size_t j = 0; j < cases.size(); ++j) {
-          // Every case on the first shape; the row cases (past the width sweep) on all of them.
-          if (si > 0 && cases[j].sweep) continue;
-          const MediaCase& mc = cases[j];
-          const MediaRow& r = mediaRows()[mc.row];
-          Mem im;
-          im.m = makeImage(f, before);
-          cl_uint which = cl_uint(j);
-          ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, im.m, bc.m, bd.m, which));
-          ASSERT_NO_FATAL_FAILURE(run(k.k, l, 4, S, 0));
-          isgref::RawImage got = before, want = before;
-          size_t origin[3] = {0, 0, 0}, region[3] = {before.width, before.height, 1};
-          ISG_CL_CHECK(clEnqueueReadImage(isgtest::env().queue, im.m, CL_TRUE, origin, region, 0,
-                                          0, got.bytes.data(), 0, nullptr, nullptr));
-          for (unsigned grp = 0; grp < l.groups; ++grp)
-            for (uint32_t lid = 0; lid < l.g.size(); ++lid) {
-              const uint32_t sg = grp * l.g.numSubGroups() + l.g.subGroupId(lid);
-              for (unsigned kk = 0; kk < r.width; ++kk) {
-                uint64_t v = 0;
-                std::memcpy(&v, data.data() + l.wi(grp, lid) * kMediaBytesPerItem + kk * eb, eb);
-                isgref::mediaBlockWrite(want, l.g, lid, wc[2 * sg], wc[2 * sg + 1], mc.width,
-                                        mc.height, kk, eb, v);
+        for (const ImageFormat& f : kMediaFormats) {
+          // The spec writes images whose elements are no wider than the function's.
+          if (f.channels * f.channelBytes > eb) continue;
+          if (!formatSupported(f)) {
+            tally().skipped.insert(std::string("image format ") + f.name);
+            continue;
+          }
+          seedFor(std::string("media write ") + f.name + "|" + std::to_string(eb) + "|" +
+                  std::to_string(S) + "|" + shape.name);
+          std::vector<uint8_t> data(n * kMediaBytesPerItem);
+          fillRaw(f, data.data(), data.size());
+          const isgref::RawImage before = randomImage(f, kRowBytes, kHeight);
+          Mem bc, bd;
+          bc.m = makeBuffer(wc.size() * 4, wc.data());
+          bd.m = makeBuffer(data.size(), data.data());
+          for (size_t j = 0; j < cases.size(); ++j) {
+            // Every case on the first shape; the row cases (past the width sweep) on all of them.
+            if (si > 0 && cases[j].sweep) continue;
+            const MediaCase& mc = cases[j];
+            const MediaRow& r = mediaRows()[mc.row];
+            Mem im;
+            im.m = makeImage(f, before);
+            cl_uint which = cl_uint(j);
+            ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, im.m, bc.m, bd.m, which));
+            ASSERT_NO_FATAL_FAILURE(run(k, l, 4, S, 0));
+            isgref::RawImage got = before, want = before;
+            size_t origin[3] = {0, 0, 0}, region[3] = {before.width, before.height, 1};
+            ISG_CL_CHECK(clEnqueueReadImage(isgtest::env().queue, im.m, CL_TRUE, origin, region, 0,
+                                            0, got.bytes.data(), 0, nullptr, nullptr));
+            for (unsigned grp = 0; grp < l.groups; ++grp)
+              for (uint32_t lid = 0; lid < l.g.size(); ++lid) {
+                const uint32_t sg = grp * l.g.numSubGroups() + l.g.subGroupId(lid);
+                for (unsigned kk = 0; kk < r.width; ++kk) {
+                  uint64_t v = 0;
+                  std::memcpy(&v, data.data() + l.wi(grp, lid) * kMediaBytesPerItem + kk * eb, eb);
+                  isgref::mediaBlockWrite(want, l.g, lid, wc[2 * sg], wc[2 * sg + 1], mc.width,
+                                          mc.height, kk, eb, v);
+                }
               }
-            }
-          size_t bad = 0;
-          for (size_t b = 0; b < got.bytes.size(); ++b)
-            if (got.bytes[b] != want.bytes[b] && ++bad <= 3)
-              ADD_FAILURE() << r.write << "(" << mc.width << ", " << mc.height << ")@" << S << " "
-                            << f.name << " " << shapes[si].name << " byte " << b % kRowBytes
-                            << " row " << b / kRowBytes << " got " << int(got.bytes[b])
-                            << " want " << int(want.bytes[b]);
-          tally().record(mediaCaseKey(r, "write", f, mc, S), bad == 0);
+            size_t bad = 0;
+            for (size_t b = 0; b < got.bytes.size(); ++b)
+              if (got.bytes[b] != want.bytes[b] && ++bad <= 3)
+                ADD_FAILURE() << r.write << "(" << mc.width << ", " << mc.height << ")@" << S << " "
+                              << f.name << " " << shape.name << " byte " << b % kRowBytes << " row "
+                              << b / kRowBytes << " got " << int(got.bytes[b]) << " want "
+                              << int(want.bytes[b]);
+            tally().record(mediaCaseKey(r, "write", f, mc, S), bad == 0);
+          }
         }
-      }
-    }
-  }
+      });
 }
 
 // "The following additional restrictions are imposed for reading 2D images created from buffers

@@ -42,28 +42,24 @@ inline const std::vector<FuncRow>& funcRows() {
   return rows;
 }
 
+inline std::vector<BlockRow> readWriteRows(const std::vector<isg::table::Block>& table);
 inline const std::vector<BlockRow>& blockRows() {
-  static const std::vector<BlockRow> rows = [] {
-    std::vector<BlockRow> r;
-    for (const isg::table::Block& b : isg::table::blocks())
-      r.push_back(BlockRow{b.read, b.write, b.extension, b.element, b.width});
-    return r;
-  }();
+  static const std::vector<BlockRow> rows = readWriteRows(isg::table::blocks());
   return rows;
 }
 
-struct MediaRow {
-  std::string read, write, extension, element;
-  unsigned width = 1;
-};
+// ISG_MEDIA rows have the columns of ISG_BLOCK rows.
+using MediaRow = BlockRow;
+
+inline std::vector<BlockRow> readWriteRows(const std::vector<isg::table::Block>& table) {
+  std::vector<BlockRow> r;
+  for (const isg::table::Block& b : table)
+    r.push_back(BlockRow{b.read, b.write, b.extension, b.element, b.width});
+  return r;
+}
 
 inline const std::vector<MediaRow>& mediaRows() {
-  static const std::vector<MediaRow> rows = [] {
-    std::vector<MediaRow> r;
-    for (const isg::table::Media& m : isg::table::mediaBlocks())
-      r.push_back(MediaRow{m.read, m.write, m.extension, m.element, m.width});
-    return r;
-  }();
+  static const std::vector<MediaRow> rows = readWriteRows(isg::table::mediaBlocks());
   return rows;
 }
 
