@@ -140,6 +140,22 @@ static inline uint4 __isg_image_from_memory_order(uint4 ch, int order) {
     default: return ch;
   }
 }
+/* Channel orders whose memory order is the component order (no swizzle). */
+static inline bool __isg_image_plain_order(int order) {
+  return order == CLK_R || order == CLK_RG || order == CLK_RGBA || order == CLK_INTENSITY ||
+         order == CLK_LUMINANCE;
+}
+/* pack32 and unpack32 for a plain channel order: the callers test the order once per call
+   instead of once per element. */
+static inline uint __isg_image_pack32_plain(uint4 raw, __isg_image_fmt_t f) {
+  const uint4 ch = raw & (uint4)(__isg_image_mask(f.cs));
+  const int b = 8 * f.cs;
+  uint r = ch.x;
+  r |= f.nch > 1 ? ch.y << (b & 31) : 0u;
+  r |= f.nch > 2 ? ch.z << ((2 * b) & 31) : 0u;
+  r |= f.nch > 3 ? ch.w << ((3 * b) & 31) : 0u;
+  return r;
+}
 static inline uint __isg_image_pack32(uint4 raw, __isg_image_fmt_t f) {
   const uint4 ch = __isg_image_to_memory_order(raw, f.order) & (uint4)(__isg_image_mask(f.cs));
   const int b = 8 * f.cs;
@@ -153,6 +169,12 @@ static inline uint __isg_image_channel_raw(uint bits, __isg_image_fmt_t f, int c
   uint raw = (bits >> ((8 * c * f.cs) & 31)) & __isg_image_mask(f.cs);
   const bool negative = __isg_image_is_signed(f.type) && f.cs < 4 && (raw >> (8 * f.cs - 1));
   return negative ? raw | ~__isg_image_mask(f.cs) : raw;
+}
+static inline uint4 __isg_image_unpack32_plain(uint bits, __isg_image_fmt_t f) {
+  return (uint4)(__isg_image_channel_raw(bits, f, 0),
+                 f.nch > 1 ? __isg_image_channel_raw(bits, f, 1) : 0u,
+                 f.nch > 2 ? __isg_image_channel_raw(bits, f, 2) : 0u,
+                 f.nch > 3 ? __isg_image_channel_raw(bits, f, 3) : 0u);
 }
 static inline uint4 __isg_image_unpack32(uint bits, __isg_image_fmt_t f) {
   const uint4 ch = (uint4)(__isg_image_channel_raw(bits, f, 0),

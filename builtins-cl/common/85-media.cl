@@ -24,16 +24,22 @@
 #define __ISG_MEDIA_LOAD_U(k)                                                                      \
   const int2 __isg_c##k = clamp(__ISG_MEDIA_AT(k), (int2)(0, 0), last);                            \
   const uint4 __isg_raw##k = read_imageui(img, __isg_c##k);
-#define __ISG_MEDIA_PACK(k)                                                                        \
-  v[k] = (k) * S + lane < area ? __isg_image_pack32(__isg_raw##k, f) : 0u;
-#define __ISG_MEDIA_STORE_U(k)                                                                     \
+#define __ISG_MEDIA_PACK(k, PACK)                                                                  \
+  v[k] = (k) * S + lane < area ? PACK(__isg_raw##k, f) : 0u;
+#define __ISG_MEDIA_PACK_PLAIN(k)                                                                  \
+  __ISG_MEDIA_PACK(k, __isg_image_pack32_plain)
+#define __ISG_MEDIA_PACK_SWIZZLED(k)                                                               \
+  __ISG_MEDIA_PACK(k, __isg_image_pack32)
+#define __ISG_MEDIA_STORE(k, UNPACK)                                                               \
   {                                                                                                \
     const int2 c = __ISG_MEDIA_AT(k);                                                              \
-    if ((k) * S + lane < area && c.x >= 0 && c.y >= 0 && c.x < f.width && c.y < f.height) {        \
-      const uint4 raw = __isg_image_unpack32((uint)v[k], f);                                       \
-      write_imageui(img, c, raw);                                                                  \
-    }                                                                                              \
+    if ((k) * S + lane < area && c.x >= 0 && c.y >= 0 && c.x < f.width && c.y < f.height)          \
+      write_imageui(img, c, UNPACK((uint)v[k], f));                                                \
   }
+#define __ISG_MEDIA_STORE_PLAIN(k)                                                                 \
+  __ISG_MEDIA_STORE(k, __isg_image_unpack32_plain)
+#define __ISG_MEDIA_STORE_SWIZZLED(k)                                                              \
+  __ISG_MEDIA_STORE(k, __isg_image_unpack32)
 /* Every other format and offset, an element at a time through 75-image.cl, in one out-of-line
    copy per access qualifier: inlined at every call site, its conversions (half, normalised,
    signed) multiplied the code NVIDIA's compiler had to build by the number of calls. */
@@ -63,7 +69,12 @@ __ISG_MEDIA_SLOW_WRITE(read_write)
     if (f.es == (int)sizeof(E) && offset.x % f.es == 0 && __isg_image_is_unsigned_int(f.type)) {   \
       const int x0 = offset.x / f.es;                                                              \
       const int2 last = (int2)(f.width - 1, f.height - 1);                                         \
-      __ISG_REP_##W(__ISG_MEDIA_LOAD_U) __ISG_REP_##W(__ISG_MEDIA_PACK)                            \
+      __ISG_REP_##W(__ISG_MEDIA_LOAD_U)                                                            \
+      if (__isg_image_plain_order(f.order)) {                                                      \
+        __ISG_REP_##W(__ISG_MEDIA_PACK_PLAIN)                                                      \
+      } else {                                                                                     \
+        __ISG_REP_##W(__ISG_MEDIA_PACK_SWIZZLED)                                                   \
+      }                                                                                            \
     } else {                                                                                       \
       for (int k = 0; k < W; ++k) {                                                                \
         const int e = k * S + lane;                                                                \
@@ -83,7 +94,11 @@ __ISG_MEDIA_SLOW_WRITE(read_write)
     const int area = width * height, S = (int)ctx->S, lane = (int)ctx->sglid;                      \
     if (f.es == (int)sizeof(E) && offset.x % f.es == 0 && __isg_image_is_unsigned_int(f.type)) {   \
       const int x0 = offset.x / f.es;                                                              \
-      __ISG_REP_##W(__ISG_MEDIA_STORE_U)                                                           \
+      if (__isg_image_plain_order(f.order)) {                                                      \
+        __ISG_REP_##W(__ISG_MEDIA_STORE_PLAIN)                                                     \
+      } else {                                                                                     \
+        __ISG_REP_##W(__ISG_MEDIA_STORE_SWIZZLED)                                                  \
+      }                                                                                            \
     } else {                                                                                       \
       for (int k = 0; k < W; ++k) {                                                                \
         const int e = k * S + lane;                                                                \
