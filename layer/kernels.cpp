@@ -181,7 +181,7 @@ std::string hex(unsigned v) {
   return buf;
 }
 
-// The image formats whose bits builtins-cl/common/80-block.cl recovers exactly from
+// The image formats whose bits builtins-cl/common/75-image.cl recovers exactly from
 // read_image*/write_image* (keep the two lists alike): block IO moves raw bits, Intel's hardware
 // for every format. `name` says which part of the format is not exact, for the log.
 bool exactForBlockIO(const cl_image_format& f, std::string* name) {
@@ -209,8 +209,8 @@ bool exactForBlockIO(const cl_image_format& f, std::string* name) {
   }
 }
 
-// After clSetKernelArg: whether argument `index`, if block IO reads or writes it, now names an
-// image whose format block IO cannot move exactly.
+// After clSetKernelArg: whether argument `index`, if block or media IO reads or writes it, now
+// names an image whose format they cannot move exactly.
 void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const void* value) {
   const auto& args = record.manifest.blockImageArgs;
   if (std::find(args.begin(), args.end(), index) == args.end()) return;
@@ -443,8 +443,9 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
     const auto& [index, format] = *record->inexactImages.begin();
     ISG_LOG_ERROR("kernel " << record->manifest.name << ": argument " << index
                             << " is an image of format " << format
-                            << ", whose bits intel_sub_group_block_read/write cannot move exactly "
-                               "on this device (docs/builtins.md lists the formats that can)");
+                            << ", whose bits block and media IO (intel_sub_group_block_* and "
+                               "intel_sub_group_media_block_*) cannot move exactly on this device "
+                               "(docs/builtins.md lists the formats that can)");
     return CL_IMAGE_FORMAT_NOT_SUPPORTED;
   }
   // Work-groups the driver refused for resources run on the register-capped build.

@@ -427,7 +427,8 @@ TEST(ReadWriteImages, BlockReadWriteOnAReadWriteImage) {
 // Image block IO moves raw bits (cl_intel_subgroups); through read_image*/write_image* the
 // layer can recover them exactly only for some formats. An image of another format passed to
 // block IO is refused at enqueue with CL_IMAGE_FORMAT_NOT_SUPPORTED, never a silent
-// approximation; the same format is fine where the kernel only samples it.
+// approximation; the same format is fine where the kernel only samples it. Media block IO
+// (cl_intel_media_block_io) moves raw bits the same way and is refused alike.
 TEST(ImageFormats, BlockIOOnAFormatItCannotMoveExactlyIsRefused) {
   ISG_REQUIRE_ENV();
   cl_bool images = CL_FALSE;
@@ -441,12 +442,17 @@ TEST(ImageFormats, BlockIOOnAFormatItCannotMoveExactlyIsRefused) {
       "  o[get_global_id(0)] = load(img);\n"
       "}\n"
       "__attribute__((intel_reqd_sub_group_size(8)))\n"
+      "kernel void media(global uint* o, read_only image2d_t img) {\n"
+      "  o[get_global_id(0)] = intel_sub_group_media_block_read_uc((int2)(0, 0), 8, 1, img);\n"
+      "}\n"
+      "__attribute__((intel_reqd_sub_group_size(8)))\n"
       "kernel void samples(global float* o, read_only image2d_t img) {\n"
       "  o[get_global_id(0)] = read_imagef(img, (int2)(get_global_id(0), 0)).x + get_sub_group_id();\n"
       "}\n",
       isgtest::extraBuildOptions(), &p));
-  Kernel blocks, samples;
+  Kernel blocks, media, samples;
   ASSERT_NO_FATAL_FAILURE(kernel(p, "blocks", &blocks));
+  ASSERT_NO_FATAL_FAILURE(kernel(p, "media", &media));
   ASSERT_NO_FATAL_FAILURE(kernel(p, "samples", &samples));
   auto image = [](cl_channel_type type, const std::vector<uint8_t>& bytes) {
     cl_image_format format = {CL_R, type};
@@ -475,6 +481,15 @@ TEST(ImageFormats, BlockIOOnAFormatItCannotMoveExactlyIsRefused) {
   ASSERT_NO_FATAL_FAILURE(run(blocks, global, local));
   const std::vector<uint32_t> got = out.read();
   for (unsigned i = 0; i < 8; ++i) EXPECT_EQ(got[i], bytes[i]) << "work-item " << i;
+  // Media block IO: a region of 8 bytes x 1 row gives member i byte i.
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(media.k, out.mem, snorm));
+  EXPECT_EQ(clEnqueueNDRangeKernel(env().queue, media.k, 1, nullptr, &global, &local, 0, nullptr,
+                                   nullptr),
+            CL_IMAGE_FORMAT_NOT_SUPPORTED);
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(media.k, out.mem, uint8));
+  ASSERT_NO_FATAL_FAILURE(run(media, global, local));
+  const std::vector<uint32_t> fromMedia = out.read();
+  for (unsigned i = 0; i < 8; ++i) EXPECT_EQ(fromMedia[i], bytes[i]) << "media, work-item " << i;
   // Sampling an SNORM image is no block IO: it runs.
   ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(samples.k, out.mem, snorm));
   ASSERT_NO_FATAL_FAILURE(run(samples, global, local));
