@@ -17,6 +17,7 @@
 #define ISG_INTERCEPTED_ENTRIES(X) \
   X(clGetDeviceInfo)               \
   X(clCreateProgramWithBinary)     \
+  X(clCreateProgramWithIL)         \
   X(clBuildProgram)                \
   X(clCompileProgram)              \
   X(clLinkProgram)                 \
@@ -48,6 +49,10 @@ namespace isg {
 ISG_INTERCEPTED_ENTRIES(ISG_DECLARE_LAYER_ENTRY)
 #undef ISG_DECLARE_LAYER_ENTRY
 #pragma GCC diagnostic pop
+
+// clCreateProgramWithILKHR for clGetExtensionFunctionAddress(ForPlatform), where the driver has
+// one (`driverHas`); nullptr for every other name (il_programs.cpp).
+void* ilExtensionFunction(const char* name, bool driverHas);
 
 namespace detail {
 

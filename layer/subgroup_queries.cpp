@@ -158,7 +158,9 @@ void* CL_API_CALL clGetExtensionFunctionAddressForPlatform_layer(cl_platform_id 
   try {
     if (void* own = layerExtensionFunction(func_name)) return own;
     if (!next().clGetExtensionFunctionAddressForPlatform) return nullptr;
-    return next().clGetExtensionFunctionAddressForPlatform(platform, func_name);
+    void* driver = next().clGetExtensionFunctionAddressForPlatform(platform, func_name);
+    if (void* own = ilExtensionFunction(func_name, driver != nullptr)) return own;
+    return driver;
   } catch (...) {
     return nullptr;
   }
@@ -168,7 +170,9 @@ void* CL_API_CALL clGetExtensionFunctionAddress_layer(const char* func_name) {
   try {
     if (void* own = layerExtensionFunction(func_name)) return own;
     if (!next().clGetExtensionFunctionAddress) return nullptr;
-    return next().clGetExtensionFunctionAddress(func_name);
+    void* driver = next().clGetExtensionFunctionAddress(func_name);
+    if (void* own = ilExtensionFunction(func_name, driver != nullptr)) return own;
+    return driver;
   } catch (...) {
     return nullptr;
   }

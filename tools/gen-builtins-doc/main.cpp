@@ -188,8 +188,10 @@ std::string generate() {
      << "packed-YUV edge rules of `cl_intel_packed_yuv` do not apply: no non-Intel driver has\n"
      << "those formats.\n\n"
      << "Not provided yet: the SPIR-V forms of `cl_intel_spirv_media_block_io` /\n"
-     << "`cl_intel_spirv_subgroups`. The layer does not advertise them; programs created from\n"
-     << "SPIR-V or IL are passed to the driver untouched.\n";
+     << "`cl_intel_spirv_subgroups`. The layer does not advertise them; a program created from\n"
+     << "SPIR-V reaches the driver unchanged once the layer has checked the module's physical\n"
+     << "layout (a malformed one is `CL_INVALID_VALUE`), so Intel builtins in it still need a\n"
+     << "driver that has them.\n";
   return md.str();
 }
 
