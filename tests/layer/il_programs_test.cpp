@@ -6,9 +6,8 @@
 // SPIR-V, by tests/native.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -19,9 +18,11 @@ namespace {
 
 using isgtest::env;
 
+extern "C" const unsigned char isg_test_spirv_begin[], isg_test_spirv_end[];
+
+// tests/layer/spirv/global_ids.spvasm as spirv-as wrote it, embedded (spirv/embed_module.S).
 std::vector<unsigned char> module() {
-  std::ifstream in(ISG_SPIRV_MODULE, std::ios::binary);
-  return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});
+  return std::vector<unsigned char>(isg_test_spirv_begin, isg_test_spirv_end);
 }
 
 // Word offsets where an instruction starts, and the end.
@@ -42,6 +43,7 @@ void setWord(std::vector<unsigned char>* m, size_t w, uint32_t v) { std::memcpy(
 TEST(SpirvLayout, TheTestModuleIsWellFormedInEitherByteOrder) {
   const auto m = module();
   ASSERT_GE(m.size(), 40u) << ISG_SPIRV_MODULE;
+  ASSERT_EQ(m.size() % 4, 0u);
   isg::spirv::Header h;
   std::string why;
   ASSERT_TRUE(isg::spirv::wellFormed(m.data(), m.size(), &h, &why)) << why;
@@ -58,6 +60,7 @@ TEST(SpirvLayout, TheTestModuleIsWellFormedInEitherByteOrder) {
 // the header (physically complete; whether it is a useful module is the driver's question).
 TEST(SpirvLayout, EveryTruncationInsideAnInstructionOrAWordIsRefused) {
   const auto m = module();
+  ASSERT_GE(m.size(), 40u);
   const auto bounds = instructionBoundaries(m);
   for (size_t length = 0; length < m.size(); ++length) {
     const bool boundary =
@@ -70,6 +73,7 @@ TEST(SpirvLayout, EveryTruncationInsideAnInstructionOrAWordIsRefused) {
 
 TEST(SpirvLayout, EachHeaderDefectIsNamed) {
   const auto m = module();
+  ASSERT_GE(m.size(), 40u);
   struct Defect {
     const char* what;
     size_t word;
@@ -111,6 +115,7 @@ std::vector<std::pair<std::string, CreateWithIL>> entries() {
 TEST(ProgramsFromIL, MalformedModulesAreInvalidValueAndNothingElseHappens) {
   ISG_REQUIRE_ENV();
   const auto m = module();
+  ASSERT_GE(m.size(), 40u);
   const auto bounds = instructionBoundaries(m);
   auto truncatedInside = std::vector<unsigned char>(m.begin(), m.begin() + 4 * bounds[bounds.size() / 2] + 4);
   auto version2 = m;
@@ -147,6 +152,7 @@ TEST(ProgramsFromIL, AWellFormedModuleReachesADriverThatTakesSpirvUnchanged) {
     GTEST_SKIP() << "the device takes no SPIR-V (CL_DEVICE_IL_VERSION '" << ils
                  << "'); tests/native runs this on Intel's CPU runtime";
   const auto m = module();
+  ASSERT_GE(m.size(), 40u);
   for (const auto& [name, entry] : entries()) {
     cl_int err = CL_SUCCESS;
     cl_program p = entry(env().context, m.data(), m.size(), &err);

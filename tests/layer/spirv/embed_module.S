@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* The assembled test module inside the test executable (the GPU machine runs staged copies of
+   the executables, without the build tree beside them). */
+  .section .rodata
+  .p2align 4
+  .globl isg_test_spirv_begin
+  .hidden isg_test_spirv_begin
+isg_test_spirv_begin:
+  .incbin ISG_SPIRV_MODULE
+  .globl isg_test_spirv_end
+  .hidden isg_test_spirv_end
+isg_test_spirv_end:
+  .byte 0
+  .section .note.GNU-stack,"",@progbits
