@@ -145,8 +145,8 @@ static inline bool __isg_image_plain_order(int order) {
   return order == CLK_R || order == CLK_RG || order == CLK_RGBA || order == CLK_INTENSITY ||
          order == CLK_LUMINANCE;
 }
-/* pack32 and unpack32 for a plain channel order: the callers test the order once per call
-   instead of once per element. */
+/* pack32 and unpack32 for a plain channel order (the general ones swizzle around them): the
+   callers test the order once per call instead of once per element. */
 static inline uint __isg_image_pack32_plain(uint4 raw, __isg_image_fmt_t f) {
   const uint4 ch = raw & (uint4)(__isg_image_mask(f.cs));
   const int b = 8 * f.cs;
@@ -157,13 +157,7 @@ static inline uint __isg_image_pack32_plain(uint4 raw, __isg_image_fmt_t f) {
   return r;
 }
 static inline uint __isg_image_pack32(uint4 raw, __isg_image_fmt_t f) {
-  const uint4 ch = __isg_image_to_memory_order(raw, f.order) & (uint4)(__isg_image_mask(f.cs));
-  const int b = 8 * f.cs;
-  uint r = ch.x;
-  r |= f.nch > 1 ? ch.y << (b & 31) : 0u;
-  r |= f.nch > 2 ? ch.z << ((2 * b) & 31) : 0u;
-  r |= f.nch > 3 ? ch.w << ((3 * b) & 31) : 0u;
-  return r;
+  return __isg_image_pack32_plain(__isg_image_to_memory_order(raw, f.order), f);
 }
 static inline uint __isg_image_channel_raw(uint bits, __isg_image_fmt_t f, int c) {
   uint raw = (bits >> ((8 * c * f.cs) & 31)) & __isg_image_mask(f.cs);
@@ -177,11 +171,7 @@ static inline uint4 __isg_image_unpack32_plain(uint bits, __isg_image_fmt_t f) {
                  f.nch > 3 ? __isg_image_channel_raw(bits, f, 3) : 0u);
 }
 static inline uint4 __isg_image_unpack32(uint bits, __isg_image_fmt_t f) {
-  const uint4 ch = (uint4)(__isg_image_channel_raw(bits, f, 0),
-                           f.nch > 1 ? __isg_image_channel_raw(bits, f, 1) : 0u,
-                           f.nch > 2 ? __isg_image_channel_raw(bits, f, 2) : 0u,
-                           f.nch > 3 ? __isg_image_channel_raw(bits, f, 3) : 0u);
-  return __isg_image_from_memory_order(ch, f.order);
+  return __isg_image_from_memory_order(__isg_image_unpack32_plain(bits, f), f.order);
 }
 
 /* F(0) F(1) ... F(N-1): straight-line code per vector component, so private arrays are only
