@@ -77,6 +77,9 @@ struct Extension {
   std::string name;
   unsigned major = 0, minor = 0, patch = 0;
   bool needsImages = false;  // every function takes an image: only devices with images have it
+  // Whether a device gets the extension (advertised by the layer, its macro defined for the parse
+  // and the driver).
+  bool offeredTo(bool deviceHasImages) const { return !needsImages || deviceHasImages; }
 };
 
 inline const std::vector<Function>& functions() {

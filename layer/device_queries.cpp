@@ -30,17 +30,12 @@ bool containsWord(const std::string& list, const std::string& word) {
   return false;
 }
 
-// The table's extensions this device gets: those needing images only where it has them.
-bool advertised(const table::Extension& e, const DeviceProfile& profile) {
-  return !e.needsImages || profile.traits.images;
-}
-
 // Keeps the driver's convention: if its list ends with a space, so does ours.
 std::string extendedExtensionString(const std::string& driver, const DeviceProfile& profile) {
   std::string out = driver;
   const bool trailingSpace = !out.empty() && out.back() == ' ';
   for (const table::Extension& e : table::extensions()) {
-    if (!advertised(e, profile) || containsWord(out, e.name)) continue;
+    if (!e.offeredTo(profile.traits.images) || containsWord(out, e.name)) continue;
     if (!out.empty() && out.back() != ' ') out += ' ';
     out += e.name;
     if (trailingSpace) out += ' ';
@@ -62,7 +57,7 @@ cl_int answerExtensionsWithVersion(cl_device_id device, const DeviceProfile& pro
   cl_int err = deviceArray(device, CL_DEVICE_EXTENSIONS_WITH_VERSION, &list);
   if (err != CL_SUCCESS) return err;  // an OpenCL 1.x device does not know the query
   for (const table::Extension& e : table::extensions()) {
-    if (!advertised(e, profile)) continue;
+    if (!e.offeredTo(profile.traits.images)) continue;
     bool present = false;
     for (const cl_name_version& v : list) present = present || std::string(v.name) == e.name;
     if (present) continue;
