@@ -4,6 +4,7 @@
 #include <CL/cl_ext.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -302,6 +303,14 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
 
   p->nvidiaCompilerOptions =
       p->detected == Strategy::NvidiaPtx && hasExtension(extensions, "cl_nv_compiler_options");
+  // "SPIR-V_1.0 SPIR-V_1.2": the highest minor version listed.
+  if (deviceString(device, CL_DEVICE_IL_VERSION, &p->driverIlVersion) == CL_SUCCESS)
+    for (std::size_t at = 0; (at = p->driverIlVersion.find("SPIR-V_1.", at)) != std::string::npos;) {
+      at += 9;
+      unsigned minor = unsigned(std::strtoul(p->driverIlVersion.c_str() + at, nullptr, 10));
+      p->driverSpirvMax = std::max(p->driverSpirvMax, 0x00010000u | (minor << 8));
+    }
+  p->spirBitcode = hasExtension(extensions, "cl_khr_spir");
 
   deviceValue(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &p->maxWorkGroupSize);
   deviceArray(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, &p->maxWorkItemSizes);

@@ -25,6 +25,12 @@ struct DeviceProfile {
   // are the driver's, so they match the layer's only where rows are a multiple of the native
   // size (kernels.cpp refuses other launches of kernels that exchange data).
   bool khrRowSubGroups = false;
+  // Programs from SPIR-V (docs/design.md): the driver's own IL (CL_DEVICE_IL_VERSION) and the
+  // highest SPIR-V version it takes (0x00010200 = 1.2; 0: none), and whether it takes SPIR
+  // bitcode through clCreateProgramWithBinary (cl_khr_spir).
+  std::string driverIlVersion;
+  unsigned driverSpirvMax = 0;
+  bool spirBitcode = false;
 
   bool isNative() const { return strategy == Strategy::Native; }
   unsigned smallestSubGroupSize() const;

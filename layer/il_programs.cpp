@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: MIT
 // Programs created from SPIR-V (clCreateProgramWithIL, and clCreateProgramWithILKHR where the
-// driver has it). This first step of the SPIR-V front end (docs/design.md) checks every module's
-// physical layout (spirv_module.h) before a driver sees it and answers CL_INVALID_VALUE for one
-// that is not well-formed, as the OpenCL API specification asks; well-formed modules reach the
-// driver unchanged.
+// driver has it; docs/spirv.md). Every module's physical layout is checked (spirv_module.h)
+// before a driver sees it, and on contexts with a device the layer serves (not native) the whole
+// module is validated too: a module that is not well-formed gets CL_INVALID_VALUE, as the OpenCL
+// API specification asks. The layer keeps the module (CL_PROGRAM_IL, and the rewrite at build,
+// programs.cpp). Where a device's driver has no IL (PoCL, NVIDIA) the application's handle is an
+// empty source program of the driver's, a placeholder the build replaces with a shadow.
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "device_strategy.h"
 #include "driver_queries.h"
 #include "layer_api.h"
+#include "object_registry.h"
 #include "spirv_module.h"
 
 namespace isg {
@@ -25,7 +29,62 @@ bool admit(const char* api, const void* il, size_t length, cl_int* errcode_ret) 
   return false;
 }
 
+// The context's devices, and whether the layer serves any (not native) and all drivers take IL.
+struct ContextFacts {
+  bool served = false;
+  bool allIl = true;
+};
+bool contextFacts(cl_context context, ContextFacts* out) {
+  std::vector<cl_device_id> devices;
+  if (!next().clGetContextInfo ||
+      queryArray(ISG_QUERY_LAMBDA(clGetContextInfo, context, CL_CONTEXT_DEVICES), &devices) !=
+          CL_SUCCESS || devices.empty())
+    return false;
+  for (cl_device_id d : devices) {
+    const DeviceProfile* p = DeviceStrategy::of(d);
+    if (!p) return false;
+    out->served |= !p->isNative();
+    out->allIl &= p->driverSpirvMax != 0;
+  }
+  return true;
+}
+
 using CreateWithIL = cl_program(CL_API_CALL*)(cl_context, const void*, size_t, cl_int*);
+
+// Creates the application's program for `il` with `driverCreate` (the driver's IL entry), or a
+// placeholder where a driver has none, and records the module.
+template <class DriverCreate>
+cl_program createFromIL(const char* api, cl_context context, const void* il, size_t length,
+                        cl_int* errcode_ret, DriverCreate&& driverCreate) {
+  if (!admit(api, il, length, errcode_ret)) return nullptr;
+  ContextFacts facts;
+  if (!contextFacts(context, &facts)) return driverCreate();  // the driver reports the context
+  if (!facts.served) return driverCreate();
+  auto module = std::make_shared<const std::string>(static_cast<const char*>(il), length);
+  std::string why;
+  if (!validateModule(*module, &why)) {
+    ISG_LOG_ERROR(api << ": the module is not valid SPIR-V: " << why);
+    if (errcode_ret) *errcode_ret = CL_INVALID_VALUE;
+    return nullptr;
+  }
+  cl_program program = nullptr;
+  if (facts.allIl) {
+    program = driverCreate();
+  } else if (next().clCreateProgramWithSource) {
+    const char* text = "/* a program from SPIR-V, built by the sub-group layer */\n";
+    program = next().clCreateProgramWithSource(context, 1, &text, nullptr, errcode_ret);
+  } else if (errcode_ret) {
+    *errcode_ret = CL_INVALID_OPERATION;
+  }
+  if (!program) return nullptr;
+  auto record = std::make_shared<ProgramRecord>();
+  record->kind = ProgramRecord::Kind::FromIL;
+  record->app = program;
+  record->il = std::move(module);
+  record->ilPlaceholder = !facts.allIl;
+  programRegistry().put(program, record);
+  return program;
+}
 
 // The driver's clCreateProgramWithILKHR for the platform of `context`'s first device.
 CreateWithIL driverKhrEntry(cl_context context) {
@@ -44,13 +103,13 @@ CreateWithIL driverKhrEntry(cl_context context) {
 cl_program CL_API_CALL clCreateProgramWithILKHR_layer(cl_context context, const void* il,
                                                       size_t length, cl_int* errcode_ret) {
   return guardedCreate<cl_program>("clCreateProgramWithILKHR", errcode_ret, [&]() -> cl_program {
-    if (!admit("clCreateProgramWithILKHR", il, length, errcode_ret)) return nullptr;
     CreateWithIL driver = driverKhrEntry(context);
     if (!driver) {
       if (errcode_ret) *errcode_ret = CL_INVALID_CONTEXT;
       return nullptr;
     }
-    return driver(context, il, length, errcode_ret);
+    return createFromIL("clCreateProgramWithILKHR", context, il, length, errcode_ret,
+                        [&] { return driver(context, il, length, errcode_ret); });
   });
 }
 
@@ -59,9 +118,14 @@ cl_program CL_API_CALL clCreateProgramWithILKHR_layer(cl_context context, const 
 cl_program CL_API_CALL clCreateProgramWithIL_layer(cl_context context, const void* il,
                                                    size_t length, cl_int* errcode_ret) {
   return guardedCreate<cl_program>("clCreateProgramWithIL", errcode_ret, [&]() -> cl_program {
-    ISG_REQUIRE_NEXT_CREATE(clCreateProgramWithIL, errcode_ret);
-    if (!admit("clCreateProgramWithIL", il, length, errcode_ret)) return nullptr;
-    return next().clCreateProgramWithIL(context, il, length, errcode_ret);
+    // A driver without IL may lack the entry: the placeholder needs none.
+    return createFromIL("clCreateProgramWithIL", context, il, length, errcode_ret, [&]() -> cl_program {
+      if (!next().clCreateProgramWithIL) {
+        if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION;
+        return nullptr;
+      }
+      return next().clCreateProgramWithIL(context, il, length, errcode_ret);
+    });
   });
 }
 

@@ -25,8 +25,9 @@ struct ProgramRecord {
     Shadowed,       // `shadow` was built from the rewritten source; the app's program never was
     RewriteFailed,  // the rewriter said Error: the build failed before reaching the driver
     Linked,         // the app's handle is the driver's linked program of rewritten objects
-    FromBinary      // the app's program was created from a rewritten program's binaries
+    FromBinary,     // the app's program was created from a rewritten program's binaries
                     // (binary_envelope.h): the driver's program already holds rewritten code
+    FromIL          // created from SPIR-V and not rewritten (yet): `il` holds the module
   };
   Kind kind = Kind::Shadowed;
   cl_program app = nullptr;
@@ -34,6 +35,11 @@ struct ProgramRecord {
   RewriteResult rewrite;        // Linked: only `kernels` (merged from the inputs); FromBinary:
                                 // what the binary carried (no line map, log or headers)
   std::string appOptions;       // as the application passed them
+  // Programs from SPIR-V: the application's module (CL_PROGRAM_IL), kept across rebuilds.
+  // `ilPlaceholder`: the driver has no IL, so the application's handle is an empty source
+  // program of the layer's and every answer about the module comes from here.
+  std::shared_ptr<const std::string> il;
+  bool ilPlaceholder = false;
   unsigned defaultSubGroupSize = 16;
 
   // Where kernels, binaries and build state really live.

@@ -41,10 +41,31 @@ struct RewritePlan {
   Action action = Action::Forward;
   RewriteInput input;
   RewriteResult result;
+  std::shared_ptr<const std::string> il;  // a program from SPIR-V: the module
+  bool ilPlaceholder = false;
 };
 
 // Decides what a build or compile of `program` does. An error means the layer cannot tell
 // (invalid program, no source): the caller forwards and the driver answers.
+// What to give the driver for a program from SPIR-V on `devices`: SPIR-V where every driver
+// takes it (at the highest version all take), else SPIR bitcode where every driver takes that
+// (cl_khr_spir, PoCL); false when some driver takes neither.
+bool moduleOutputFor(const std::vector<cl_device_id>& devices, ModuleInput* m) {
+  bool allIl = true, allSpir = true;
+  unsigned version = 0x00010400;
+  for (cl_device_id d : devices) {
+    const DeviceProfile* p = DeviceStrategy::of(d);
+    if (!p) return false;
+    allIl &= p->driverSpirvMax != 0;
+    allSpir &= p->spirBitcode;
+    if (p->driverSpirvMax) version = std::min(version, p->driverSpirvMax);
+  }
+  if (!allIl && !allSpir) return false;
+  m->output = allIl ? RewriteResult::Form::Spirv : RewriteResult::Form::Bitcode;
+  m->spirvVersion = version;
+  return true;
+}
+
 cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* device_list,
                    const char* options, std::vector<SourceFile> headers, RewritePlan* plan) {
   std::vector<cl_device_id> devices;
@@ -53,20 +74,43 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
   } else if (cl_int err = programDevices(program, &devices); err != CL_SUCCESS) {
     return err;
   }
+  std::shared_ptr<ProgramRecord> existing = programRegistry().find(program);
+  std::shared_ptr<const std::string> il = existing ? existing->il : nullptr;
   std::string source;
-  if (cl_int err = programString(program, CL_PROGRAM_SOURCE, &source); err != CL_SUCCESS)
-    return err;
+  if (!il)
+    if (cl_int err = programString(program, CL_PROGRAM_SOURCE, &source); err != CL_SUCCESS)
+      return err;
   plan->action = RewritePlan::Action::Forward;
-  if (source.empty()) return CL_SUCCESS;  // built from binaries or IL: nothing to rewrite
+  plan->il = il;
+  plan->ilPlaceholder = existing && existing->ilPlaceholder;
+  if (source.empty() && !il) return CL_SUCCESS;  // built from binaries: nothing to rewrite
   bool allNative = true;
   DeviceTraits traits = DeviceStrategy::traitsForBuild(devices, &allNative);
-  if (allNative) return CL_SUCCESS;
+  if (allNative && !plan->ilPlaceholder) return CL_SUCCESS;
   plan->input.source = std::move(source);
   plan->input.headers = std::move(headers);
   plan->input.options = options ? options : "";
   plan->input.traits = traits;
-  if (!mayNeedRewrite(plan->input)) return CL_SUCCESS;
-  plan->result = rewriteProgram(plan->input);
+  if (il) {
+    ModuleInput m;
+    m.spirv = *il;
+    m.options = plan->input.options;
+    m.traits = traits;
+    if (!moduleOutputFor(devices, &m)) {
+      plan->result.status = RewriteResult::Status::Error;
+      plan->result.log = "error: the driver of this device takes neither SPIR-V nor SPIR bitcode "
+                         "(cl_khr_spir), so the layer cannot build programs from SPIR-V for it "
+                         "(docs/spirv.md)\n";
+    } else {
+      plan->result = rewriteModule(m);
+      if (plan->result.status == RewriteResult::Status::Rewritten)
+        plan->result.options = (m.output == RewriteResult::Form::Bitcode ? "-x spir " : "") +
+                               plan->input.options;
+    }
+  } else {
+    if (!mayNeedRewrite(plan->input)) return CL_SUCCESS;
+    plan->result = rewriteProgram(plan->input);
+  }
   switch (plan->result.status) {
     case RewriteResult::Status::PassThrough:
       break;
@@ -102,6 +146,32 @@ cl_program createDriverProgram(cl_program like, const std::string& text, cl_int*
   return next().clCreateProgramWithSource(context, 1, strings, lengths, err);
 }
 
+// The shadow of a program from SPIR-V: the rewritten module, as SPIR-V or as SPIR bitcode for
+// every device of the application's program.
+cl_program createDriverModule(cl_program like, const RewriteResult& result, cl_int* err) {
+  cl_context context = nullptr;
+  *err = programValue(like, CL_PROGRAM_CONTEXT, &context);
+  if (*err != CL_SUCCESS) return nullptr;
+  if (result.form == RewriteResult::Form::Spirv) {
+    if (!next().clCreateProgramWithIL) {
+      *err = CL_INVALID_OPERATION;
+      return nullptr;
+    }
+    return next().clCreateProgramWithIL(context, result.binary.data(), result.binary.size(), err);
+  }
+  std::vector<cl_device_id> devices;
+  if ((*err = programDevices(like, &devices)) != CL_SUCCESS) return nullptr;
+  if (!next().clCreateProgramWithBinary) {
+    *err = CL_INVALID_OPERATION;
+    return nullptr;
+  }
+  std::vector<size_t> lengths(devices.size(), result.binary.size());
+  std::vector<const unsigned char*> binaries(
+      devices.size(), reinterpret_cast<const unsigned char*>(result.binary.data()));
+  return next().clCreateProgramWithBinary(context, cl_uint(devices.size()), devices.data(),
+                                          lengths.data(), binaries.data(), nullptr, err);
+}
+
 std::shared_ptr<ProgramRecord> recordFor(cl_program app, const RewritePlan& plan,
                                          const char* options) {
   auto record = std::make_shared<ProgramRecord>();
@@ -109,6 +179,8 @@ std::shared_ptr<ProgramRecord> recordFor(cl_program app, const RewritePlan& plan
   record->rewrite = plan.result;
   record->appOptions = options ? options : "";
   record->defaultSubGroupSize = plan.input.traits.defaultSubGroupSize;
+  record->il = plan.il;
+  record->ilPlaceholder = plan.ilPlaceholder;
   return record;
 }
 
@@ -166,8 +238,15 @@ cl_int rewriteAndCall(cl_program program, cl_uint num_devices, const cl_device_i
     case RewritePlan::Action::Forward:
       // A program created from a rewritten program's binaries has no source, and stays the
       // layer's: its kernels still have hidden arguments.
-      if (auto r = programRegistry().find(program); !r || r->kind != ProgramRecord::Kind::FromBinary)
-        installRecord(program, nullptr);
+      if (auto r = programRegistry().find(program); !r || r->kind != ProgramRecord::Kind::FromBinary) {
+        // A program from SPIR-V keeps its module for the next build and CL_PROGRAM_IL.
+        std::shared_ptr<ProgramRecord> keep;
+        if (plan.il) {
+          keep = recordFor(program, plan, options);
+          keep->kind = ProgramRecord::Kind::FromIL;
+        }
+        installRecord(program, keep);
+      }
       return forward();
     case RewritePlan::Action::Fail:
       return failBuild(program, plan, options, pfn_notify, user_data);
@@ -177,7 +256,9 @@ cl_int rewriteAndCall(cl_program program, cl_uint num_devices, const cl_device_i
   if (cl_int err = prepare(plan); err != CL_SUCCESS) return err;
   cl_int err = CL_SUCCESS;
   auto record = recordFor(program, plan, options);
-  record->shadow = createDriverProgram(program, plan.result.source, &err);
+  record->shadow = plan.result.form == RewriteResult::Form::Source
+                       ? createDriverProgram(program, plan.result.source, &err)
+                       : createDriverModule(program, plan.result, &err);
   if (!record->shadow) return err;
   // Installed before the driver call: a callback may query the program from inside it.
   installRecord(program, record);
@@ -388,9 +469,17 @@ cl_int CL_API_CALL clGetProgramInfo_layer(cl_program program, cl_program_info pa
     ISG_REQUIRE_NEXT(clGetProgramInfo);
     cl_program target = program;
     switch (param_name) {
-      // What the application created: its own handle answers.
+      // A program from SPIR-V: the application's module, also where the driver has no IL.
       case CL_PROGRAM_SOURCE:
       case CL_PROGRAM_IL:
+        if (auto record = programRegistry().find(program); record && record->il) {
+          if (param_name == CL_PROGRAM_IL)
+            return writeParam(param_value_size, param_value, param_value_size_ret,
+                              record->il->data(), record->il->size());
+          return writeString(param_value_size, param_value, param_value_size_ret, "");
+        }
+        break;
+      // What the application created: its own handle answers.
       case CL_PROGRAM_REFERENCE_COUNT:
       case CL_PROGRAM_CONTEXT:
       case CL_PROGRAM_NUM_DEVICES:
@@ -426,7 +515,7 @@ cl_int CL_API_CALL clGetProgramBuildInfo_layer(cl_program program, cl_device_id 
     };
     std::shared_ptr<ProgramRecord> record = programRegistry().find(program);
     if (!record || record->kind == ProgramRecord::Kind::Linked ||
-        record->kind == ProgramRecord::Kind::FromBinary)
+        record->kind == ProgramRecord::Kind::FromBinary || record->kind == ProgramRecord::Kind::FromIL)
       return forwardTo(program);
 
     // The driver validates the device against the application's program.
@@ -458,7 +547,10 @@ cl_int CL_API_CALL clGetProgramBuildInfo_layer(cl_program program, cl_device_id 
       std::string driverLog;
       err = programBuildString(record->shadow, device, CL_PROGRAM_BUILD_LOG, &driverLog);
       if (err != CL_SUCCESS) return err;
-      std::string log = mapBuildLog(driverLog, record->rewrite);
+      // A module has no source lines to map back.
+      std::string log = record->rewrite.form == RewriteResult::Form::Source
+                            ? mapBuildLog(driverLog, record->rewrite)
+                            : driverLog;
       if (!record->rewrite.log.empty()) log = record->rewrite.log + "\n" + log;
       return writeString(param_value_size, param_value, param_value_size_ret, log);
     }

@@ -18,6 +18,8 @@
 #include <clang/Basic/SourceManager.h>
 #include <clang/Basic/Stack.h>
 #include <clang/Driver/Options.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <llvm/IR/Module.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
@@ -37,6 +39,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "embedded.h"
+#include "kernel_facts.h"
 #include "table.h"
 
 namespace isg::detail {
@@ -55,24 +58,6 @@ constexpr llvm::StringLiteral kResourceInclude = "/isg/clang/include/";
 
 constexpr const char* kCtxParam = "__isg_ctx_t* __isg_ctx";
 constexpr const char* kCtxArg = "__isg_ctx";
-
-struct HiddenParam {
-  HiddenArg::Kind kind;
-  const char* declaration;
-};
-
-// The arguments a strategy appends to kernels (isg/strategies.def says which get the scratch;
-// the declaration is builtins-cl/local/05-context.cl's).
-std::vector<HiddenParam> hiddenParams(const DeviceTraits& t) {
-  if (libraryFacts(t.strategy, t.khrTestDouble).scratch)
-    return {{HiddenArg::Kind::LocalScratch, "__local ulong16* __isg_scratch"}};
-  return {};
-}
-
-// Smallest scratch slot of a kernel that exchanges anything (isg/strategies.def).
-unsigned minimumSlot(const DeviceTraits& t) {
-  return libraryFacts(t.strategy, t.khrTestDouble).minSlot;
-}
 
 std::string normalizePath(llvm::StringRef path) {
   llvm::SmallString<256> p(path);
@@ -438,18 +423,6 @@ class Editor {
   std::map<std::pair<unsigned, unsigned>, SourceLocation> plainSites_;
 };
 
-std::string joinSizes(const std::vector<unsigned>& sizes) {
-  std::string out;
-  for (unsigned s : sizes) out += (out.empty() ? "" : ", ") + std::to_string(s);
-  return out;
-}
-
-unsigned roundUpPow2(unsigned v) {
-  unsigned p = 1;
-  while (p < v) p <<= 1;
-  return p;
-}
-
 class AnalysisConsumer : public clang::ASTConsumer {
  public:
   AnalysisConsumer(const RewriteInput& in, const FileNames& names, Analysis& out)
@@ -674,7 +647,6 @@ class AnalysisConsumer : public clang::ASTConsumer {
                                Editor& ed) {
     ManifestIndex manifestOf;
     const bool uniformGroups = uniformWorkGroups(ctx.getLangOpts());
-    const std::vector<HiddenParam> hidden = hiddenParams(in_.traits);
     for (const clang::FunctionDecl* canon : c.order) {
       const Func& f = c.funcs[canon];
       if (!f.kernel) continue;
@@ -687,14 +659,8 @@ class AnalysisConsumer : public clang::ASTConsumer {
         km.requiredSubGroupSize = true;
         out_.usesSubGroups = true;
       }
-      const auto& supported = in_.traits.supportedSubGroupSizes;
-      if (!supported.empty() &&
-          std::find(supported.begin(), supported.end(), km.subGroupSize) == supported.end())
-        ed.error(def->getLocation(),
-                 "kernel '" + km.name + "' needs sub-group size " +
-                     std::to_string(km.subGroupSize) + (km.requiredSubGroupSize ? "" : " (the default)") +
-                     ", which this device does not support (supported sizes: " +
-                     joinSizes(supported) + ")");
+      if (std::string why = unsupportedSize(km, in_.traits); !why.empty())
+        ed.error(def->getLocation(), why);
       if (const auto* w = def->getAttr<clang::ReqdWorkGroupSizeAttr>()) {
         km.reqdWorkGroupSize[0] = w->getXDim();
         km.reqdWorkGroupSize[1] = w->getYDim();
@@ -710,27 +676,18 @@ class AnalysisConsumer : public clang::ASTConsumer {
         std::vector<const clang::FunctionDecl*> stack{canon};
         std::set<const Builtin*> used;
         unsigned widest = 0;
-        bool exchanges = false;
         while (!stack.empty()) {
           const Func& g = c.funcs[stack.back()];
           stack.pop_back();
           for (const Use& u : g.uses) {
             used.insert(u.builtin);
             widest = std::max(widest, u.bytes);
-            exchanges |= u.bytes > 0;
           }
           for (const Call& call : g.calls)
             if (closure.count(call.callee) && reached.insert(call.callee).second)
               stack.push_back(call.callee);
         }
-        for (const Builtin& b : builtins())
-          if (used.count(&b) &&
-              std::find(km.families.begin(), km.families.end(), b.family) == km.families.end())
-            km.families.push_back(b.family);
-        km.scratchBytesPerItem =
-            exchanges ? std::max(minimumSlot(in_.traits), roundUpPow2(widest)) : 0;
-        for (std::size_t i = 0; i < hidden.size(); ++i)
-          km.hiddenArgs.push_back(HiddenArg{hidden[i].kind, km.numUserArgs + unsigned(i)});
+        finishKernelManifest(used, widest, in_.traits, &km);
       }
       manifestOf[canon] = out_.kernels.size();
       out_.kernels.push_back(std::move(km));
@@ -910,18 +867,24 @@ std::vector<std::string> clangArgsFromOptions(const std::string& options) {
   return out;
 }
 
-Analysis analyzeProgram(const RewriteInput& in) {
-  Analysis out;
-  FileNames names(in);
+namespace {
 
+// The file system a parse sees: the program and its headers in a virtual directory, Clang's
+// OpenCL headers embedded, and (for the analysis) the table's declarations; the real file
+// system underneath for -I and relative includes.
+llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> programFileSystem(const RewriteInput& in,
+                                                                         bool declarations,
+                                                                         llvm::SmallString<256>* cwd,
+                                                                         bool* haveCwd) {
   llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> mem(new llvm::vfs::InMemoryFileSystem);
   mem->addFile(kMainPath, 0, llvm::MemoryBuffer::getMemBufferCopy(in.source, kMainPath));
   for (const SourceFile& h : in.headers) {
     std::string path = headerPath(h.name);
     mem->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(h.text, path));
   }
-  mem->addFile(kDeclsPath, 0,
-               llvm::MemoryBuffer::getMemBufferCopy(declarationsHeader(in.traits), kDeclsPath));
+  if (declarations)
+    mem->addFile(kDeclsPath, 0,
+                 llvm::MemoryBuffer::getMemBufferCopy(declarationsHeader(in.traits), kDeclsPath));
   for (const char* h : {"opencl-c-base.h", "opencl-c.h"}) {
     if (const EmbeddedFile* f = findEmbedded(std::string("clang/") + h)) {
       std::string path = (kResourceInclude + h).str();
@@ -931,14 +894,21 @@ Analysis analyzeProgram(const RewriteInput& in) {
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> overlay(
       new llvm::vfs::OverlayFileSystem(llvm::vfs::getRealFileSystem()));
   overlay->pushOverlay(mem);
-  llvm::SmallString<256> cwd;
-  bool haveCwd = !llvm::sys::fs::current_path(cwd);
-  if (haveCwd) overlay->setCurrentWorkingDirectory(cwd);
+  *haveCwd = !llvm::sys::fs::current_path(*cwd);
+  if (*haveCwd) overlay->setCurrentWorkingDirectory(*cwd);
+  return overlay;
+}
 
+// The driver command line of a parse of `in` for the device `in.traits` describes. `codegen`:
+// the program is the layer's own (library and calls into it), compiled to IR: the device's
+// khr sub-group builtins stay declared (the khr library calls them) and the table's
+// declarations are not included (the library defines what it needs).
+std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, const llvm::SmallString<256>& cwd,
+                                    bool haveCwd) {
   const DeviceTraits& t = in.traits;
   // The device's extensions and features exactly, when the layer knows them (Clang ignores the
-  // names it does not know; their macros come from -D below). The khr sub-group builtins stay
-  // undeclared: the declarations header has the table's own.
+  // names it does not know; their macros come from -D below). For the analysis the khr
+  // sub-group builtins stay undeclared: the declarations header has the table's own.
   std::string ext = "-cl-ext=";
   const bool knownDevice = !t.deviceExtensions.empty() || !t.openclCFeatures.empty();
   if (knownDevice) {
@@ -954,12 +924,12 @@ Analysis analyzeProgram(const RewriteInput& in) {
     if (!t.images) ext += ",-__opencl_c_images,-__opencl_c_read_write_images";
     ext += ",";
   }
-  ext += "-cl_khr_subgroups,-__opencl_c_subgroups";
-  ext += t.fp16 ? ",+cl_khr_fp16" : ",-cl_khr_fp16";
+  if (!codegen) ext += "-cl_khr_subgroups,-__opencl_c_subgroups,";
+  ext += t.fp16 ? "+cl_khr_fp16" : "-cl_khr_fp16";
   ext += t.fp64 ? ",+cl_khr_fp64,+__opencl_c_fp64" : ",-cl_khr_fp64,-__opencl_c_fp64";
   std::vector<std::string> args = {
-      "clang", "--target=spir64-unknown-unknown", "-fsyntax-only", "-fno-color-diagnostics",
-      "-ferror-limit=64", "-w",
+      "clang", "--target=spir64-unknown-unknown", codegen ? "-emit-llvm" : "-fsyntax-only",
+      "-fno-color-diagnostics", "-ferror-limit=64", "-w",
       // Also keeps CompilerInstance from printing "N errors generated." to the host's stderr;
       // our own printer still shows carets.
       "-fno-caret-diagnostics", "-fgnu-keywords", "-nostdlibinc",
@@ -970,6 +940,13 @@ Analysis analyzeProgram(const RewriteInput& in) {
       "-fno-spell-checking",
       ("-resource-dir=" + kResourceDir).str(), "-Xclang", "-finclude-default-header", "-Xclang",
       "-fdeclare-opencl-builtins", "-Xclang", ext};
+  if (codegen) {
+    // Optimisable IR (no optnone), unoptimised: the driver optimises the whole program. Typed
+    // pointers, as SPIRV-LLVM-Translator 15 reads and writes them.
+    for (const char* a : {"-c", "-O2", "-Xclang", "-disable-llvm-passes", "-Xclang",
+                          "-no-opaque-pointers", "-ffp-contract=off"})
+      args.push_back(a);
+  }
   for (const std::string& e : extensionsFor(t)) {
     args.push_back("-D");
     args.push_back(e + "=1");
@@ -985,8 +962,10 @@ Analysis analyzeProgram(const RewriteInput& in) {
   if (knownDevice && !t.images) args.push_back("-U__IMAGE_SUPPORT__");
   args.push_back(("-I" + kInputDir).str());
   for (std::string& a : clangArgsFromOptions(in.options)) args.push_back(std::move(a));
-  args.push_back("-include");
-  args.push_back(kDeclsPath.str());
+  if (!codegen) {
+    args.push_back("-include");
+    args.push_back(kDeclsPath.str());
+  }
   // Drivers resolve quoted includes against the process directory too.
   if (haveCwd) {
     args.push_back("-idirafter");
@@ -995,28 +974,47 @@ Analysis analyzeProgram(const RewriteInput& in) {
   args.push_back("-x");
   args.push_back("cl");
   args.push_back(kMainPath.str());
+  return args;
+}
 
-  std::string log;
-  llvm::raw_string_ostream logStream(log);
+// Runs `action` over `in` on a thread with the deep stack Clang expects (whatever thread the
+// application builds programs from); no crash handler is installed, so the process keeps its
+// own. False when Clang failed or reported errors; *log has its diagnostics.
+bool runClang(const RewriteInput& in, bool codegen, std::unique_ptr<clang::FrontendAction> action,
+              const FileNames& names, std::string* log) {
+  llvm::SmallString<256> cwd;
+  bool haveCwd = false;
+  auto overlay = programFileSystem(in, !codegen, &cwd, &haveCwd);
+  std::vector<std::string> args = driverArgs(in, codegen, cwd, haveCwd);
+  std::string text;
+  llvm::raw_string_ostream logStream(text);
   LogConsumer consumer(logStream);
   bool ran = false;
   auto run = [&] {
     clang::noteBottomOfStack();
     llvm::IntrusiveRefCntPtr<clang::FileManager> files(
         new clang::FileManager(clang::FileSystemOptions(), overlay));
-    clang::tooling::ToolInvocation invocation(
-        args, std::make_unique<AnalysisAction>(in, names, out), files.get());
+    clang::tooling::ToolInvocation invocation(args, std::move(action), files.get());
     invocation.setDiagnosticConsumer(&consumer);
     ran = invocation.run();
   };
-  // A thread of its own gives Clang the deep stack it expects whatever thread the application
-  // builds programs from; no crash handler is installed, so the process keeps its own.
   llvm::CrashRecoveryContext crc;
   bool completed = crc.RunSafelyOnThread(run, 8u << 20);
   logStream.flush();
+  *log = names.scrub(text);
+  return completed && ran && consumer.getNumErrors() == 0;
+}
 
-  if (!completed || !ran || consumer.getNumErrors() > 0 || !out.ok) {
-    std::string diagnostics = names.scrub(log);
+}  // namespace
+
+Analysis analyzeProgram(const RewriteInput& in) {
+  Analysis out;
+  FileNames names(in);
+  std::string log;
+  bool ok = runClang(in, /*codegen=*/false, std::make_unique<AnalysisAction>(in, names, out), names,
+                     &log);
+  if (!ok || !out.ok) {
+    std::string diagnostics = log;
     if (!out.log.empty()) diagnostics += out.log;
     if (diagnostics.empty()) diagnostics = "error: the sub-group rewriter could not parse the program\n";
     out.ok = false;
@@ -1025,6 +1023,31 @@ Analysis analyzeProgram(const RewriteInput& in) {
     out.kernels.clear();
   }
   return out;
+}
+
+std::unique_ptr<llvm::Module> compileToModule(const RewriteInput& in, llvm::LLVMContext& context,
+                                              std::string* log) {
+  FileNames names(in);
+  auto action = std::make_unique<clang::EmitLLVMOnlyAction>(&context);
+  clang::EmitLLVMOnlyAction* emit = action.get();
+  // The invocation owns the action and destroys it inside the run: the module is taken as the
+  // action ends.
+  std::unique_ptr<llvm::Module> module;
+  struct Taking : clang::WrapperFrontendAction {
+    Taking(std::unique_ptr<clang::FrontendAction> inner, clang::EmitLLVMOnlyAction* emit,
+           std::unique_ptr<llvm::Module>* out)
+        : WrapperFrontendAction(std::move(inner)), emit_(emit), out_(out) {}
+    void EndSourceFile() override {
+      WrapperFrontendAction::EndSourceFile();
+      *out_ = emit_->takeModule();
+    }
+    clang::EmitLLVMOnlyAction* emit_;
+    std::unique_ptr<llvm::Module>* out_;
+  };
+  bool ok = runClang(in, /*codegen=*/true, std::make_unique<Taking>(std::move(action), emit, &module),
+                     names, log);
+  if (!ok) module.reset();
+  return module;
 }
 
 }  // namespace isg::detail

@@ -5,11 +5,17 @@
 // of everything else.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "isg/rewriter.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
 
 namespace isg::detail {
 
@@ -58,5 +64,11 @@ struct Analysis {
 };
 
 Analysis analyzeProgram(const RewriteInput& input);
+
+// Compiles a program the rewriter wrote itself (the library and calls into it) to LLVM IR for
+// spir64 in `context`, with typed pointers as SPIRV-LLVM-Translator 15 uses them. nullptr (and
+// Clang's diagnostics in *log) when it does not compile.
+std::unique_ptr<llvm::Module> compileToModule(const RewriteInput& input, llvm::LLVMContext& context,
+                                              std::string* log);
 
 }  // namespace isg::detail

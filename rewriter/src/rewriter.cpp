@@ -19,6 +19,7 @@
 
 #include "analysis.h"
 #include "embedded.h"
+#include "kernel_facts.h"
 #include "table.h"
 
 namespace isg {
@@ -219,25 +220,37 @@ bool applyEdits(const std::string& file, const std::string& text,
   return true;
 }
 
+RewriteResult errorResult(std::string log) {
+  RewriteResult r;
+  r.status = RewriteResult::Status::Error;
+  r.log = std::move(log);
+  if (!r.log.empty() && r.log.back() != '\n') r.log += '\n';
+  return r;
+}
+
+}  // namespace
+
+namespace detail {
+
 // The strategy's library: builtins-cl/common/ and builtins-cl/<strategy>/ merged in file-name
 // order, a strategy file replacing the common file of the same name. Shared families (identity,
 // block) are written once; exchanges differ per strategy.
 // The khr test double adds builtins-cl/khr-test/ (its own file names, so it replaces nothing).
-std::vector<const detail::EmbeddedFile*> libraryFiles(const DeviceTraits& traits) {
-  std::map<std::string_view, const detail::EmbeddedFile*> byName;
+std::vector<const EmbeddedFile*> libraryFiles(const DeviceTraits& traits) {
+  std::map<std::string_view, const EmbeddedFile*> byName;
   auto add = [&byName](std::string_view folder) {
-    for (const detail::EmbeddedFile* f : detail::embeddedUnder(folder))
+    for (const EmbeddedFile* f : embeddedUnder(folder))
       byName[std::string_view(f->name).substr(folder.size() + 1)] = f;
   };
   add("common");
   for (const std::string& folder : libraryFacts(traits.strategy, traits.khrTestDouble).folders)
     add(folder);
-  std::vector<const detail::EmbeddedFile*> files;
+  std::vector<const EmbeddedFile*> files;
   for (const auto& entry : byName) files.push_back(entry.second);
   return files;
 }
 
-std::string buildPrelude(const DeviceTraits& traits, const detail::Analysis& a) {
+std::string buildPrelude(const DeviceTraits& traits, const Analysis& a) {
   std::string p;
   for (const std::string& f : a.families) p += "#define ISG_NEED_" + f + " 1\n";
   if (traits.strategy == Strategy::Khr) {
@@ -258,19 +271,11 @@ std::string buildPrelude(const DeviceTraits& traits, const detail::Analysis& a) 
     p.append(text.data(), text.size());
     if (!text.empty() && text.back() != '\n') p += '\n';
   };
-  if (const detail::EmbeddedFile* def = detail::findEmbedded("builtins.def")) append(def->text());
-  p += detail::collectiveRows(a.families);
-  for (const detail::EmbeddedFile* f : libraryFiles(traits)) append(f->text());
-  p += detail::builtinMacros(a.userDefined, a.macroArity, a.extraArity);
+  if (const EmbeddedFile* def = findEmbedded("builtins.def")) append(def->text());
+  p += collectiveRows(a.families);
+  for (const EmbeddedFile* f : libraryFiles(traits)) append(f->text());
+  p += builtinMacros(a.userDefined, a.macroArity, a.extraArity);
   return p;
-}
-
-RewriteResult errorResult(std::string log) {
-  RewriteResult r;
-  r.status = RewriteResult::Status::Error;
-  r.log = std::move(log);
-  if (!r.log.empty() && r.log.back() != '\n') r.log += '\n';
-  return r;
 }
 
 // Why the khr strategy cannot serve the program, or "" when it can. A kernel that calls
@@ -278,10 +283,10 @@ RewriteResult errorResult(std::string log) {
 // divide the native size N (0: unknown, e.g. isg-rewrite without a device; assumed to fit).
 // One kernel that does not fit sends the whole program to local: helpers that take the
 // sub-group context are shared between kernels, and one program has one library.
-std::string khrMisfit(const DeviceTraits& traits, const detail::Analysis& a) {
+std::string khrMisfit(const DeviceTraits& traits, const std::vector<KernelManifest>& kernels) {
   const unsigned n = traits.nativeSubGroupSize;
   if (traits.strategy != Strategy::Khr || n == 0) return {};
-  for (const KernelManifest& k : a.kernels) {
+  for (const KernelManifest& k : kernels) {
     if (k.families.empty()) continue;  // calls no builtin: any S runs
     const unsigned s = k.subGroupSize;
     if (s == 0 || s > n || n % s != 0)
@@ -292,6 +297,10 @@ std::string khrMisfit(const DeviceTraits& traits, const detail::Analysis& a) {
   }
   return {};
 }
+
+}  // namespace detail
+
+namespace {
 
 // The text the driver gets for the program's own files. A header read from disk that needs
 // edits cannot be edited where it lies, so its edited text replaces the #include line that
@@ -419,7 +428,7 @@ RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>
   if (!a.ok) return errorResult(a.log);
   // The khr fallback is decided here, per program, because only the analysis knows every
   // kernel's S; the second parse happens only for programs that fall back.
-  std::string note = khrMisfit(input.traits, a);
+  std::string note = detail::khrMisfit(input.traits, a.kernels);
   RewriteInput fallback;
   if (!note.empty()) {
     fallback = input;
@@ -442,7 +451,7 @@ RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>
   r.status = RewriteResult::Status::Rewritten;
   Composer composer(in, a, edits);
   if (!composer.ok()) return errorResult(composer.error());
-  std::string prelude = buildPrelude(in.traits, a);
+  std::string prelude = detail::buildPrelude(in.traits, a);
   unsigned preludeLines = countLines(prelude) + 1;  // + the separator line
   r.source = prelude + "\n" + composer.compose("<source>", "<source>", preludeLines + 1, &r.lineMap);
   for (const SourceFile& h : in.headers)

@@ -7,8 +7,14 @@
 #include <CL/cl_ext.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
+
+#include <stdlib.h>  // mkdtemp
 #include <vector>
 
 namespace isgtest {
@@ -99,6 +105,64 @@ inline std::string extraBuildOptions() {
   return o ? o : "";
 }
 
+// ISG_TEST_SPIRV=1: every program of buildProgram is compiled to SPIR-V first, the way SYCL and
+// offline-compiled OpenCL ship it (clang-15 + llvm-spirv-15 with the Intel SPIR-V extensions,
+// the table's declarations for the builtins clang lacks), and created with
+// clCreateProgramWithIL; the suites then run unchanged. On failure *log says why.
+inline bool spirvMode() {
+  const char* s = std::getenv("ISG_TEST_SPIRV");
+  return s && *s == '1';
+}
+
+inline bool compileToSpirv(const std::string& src, const std::string& options, std::string* module,
+                           std::string* log) {
+#if defined(ISG_TEST_CLANG) && defined(ISG_TEST_LLVM_SPIRV) && defined(ISG_TEST_DECLARATIONS)
+  static std::atomic<unsigned> counter{0};
+  char dir[] = "/tmp/isg-spirv-XXXXXX";
+  if (!mkdtemp(dir)) {
+    *log = "mkdtemp failed";
+    return false;
+  }
+  const std::string base = std::string(dir) + "/p" + std::to_string(counter++);
+  {
+    std::ofstream out(base + ".cl");
+    out << src;
+  }
+  // The front-end options the program is built with (-cl-std, -D, -I, math flags); the rest is
+  // the driver's.
+  std::string front = " -cl-std=CL2.0";
+  std::istringstream words(options);
+  for (std::string w; words >> w;)
+    if (w.rfind("-cl-std=", 0) == 0 || w.rfind("-D", 0) == 0 || w.rfind("-I", 0) == 0 ||
+        w == "-cl-mad-enable" || w == "-cl-fast-relaxed-math" || w == "-cl-finite-math-only" ||
+        w == "-cl-unsafe-math-optimizations" || w == "-cl-denorms-are-zero")
+      front += " '" + w + "'";
+  const std::string cmd =
+      std::string(ISG_TEST_CLANG) + " -target spir64 -O0 -emit-llvm -c -w -Xclang -no-opaque-pointers"
+      " -Xclang -finclude-default-header -Xclang -cl-ext=-cl_khr_subgroups,-__opencl_c_subgroups"
+      " -Dcl_intel_subgroups=1 -Dcl_intel_subgroups_short=1 -Dcl_intel_subgroups_char=1"
+      " -Dcl_intel_subgroups_long=1 -Dcl_intel_required_subgroup_size=1"
+      " -Dcl_intel_media_block_io=1 -include " ISG_TEST_DECLARATIONS + front + " '" + base +
+      ".cl' -o '" + base + ".bc' > '" + base + ".log' 2>&1 && " ISG_TEST_LLVM_SPIRV
+      " --spirv-ext=+SPV_INTEL_subgroups,+SPV_INTEL_media_block_io '" + base + ".bc' -o '" + base +
+      ".spv' >> '" + base + ".log' 2>&1";
+  const bool ok = std::system(cmd.c_str()) == 0;
+  std::ifstream in(ok ? base + ".spv" : base + ".log", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // ISG_TEST_SPIRV_KEEP=1 keeps the .cl/.bc/.spv for a look with spirv-dis.
+  if (!std::getenv("ISG_TEST_SPIRV_KEEP")) std::system(("rm -rf '" + std::string(dir) + "'").c_str());
+  if (ok) *module = std::move(text);
+  else *log = "compiling the program to SPIR-V failed:\n" + text;
+  return ok;
+#else
+  (void)src;
+  (void)options;
+  (void)module;
+  *log = "this test binary was built without clang-15 and llvm-spirv-15 (ISG_TEST_SPIRV)";
+  return false;
+#endif
+}
+
 // Creates and builds a program on the default device. On failure returns nullptr and puts the
 // build log into *log (when given); the caller asserts.
 inline cl_program buildProgram(const std::string& src, const std::string& options = "",
@@ -106,7 +170,18 @@ inline cl_program buildProgram(const std::string& src, const std::string& option
   const ClEnv& e = env();
   const char* text = src.c_str();
   cl_int err = CL_SUCCESS;
-  cl_program p = clCreateProgramWithSource(e.context, 1, &text, nullptr, &err);
+  cl_program p = nullptr;
+  if (spirvMode()) {
+    std::string module, why;
+    if (!compileToSpirv(src, options, &module, &why)) {
+      if (log) *log = why;
+      if (status) *status = CL_BUILD_PROGRAM_FAILURE;
+      return nullptr;
+    }
+    p = clCreateProgramWithIL(e.context, module.data(), module.size(), &err);
+  } else {
+    p = clCreateProgramWithSource(e.context, 1, &text, nullptr, &err);
+  }
   if (!p) {
     if (status) *status = err;
     return nullptr;

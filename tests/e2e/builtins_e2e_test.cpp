@@ -246,6 +246,10 @@ void seedFor(const std::string& what) {
 }
 // Why a block row's `form` ("buffer" | "image") is not built on this run ("" when it is).
 std::string blockRowGap(const std::string& builtin, const char* form) {
+  // SPIRV-LLVM-Translator 15 predates cl_intel_subgroups_short 1.1.0: llvm-spirv-15 asserts on a
+  // 16-element 16-bit block read or write, so no SPIR-V of that generation holds one.
+  if (isgtest::spirvMode() && builtin.size() > 5 && builtin.compare(builtin.size() - 5, 5, "_us16") == 0)
+    return "llvm-spirv-15 cannot write 16-element 16-bit block IO to SPIR-V";
   if (!intelCpuCases()) return "";
   for (const NativeGap& g : kIntelCpuGaps)
     if (builtin == g.builtin && std::string(form) == g.form) return kIntelCpuGapWhy;

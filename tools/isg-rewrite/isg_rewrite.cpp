@@ -20,6 +20,8 @@ int usage() {
   std::cerr << "usage: isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N]\n"
                "                   [--native-size N] [--fp16] [--fp64] [--no-images] [--nv-sm NN]\n"
                "                   [--driver-options FILE] [--manifest]\n"
+               "                   [--module-output bitcode|spirv] [--spirv-bridge PATH]\n"
+               "       isg-rewrite --strategy S [--fp16] [--fp64] --declarations\n"
                "                   [--header NAME=PATH]... [build options...] file.cl\n"
                "Prints the source the driver would compile (or the manifest as JSON); exits 1\n"
                "with the build log when the program cannot be rewritten. --driver-options\n"
@@ -31,7 +33,12 @@ int usage() {
                "--device-version (e.g. 300), --device-extensions and --device-features (space\n"
                "separated) say what the driver predefines, as the layer reads it off a device.\n"
                "--no-images: a device without CL_DEVICE_IMAGE_SUPPORT (no __IMAGE_SUPPORT__, no\n"
-               "cl_intel_media_block_io).\n";
+               "cl_intel_media_block_io).\n"
+               "A SPIR-V module as input goes through the SPIR-V front end: the output is the\n"
+               "module the driver would get, LLVM bitcode for cl_khr_spir drivers (default) or\n"
+               "SPIR-V (--module-output spirv); --spirv-bridge names libIntelSubgroupsSpirv.so\n"
+               "(default: beside the program). --declarations prints overloadable declarations\n"
+               "of every builtin of the table (for compiling Intel code with clang-15).\n";
   return 2;
 }
 
@@ -61,8 +68,9 @@ int main(int argc, char** argv) {
   isg::RewriteInput in;
   isg::Strategy strategy = isg::Strategy::Local;
   unsigned nativeSize = 32, defaultSize = 0;
-  bool manifest = false, haveStrategy = false, images = true;
-  std::string file, optionsFile;
+  bool manifest = false, haveStrategy = false, images = true, declarations = false;
+  std::string file, optionsFile, bridge;
+  isg::RewriteResult::Form moduleOutput = isg::RewriteResult::Form::Bitcode;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](std::string* v) {
@@ -99,6 +107,13 @@ int main(int argc, char** argv) {
       for (std::string n; names >> n;) list.push_back(n);
     } else if (a == "--driver-options") {
       if (!value(&optionsFile)) return usage();
+    } else if (a == "--module-output") {
+      if (!value(&v) || (v != "bitcode" && v != "spirv")) return usage();
+      moduleOutput = v == "spirv" ? isg::RewriteResult::Form::Spirv : isg::RewriteResult::Form::Bitcode;
+    } else if (a == "--spirv-bridge") {
+      if (!value(&bridge)) return usage();
+    } else if (a == "--declarations") {
+      declarations = true;
     } else if (a == "--manifest") {
       manifest = true;
     } else if (a == "--header") {
@@ -118,6 +133,12 @@ int main(int argc, char** argv) {
       in.options += (in.options.empty() ? "" : " ") + quoteOption(a);
     }
   }
+  if (declarations && haveStrategy) {
+    isg::applyStrategyDefaults(strategy, nativeSize, &in.traits);
+    in.traits.images = images;
+    std::cout << isg::builtinDeclarations(in.traits);
+    return 0;
+  }
   if (!haveStrategy || file.empty()) return usage();
   if (!readFile(file, &in.source)) {
     std::cerr << "isg-rewrite: cannot read " << file << "\n";
@@ -135,7 +156,22 @@ int main(int argc, char** argv) {
     in.traits.defaultSubGroupSize = defaultSize;
   }
 
-  isg::RewriteResult r = isg::rewriteProgram(in);
+  // A SPIR-V module (by its magic number) goes through the SPIR-V front end.
+  const bool module = in.source.size() >= 4 && (in.source.compare(0, 4, "\x03\x02\x23\x07") == 0 ||
+                                                in.source.compare(0, 4, "\x07\x23\x02\x03") == 0);
+  isg::RewriteResult r;
+  if (module) {
+    isg::ModuleInput m;
+    m.spirv = in.source;
+    m.options = in.options;
+    m.traits = in.traits;
+    m.output = moduleOutput;
+    m.spirvVersion = 0x00010400;
+    m.bridgePath = bridge;
+    r = isg::rewriteModule(m);
+  } else {
+    r = isg::rewriteProgram(in);
+  }
   if (!optionsFile.empty()) {
     std::ofstream o(optionsFile);
     o << (r.status == isg::RewriteResult::Status::Rewritten ? r.options : in.options) << "\n";
@@ -143,7 +179,7 @@ int main(int argc, char** argv) {
   if (manifest) {
     std::cout << isg::manifestToJson(r);
   } else if (r.status == isg::RewriteResult::Status::Rewritten) {
-    std::cout << r.source;
+    std::cout << (module ? r.binary : r.source);
   } else if (r.status == isg::RewriteResult::Status::PassThrough) {
     std::cout << in.source;
   }

@@ -101,12 +101,17 @@ struct LineMapEntry {
 };
 
 struct RewriteResult {
+  // What the driver gets: OpenCL C (`source`, `headers`), or for programs from SPIR-V a module
+  // in `binary`: LLVM bitcode for cl_khr_spir drivers, or SPIR-V.
+  enum class Form { Source, Bitcode, Spirv };
   enum class Status {
     PassThrough,  // nothing to do: give the driver the original source and options untouched
     Rewritten,    // give the driver `source`, `headers` and `options`
     Error         // the build must fail with CL_BUILD_PROGRAM_FAILURE; `log` says why
   };
   Status status = Status::PassThrough;
+  Form form = Form::Source;
+  std::string binary;
   std::string source;
   std::vector<SourceFile> headers;  // same names as the input; rewritten where needed
   std::string options;              // options for the driver
@@ -133,6 +138,33 @@ bool mayNeedRewrite(const RewriteInput& input);
 // Full rewrite. Never throws, never crashes on any input; thread-safe; results are cached by
 // (source, headers, options, traits).
 RewriteResult rewriteProgram(const RewriteInput& input);
+
+// A program from SPIR-V (clCreateProgramWithIL) as the rewriter takes it.
+struct ModuleInput {
+  std::string spirv;    // the application's module
+  std::string options;  // build options as the application passed them
+  DeviceTraits traits;
+  // What the driver takes: cl_khr_spir bitcode (PoCL), or SPIR-V of at most `spirvVersion`
+  // (0x00010000 = 1.0) without vendor extensions (IL drivers with cl_khr_subgroups).
+  RewriteResult::Form output = RewriteResult::Form::Bitcode;
+  unsigned spirvVersion = 0x00010000;
+  std::string bridgePath;  // libIntelSubgroupsSpirv.so; "" = beside the rewriter's own binary
+};
+
+// The SPIR-V front end (docs/design.md, "Programs from SPIR-V"): validates the module, reads it
+// through SPIRV-LLVM-Translator, realises every Intel builtin call with the strategy's library
+// (compiled by the in-process Clang) as the source rewriter would, and writes the module in
+// `input.output` form with the same manifest. PassThrough only where the driver takes SPIR-V
+// and the module uses no Intel sub-group feature. Never throws; thread-safe.
+RewriteResult rewriteModule(const ModuleInput& input);
+
+// Overloadable OpenCL C declarations of every builtin of the table for a device with `traits`
+// (what the rewriter's parse sees): with them, a compiler that lacks some Intel builtins (clang
+// 15 has no char/long/media ones) can compile Intel-targeted code to SPIR-V.
+std::string builtinDeclarations(const DeviceTraits& traits);
+
+// Full validation of a SPIR-V module (SPIRV-Tools): false with the validator's reason in *why.
+bool validateModule(const std::string& spirv, std::string* why);
 
 // Maps file:line references in a driver build log from rewritten to original positions and
 // drops diagnostics that point into the layer's own prelude.

@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: MIT
+// The SPIR-V front end: the source rewriter's job done on LLVM IR (docs/design.md, "Programs
+// from SPIR-V").
+//
+// The module comes back from SPIRV-LLVM-Translator with every builtin as a call of the OpenCL C
+// function by its mangled name. Each Intel builtin overload the module calls becomes a small
+// OpenCL C function of the strategy's library, `__isg_ir_<n>(ctx, params...)`, which calls the
+// builtin exactly as rewritten source does (the prelude's macros), so both front ends run the
+// same library code. Functions that reach a builtin take the sub-group context first, as the
+// source rewriter's helpers do; each such kernel becomes an entry with the strategy's hidden
+// arguments that creates the context (the library's kernel prologue, compiled per kernel) and
+// calls the kernel's own body with it.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Metadata.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "analysis.h"
+#include "isg/rewriter.h"
+#include "kernel_facts.h"
+#include "mangled_names.h"
+#include "spirv_bridge.h"
+#include "table.h"
+
+namespace isg {
+namespace {
+
+using detail::Builtin;
+
+RewriteResult moduleError(std::string log) {
+  RewriteResult r;
+  r.status = RewriteResult::Status::Error;
+  r.log = std::move(log);
+  if (!r.log.empty() && r.log.back() != '\n') r.log += '\n';
+  return r;
+}
+
+// One Intel builtin overload the module calls (a declaration the driver's library would
+// resolve), and the library function that replaces it.
+struct Overload {
+  llvm::Function* declaration = nullptr;
+  const Builtin* builtin = nullptr;
+  detail::MangledFunction signature;
+  unsigned exchangeBytes = 0;
+  std::string replacement;  // __isg_ir_<n>
+};
+
+// The OpenCL C spelling of an LLVM value type (a builtin's return type), signed where the
+// signedness is unknown: the library function returns it through as_<type>().
+bool spell(llvm::Type* t, std::string* out) {
+  if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(t)) {
+    std::string element;
+    if (!spell(v->getElementType(), &element)) return false;
+    *out = element + std::to_string(v->getNumElements());
+    return true;
+  }
+  if (t->isHalfTy()) *out = "half";
+  else if (t->isFloatTy()) *out = "float";
+  else if (t->isDoubleTy()) *out = "double";
+  else if (t->isIntegerTy(8)) *out = "char";
+  else if (t->isIntegerTy(16)) *out = "short";
+  else if (t->isIntegerTy(32)) *out = "int";
+  else if (t->isIntegerTy(64)) *out = "long";
+  else return false;
+  return true;
+}
+
+// The argument of `f` that `v` is, looking through the store/load pair an unoptimised module
+// keeps each parameter in; nullptr when it is something else.
+llvm::Argument* parameterOf(llvm::Value* v) {
+  v = v->stripPointerCasts();
+  if (auto* a = llvm::dyn_cast<llvm::Argument>(v)) return a;
+  auto* load = llvm::dyn_cast<llvm::LoadInst>(v);
+  if (!load) return nullptr;
+  auto* slot = llvm::dyn_cast<llvm::AllocaInst>(load->getPointerOperand()->stripPointerCasts());
+  if (!slot) return nullptr;
+  llvm::Argument* stored = nullptr;
+  for (llvm::User* u : slot->users()) {
+    if (auto* st = llvm::dyn_cast<llvm::StoreInst>(u)) {
+      auto* a = llvm::dyn_cast<llvm::Argument>(st->getValueOperand()->stripPointerCasts());
+      if (!a || (stored && stored != a)) return nullptr;
+      stored = a;
+    }
+  }
+  return stored;
+}
+
+unsigned metadataInt(const llvm::MDNode* node, unsigned i) {
+  if (!node || i >= node->getNumOperands()) return 0;
+  if (auto* c = llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(node->getOperand(i)))
+    return unsigned(c->getZExtValue());
+  return 0;
+}
+
+// The OpenCL C version the module was written for (opencl.ocl.version), e.g. 200; 0 if unsaid.
+unsigned moduleOpenclVersion(const llvm::Module& m) {
+  const llvm::NamedMDNode* v = m.getNamedMetadata("opencl.ocl.version");
+  if (!v || v->getNumOperands() == 0) return 0;
+  return metadataInt(v->getOperand(0), 0) * 100 + metadataInt(v->getOperand(0), 1) * 10;
+}
+
+class ModuleRewriter {
+ public:
+  ModuleRewriter(const ModuleInput& in, const DeviceTraits& traits, llvm::Module& m)
+      : in_(in), traits_(traits), m_(m), ctx_(m.getContext()) {}
+
+  // Finds the builtin calls, the functions that need the context and the kernels' manifests.
+  // False with result_.log set when the program cannot run on the device.
+  bool analyse() {
+    for (llvm::Function& f : m_) {
+      if (!f.isDeclaration()) continue;
+      detail::MangledFunction sig;
+      if (!detail::demangleBuiltin(f.getName(), &sig)) continue;
+      const Builtin* b = detail::findBuiltin(sig.name);
+      if (!b) continue;
+      Overload o;
+      o.declaration = &f;
+      o.builtin = b;
+      o.signature = std::move(sig);
+      unsigned typeBytes = 0;
+      if (f.arg_size() > 0 && f.getArg(0)->getType()->isSized())
+        typeBytes = unsigned(m_.getDataLayout().getTypeAllocSize(f.getArg(0)->getType()));
+      o.exchangeBytes = detail::exchangeBytes(*b, typeBytes);
+      o.replacement = "__isg_ir_" + std::to_string(overloads_.size());
+      overloadOf_[&f] = overloads_.size();
+      overloads_.push_back(std::move(o));
+    }
+    // Functions that reach a builtin: their callers' closure.
+    std::vector<llvm::Function*> work;
+    for (const Overload& o : overloads_)
+      for (llvm::User* u : o.declaration->users())
+        if (auto* call = llvm::dyn_cast<llvm::CallBase>(u))
+          if (llvm::Function* f = call->getFunction(); contextual_.insert(f).second) work.push_back(f);
+    while (!work.empty()) {
+      llvm::Function* f = work.back();
+      work.pop_back();
+      for (llvm::User* u : f->users()) {
+        auto* call = llvm::dyn_cast<llvm::CallBase>(u);
+        if (!call || call->getCalledFunction() != f) {
+          result_.log += "error: function '" + f->getName().str() +
+                         "' uses sub-group builtins and is used other than by a direct call, "
+                         "which the layer cannot pass the sub-group context\n";
+          return false;
+        }
+        if (llvm::Function* caller = call->getFunction(); contextual_.insert(caller).second)
+          work.push_back(caller);
+      }
+    }
+    followBlockImages();
+
+    const unsigned version = moduleOpenclVersion(m_);
+    const bool uniformGroups = (version != 0 && version < 200) ||
+                               in_.options.find("-cl-uniform-work-group-size") != std::string::npos;
+    bool ok = true;
+    for (llvm::Function& f : m_) {
+      if (f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL || f.isDeclaration()) continue;
+      KernelManifest km;
+      km.name = f.getName().str();
+      km.subGroupSize = traits_.defaultSubGroupSize;
+      if (const llvm::MDNode* s = f.getMetadata("intel_reqd_sub_group_size")) {
+        km.subGroupSize = metadataInt(s, 0);
+        km.requiredSubGroupSize = true;
+        usesSubGroups_ = true;
+      }
+      if (std::string why = detail::unsupportedSize(km, traits_); !why.empty()) {
+        result_.log += "error: " + why + "\n";
+        ok = false;
+      }
+      if (const llvm::MDNode* w = f.getMetadata("reqd_work_group_size")) {
+        std::size_t items = 1;
+        for (unsigned d = 0; d < 3; ++d) {
+          km.reqdWorkGroupSize[d] = metadataInt(w, d);
+          items *= km.reqdWorkGroupSize[d];
+        }
+        km.wholeSubGroups = uniformGroups && items != 0 && km.subGroupSize != 0 &&
+                            items % km.subGroupSize == 0;
+      }
+      km.numUserArgs = unsigned(f.arg_size());
+      for (unsigned i = 0; i < f.arg_size(); ++i)
+        if (blockImages_.count({&f, i})) km.blockImageArgs.push_back(i);
+      if (contextual_.count(&f)) {
+        std::set<const Builtin*> used;
+        unsigned widest = 0;
+        for (std::size_t o : overloadsReachedFrom(&f)) {
+          used.insert(overloads_[o].builtin);
+          widest = std::max(widest, overloads_[o].exchangeBytes);
+        }
+        detail::finishKernelManifest(used, widest, traits_, &km);
+      }
+      kernels_.push_back(std::move(km));
+    }
+    usesSubGroups_ |= !overloads_.empty();
+    return ok;
+  }
+
+  bool usesSubGroups() const { return usesSubGroups_; }
+  const std::vector<KernelManifest>& kernels() const { return kernels_; }
+  std::string takeLog() { return std::move(result_.log); }
+
+  // The library and the calls into it, as OpenCL C.
+  std::string librarySource() const {
+    detail::Analysis a;
+    for (const Builtin& b : detail::builtins()) {
+      bool used = std::any_of(overloads_.begin(), overloads_.end(),
+                              [&](const Overload& o) { return o.builtin->family == b.family; });
+      if (used && std::find(a.families.begin(), a.families.end(), b.family) == a.families.end())
+        a.families.push_back(b.family);
+    }
+    a.kernels = kernels_;
+    std::string body;
+    std::set<std::pair<std::string, unsigned>> extra;
+    for (const Overload& o : overloads_) {
+      const unsigned n = unsigned(o.signature.params.size());
+      std::string callee = o.builtin->name;
+      if (n != detail::usualArity(*o.builtin)) {
+        callee = "__ISG_A" + std::to_string(n) + "_" + callee;
+        extra.insert({o.builtin->name, n});
+      }
+      llvm::Type* ret = o.declaration->getReturnType();
+      std::string retType = "void";
+      if (!ret->isVoidTy()) spell(ret, &retType);
+      std::string params = "__isg_ctx_t* __isg_ctx", args;
+      for (unsigned i = 0; i < n; ++i) {
+        params += ", " + o.signature.params[i] + " a" + std::to_string(i);
+        args += (i ? ", a" : "a") + std::to_string(i);
+      }
+      const std::string call = callee + "(" + args + ")";
+      body += retType + " " + o.replacement + "(" + params + ") { " +
+              (ret->isVoidTy() ? call : "return as_" + retType + "(" + call + ")") + "; }\n";
+    }
+    std::string hidden;
+    for (const detail::HiddenParam& h : detail::hiddenParams(traits_))
+      hidden += std::string(", ") + h.declaration;
+    for (std::size_t k = 0; k < kernels_.size(); ++k) {
+      const KernelManifest& km = kernels_[k];
+      if (km.families.empty() && !contextualKernel(km.name)) continue;
+      std::string args = std::to_string(km.subGroupSize) + ", " + std::to_string(km.scratchBytesPerItem);
+      for (std::size_t d : km.reqdWorkGroupSize) args += ", " + std::to_string(km.wholeSubGroups ? d : 0);
+      body += "void __isg_ir_prologue_" + std::to_string(k) + "(__isg_ctx_t* __isg_ir_out" + hidden +
+              ") { __ISG_KERNEL_PROLOGUE(" + args + ") *__isg_ir_out = *__isg_ctx; }\n";
+    }
+    a.extraArity.assign(extra.begin(), extra.end());
+    return detail::buildPrelude(traits_, a) + "\n" + body;
+  }
+
+  // Links the compiled library in and rewires every call. False with the reason in *log.
+  bool transform(std::unique_ptr<llvm::Module> library, std::string* log) {
+    library->setDataLayout(m_.getDataLayout());
+    library->setTargetTriple(m_.getTargetTriple());
+    std::set<std::string> ours;
+    for (llvm::Function& f : *library)
+      if (!f.isDeclaration()) ours.insert(f.getName().str());
+    if (llvm::Linker::linkModules(m_, std::move(library))) {
+      *log = "error: internal error: the sub-group library does not link with the module\n";
+      return false;
+    }
+    for (const std::string& name : ours)
+      if (llvm::Function* f = m_.getFunction(name)) f->setLinkage(llvm::GlobalValue::InternalLinkage);
+
+    llvm::Function* anyPrologue = nullptr;
+    for (std::size_t k = 0; k < kernels_.size() && !anyPrologue; ++k)
+      anyPrologue = m_.getFunction("__isg_ir_prologue_" + std::to_string(k));
+    llvm::Type* ctxPtr = nullptr;
+    if (anyPrologue) ctxPtr = anyPrologue->getArg(0)->getType();
+    else if (!overloads_.empty())
+      if (llvm::Function* r = m_.getFunction(overloads_[0].replacement)) ctxPtr = r->getArg(0)->getType();
+    if (contextual_.empty()) return finish(log);
+    if (!ctxPtr) {
+      *log = "error: internal error: the sub-group library has no context type\n";
+      return false;
+    }
+
+    // Every function that reaches a builtin gets a twin that takes the context first.
+    std::map<llvm::Function*, llvm::Function*> twin;
+    for (llvm::Function* f : contextual_) twin[f] = withContext(f, ctxPtr);
+    for (auto& [old, fresh] : twin) {
+      for (llvm::BasicBlock& bb : *fresh)
+        for (auto it = bb.begin(); it != bb.end();) {
+          auto* call = llvm::dyn_cast<llvm::CallInst>(&*it++);
+          if (!call || !call->getCalledFunction()) continue;
+          llvm::Function* callee = call->getCalledFunction();
+          llvm::Function* target = nullptr;
+          if (auto o = overloadOf_.find(callee); o != overloadOf_.end())
+            target = m_.getFunction(overloads_[o->second].replacement);
+          else if (auto t = twin.find(callee); t != twin.end())
+            target = t->second;
+          if (!target) continue;
+          if (!retarget(call, target, fresh->getArg(0), log)) return false;
+        }
+    }
+    // Kernels: an entry with the hidden arguments that creates the context for the twin.
+    for (std::size_t k = 0; k < kernels_.size(); ++k) {
+      llvm::Function* kernel = m_.getFunction(kernels_[k].name);
+      if (!kernel || !twin.count(kernel)) continue;
+      llvm::Function* prologue = m_.getFunction("__isg_ir_prologue_" + std::to_string(k));
+      if (!prologue || !makeEntry(kernel, twin[kernel], prologue, log)) {
+        if (log->empty()) *log = "error: internal error: no context prologue for a kernel\n";
+        return false;
+      }
+    }
+    for (auto& [old, fresh] : twin) {
+      if (!old->use_empty()) {
+        *log = "error: internal error: '" + old->getName().str() + "' is still called\n";
+        return false;
+      }
+      old->eraseFromParent();
+    }
+    return finish(log);
+  }
+
+ private:
+  bool contextualKernel(const std::string& name) const {
+    llvm::Function* f = m_.getFunction(name);
+    return f && contextual_.count(f);
+  }
+
+  // The overloads a function reaches through the functions it calls.
+  std::set<std::size_t> overloadsReachedFrom(llvm::Function* root) const {
+    std::set<std::size_t> found;
+    std::set<llvm::Function*> seen{root};
+    std::vector<llvm::Function*> stack{root};
+    while (!stack.empty()) {
+      llvm::Function* f = stack.back();
+      stack.pop_back();
+      for (llvm::Instruction& i : llvm::instructions(*f))
+        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i))
+          if (llvm::Function* callee = call->getCalledFunction()) {
+            if (auto o = overloadOf_.find(callee); o != overloadOf_.end()) found.insert(o->second);
+            else if (contextual_.count(callee) && seen.insert(callee).second) stack.push_back(callee);
+          }
+    }
+    return found;
+  }
+
+  // Image parameters that reach block or media IO, followed from callee to caller.
+  void followBlockImages() {
+    for (const Overload& o : overloads_) {
+      const table::Shape s = o.builtin->shape;
+      const bool block = s == table::Shape::BlockRead || s == table::Shape::BlockWrite;
+      const bool media = s == table::Shape::MediaRead || s == table::Shape::MediaWrite;
+      if (!block && !media) continue;
+      for (llvm::User* u : o.declaration->users()) {
+        auto* call = llvm::dyn_cast<llvm::CallBase>(u);
+        if (!call || call->arg_size() == 0 || call->arg_size() != o.signature.params.size()) continue;
+        const unsigned at = block ? 0 : unsigned(call->arg_size()) - 1;
+        if (o.signature.params[at].find("image") == std::string::npos) continue;
+        if (llvm::Argument* a = parameterOf(call->getArgOperand(at)))
+          blockImages_.insert({a->getParent(), a->getArgNo()});
+      }
+    }
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (llvm::Function& f : m_)
+        for (llvm::User* u : f.users()) {
+          auto* call = llvm::dyn_cast<llvm::CallBase>(u);
+          if (!call || call->getCalledFunction() != &f) continue;
+          for (unsigned i = 0; i < call->arg_size() && i < f.arg_size(); ++i)
+            if (blockImages_.count({&f, i}))
+              if (llvm::Argument* a = parameterOf(call->getArgOperand(i)))
+                grew |= blockImages_.insert({a->getParent(), a->getArgNo()}).second;
+        }
+    }
+  }
+
+  // `f`'s body moved into a new internal function that takes the context first.
+  llvm::Function* withContext(llvm::Function* f, llvm::Type* ctxPtr) {
+    llvm::FunctionType* type = f->getFunctionType();
+    std::vector<llvm::Type*> params{ctxPtr};
+    params.insert(params.end(), type->param_begin(), type->param_end());
+    auto* fresh = llvm::Function::Create(
+        llvm::FunctionType::get(type->getReturnType(), params, type->isVarArg()),
+        llvm::GlobalValue::InternalLinkage, f->getAddressSpace(), f->getName() + ".isg", &m_);
+    fresh->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+    llvm::AttributeList attrs = f->getAttributes();
+    std::vector<llvm::AttributeSet> paramAttrs{llvm::AttributeSet()};
+    for (unsigned i = 0; i < f->arg_size(); ++i) paramAttrs.push_back(attrs.getParamAttrs(i));
+    fresh->setAttributes(llvm::AttributeList::get(ctx_, attrs.getFnAttrs(), attrs.getRetAttrs(), paramAttrs));
+    if (f->getCallingConv() == llvm::CallingConv::SPIR_KERNEL) {
+      // The kernel's body: an ordinary function now; the entry keeps the kernel's attributes.
+      fresh->removeFnAttr(llvm::Attribute::NoInline);
+      fresh->removeFnAttr(llvm::Attribute::OptimizeNone);
+    } else {
+      llvm::SmallVector<std::pair<unsigned, llvm::MDNode*>, 4> md;
+      f->getAllMetadata(md);
+      for (auto& [kind, node] : md) fresh->setMetadata(kind, node);
+    }
+    fresh->getBasicBlockList().splice(fresh->begin(), f->getBasicBlockList());
+    for (unsigned i = 0; i < f->arg_size(); ++i) {
+      f->getArg(i)->replaceAllUsesWith(fresh->getArg(i + 1));
+      fresh->getArg(i + 1)->takeName(f->getArg(i));
+    }
+    fresh->getArg(0)->setName("__isg_ctx");
+    return fresh;
+  }
+
+  // Replaces `call` by a call of `target` with the context first; pointer arguments are cast to
+  // the library's parameter types (address spaces, or image types the link renamed).
+  bool retarget(llvm::CallInst* call, llvm::Function* target, llvm::Value* context, std::string* log) {
+    llvm::IRBuilder<> b(call);
+    llvm::FunctionType* type = target->getFunctionType();
+    if (type->getNumParams() != call->arg_size() + 1) {
+      *log = "error: internal error: '" + target->getName().str() + "' takes " +
+             std::to_string(type->getNumParams()) + " arguments\n";
+      return false;
+    }
+    std::vector<llvm::Value*> args;
+    auto fit = [&](llvm::Value* v, llvm::Type* t) -> llvm::Value* {
+      if (v->getType() == t) return v;
+      if (v->getType()->isPointerTy() && t->isPointerTy()) return b.CreatePointerBitCastOrAddrSpaceCast(v, t);
+      if (v->getType()->getPrimitiveSizeInBits() == t->getPrimitiveSizeInBits() &&
+          v->getType()->getPrimitiveSizeInBits() != 0)
+        return b.CreateBitCast(v, t);
+      return nullptr;
+    };
+    for (unsigned i = 0; i < type->getNumParams(); ++i) {
+      llvm::Value* v = fit(i == 0 ? context : call->getArgOperand(i - 1), type->getParamType(i));
+      if (!v) {
+        *log = "error: internal error: argument " + std::to_string(i) + " of '" +
+               target->getName().str() + "' has another type than the module's call\n";
+        return false;
+      }
+      args.push_back(v);
+    }
+    llvm::CallInst* fresh = b.CreateCall(target, args);
+    fresh->setCallingConv(target->getCallingConv());
+    if (!call->getType()->isVoidTy()) {
+      llvm::Value* r = fresh;
+      if (r->getType() != call->getType()) r = fit(r, call->getType());
+      if (!r) {
+        *log = "error: internal error: '" + target->getName().str() + "' returns another type\n";
+        return false;
+      }
+      call->replaceAllUsesWith(r);
+    }
+    call->eraseFromParent();
+    return true;
+  }
+
+  // The kernel becomes an entry: its parameters, then the strategy's hidden ones; it creates the
+  // context with the library's prologue and calls the kernel's body (`twin`).
+  bool makeEntry(llvm::Function* kernel, llvm::Function* twin, llvm::Function* prologue, std::string* log) {
+    llvm::FunctionType* type = kernel->getFunctionType();
+    std::vector<llvm::Type*> params(type->param_begin(), type->param_end());
+    for (unsigned i = 1; i < prologue->arg_size(); ++i) params.push_back(prologue->getArg(i)->getType());
+    auto* entry = llvm::Function::Create(llvm::FunctionType::get(type->getReturnType(), params, false),
+                                         llvm::GlobalValue::ExternalLinkage, kernel->getAddressSpace(),
+                                         "", &m_);
+    entry->takeName(kernel);
+    entry->setCallingConv(llvm::CallingConv::SPIR_KERNEL);
+    llvm::AttributeList attrs = kernel->getAttributes();
+    std::vector<llvm::AttributeSet> paramAttrs;
+    for (unsigned i = 0; i < params.size(); ++i)
+      paramAttrs.push_back(i < kernel->arg_size() ? attrs.getParamAttrs(i) : llvm::AttributeSet());
+    entry->setAttributes(llvm::AttributeList::get(ctx_, attrs.getFnAttrs(), attrs.getRetAttrs(), paramAttrs));
+    entry->removeFnAttr(llvm::Attribute::OptimizeNone);
+    entry->removeFnAttr(llvm::Attribute::NoInline);
+    llvm::SmallVector<std::pair<unsigned, llvm::MDNode*>, 8> md;
+    kernel->getAllMetadata(md);
+    for (auto& [kind, node] : md) entry->setMetadata(kind, node);
+    extendArgMetadata(entry, unsigned(params.size() - kernel->arg_size()));
+    for (unsigned i = 0; i < kernel->arg_size(); ++i) entry->getArg(i)->setName(twin->getArg(i + 1)->getName());
+
+    llvm::BasicBlock* bb = llvm::BasicBlock::Create(ctx_, "entry", entry);
+    llvm::IRBuilder<> b(bb);
+    llvm::Type* ctxPtr = prologue->getArg(0)->getType();
+    llvm::Type* ctxType = llvm::StructType::getTypeByName(ctx_, "struct.__isg_ctx_t");
+    if (!ctxType) {
+      *log = "error: internal error: the sub-group library has no context type\n";
+      return false;
+    }
+    llvm::AllocaInst* slot = b.CreateAlloca(ctxType, m_.getDataLayout().getAllocaAddrSpace(), nullptr, "__isg_ctx_v");
+    llvm::Value* context = b.CreatePointerBitCastOrAddrSpaceCast(slot, ctxPtr);
+    std::vector<llvm::Value*> pargs{context};
+    for (unsigned i = 1; i < prologue->arg_size(); ++i) pargs.push_back(entry->getArg(kernel->arg_size() + i - 1));
+    b.CreateCall(prologue, pargs)->setCallingConv(prologue->getCallingConv());
+    std::vector<llvm::Value*> args{context};
+    for (unsigned i = 0; i < kernel->arg_size(); ++i) args.push_back(entry->getArg(i));
+    if (twin->getArg(0)->getType() != ctxPtr) {
+      *log = "error: internal error: the context types of the library disagree\n";
+      return false;
+    }
+    b.CreateCall(twin, args)->setCallingConv(twin->getCallingConv());
+    b.CreateRetVoid();
+    // Calls of the kernel from other kernels go to its body (they were retargeted already).
+    kernel->replaceAllUsesWith(llvm::UndefValue::get(kernel->getType()));
+    return true;
+  }
+
+  // kernel_arg_* metadata for the hidden arguments (the scratch: `__local ulong16*`).
+  void extendArgMetadata(llvm::Function* entry, unsigned hidden) {
+    if (hidden == 0) return;
+    auto str = [&](const char* s) -> llvm::Metadata* { return llvm::MDString::get(ctx_, s); };
+    const std::pair<const char*, std::function<llvm::Metadata*()>> extra[] = {
+        {"kernel_arg_addr_space",
+         [&]() -> llvm::Metadata* {
+           return llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx_), 3));
+         }},
+        {"kernel_arg_access_qual", [&] { return str("none"); }},
+        {"kernel_arg_type", [&] { return str("ulong16*"); }},
+        {"kernel_arg_base_type", [&] { return str("ulong16*"); }},
+        {"kernel_arg_type_qual", [&] { return str(""); }},
+        {"kernel_arg_name", [&] { return str("__isg_scratch"); }},
+    };
+    for (const auto& [kind, make] : extra) {
+      llvm::MDNode* old = entry->getMetadata(kind);
+      if (!old) continue;
+      std::vector<llvm::Metadata*> ops(old->op_begin(), old->op_end());
+      for (unsigned i = 0; i < hidden; ++i) ops.push_back(make());
+      entry->setMetadata(kind, llvm::MDNode::get(ctx_, ops));
+    }
+  }
+
+  // Drops what nothing uses any more and checks the module.
+  bool finish(std::string* log) {
+    for (bool erased = true; erased;) {
+      erased = false;
+      for (auto it = m_.begin(); it != m_.end();) {
+        llvm::Function& f = *it++;
+        if ((f.hasLocalLinkage() || f.isDeclaration()) && f.use_empty() && !f.isIntrinsic()) {
+          f.eraseFromParent();
+          erased = true;
+        }
+      }
+    }
+    std::string problems;
+    llvm::raw_string_ostream os(problems);
+    if (llvm::verifyModule(m_, &os)) {
+      os.flush();
+      *log = "error: internal error: the rewritten module is not valid LLVM IR:\n" + problems;
+      return false;
+    }
+    return true;
+  }
+
+  const ModuleInput& in_;
+  const DeviceTraits& traits_;
+  llvm::Module& m_;
+  llvm::LLVMContext& ctx_;
+  std::vector<Overload> overloads_;
+  std::map<llvm::Function*, std::size_t> overloadOf_;
+  std::set<llvm::Function*> contextual_;
+  std::set<std::pair<llvm::Function*, unsigned>> blockImages_;
+  std::vector<KernelManifest> kernels_;
+  bool usesSubGroups_ = false;
+  RewriteResult result_;
+};
+
+std::string clStd(const DeviceTraits& t) {
+  return t.openclCVersion >= 300 ? "-cl-std=CL3.0" : t.openclCVersion >= 200 ? "-cl-std=CL2.0" : "-cl-std=CL1.2";
+}
+
+RewriteResult rewriteModuleUncached(const ModuleInput& in) {
+  std::string why;
+  if (!detail::validateSpirv(in.spirv, &why))
+    return moduleError("error: the SPIR-V module is not valid: " + why);
+  std::string bitcode;
+  if (!detail::spirvToBitcode(in.bridgePath, in.spirv, &bitcode, &why))
+    return moduleError("error: the SPIR-V module cannot be read: " + why);
+
+  DeviceTraits traits = in.traits;
+  std::string note;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    llvm::LLVMContext context;
+    // Typed pointers, as the translator reads and writes them (and the library is compiled).
+    context.setOpaquePointers(false);
+    auto parsed = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(llvm::StringRef(bitcode.data(), bitcode.size()), "module"), context);
+    if (!parsed) return moduleError("error: internal error: " + llvm::toString(parsed.takeError()));
+    llvm::Module& m = **parsed;
+    ModuleRewriter rewriter(in, traits, m);
+    if (!rewriter.analyse()) return moduleError(rewriter.takeLog());
+    if (attempt == 0 && traits.strategy == Strategy::Khr) {
+      note = detail::khrMisfit(traits, rewriter.kernels());
+      if (!note.empty()) {
+        traits.strategy = Strategy::Local;
+        traits.khrTestDouble = false;
+        continue;
+      }
+    }
+    RewriteResult r;
+    r.status = RewriteResult::Status::Rewritten;
+    r.form = in.output;
+    r.strategy = traits.strategy;
+    if (!note.empty()) r.log = note + "\n";
+    if (!rewriter.usesSubGroups()) {
+      if (in.output == RewriteResult::Form::Spirv) return RewriteResult{};  // the driver takes it as it is
+      r.kernels = rewriter.kernels();
+      r.binary = bitcode;
+      return r;
+    }
+    RewriteInput library;
+    library.source = rewriter.librarySource();
+    library.options = clStd(traits);
+    library.traits = traits;
+    std::string log;
+    std::unique_ptr<llvm::Module> compiled = detail::compileToModule(library, context, &log);
+    if (!compiled)
+      return moduleError("error: internal error: the sub-group library does not compile for this "
+                         "module:\n" + log);
+    if (!rewriter.transform(std::move(compiled), &log)) return moduleError(log);
+    r.kernels = rewriter.kernels();
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    llvm::WriteBitcodeToFile(m, os);
+    os.flush();
+    if (in.output == RewriteResult::Form::Spirv) {
+      if (!detail::bitcodeToSpirv(in.bridgePath, out, in.spirvVersion, &r.binary, &why))
+        return moduleError("error: the rewritten module cannot be written as SPIR-V: " + why);
+    } else {
+      r.binary = std::move(out);
+    }
+    return r;
+  }
+  return moduleError("error: internal error: no strategy fits the module");
+}
+
+}  // namespace
+
+std::string builtinDeclarations(const DeviceTraits& traits) {
+  return detail::declarationsHeader(traits);
+}
+
+bool validateModule(const std::string& spirv, std::string* why) {
+  return detail::validateSpirv(spirv, why);
+}
+
+RewriteResult rewriteModule(const ModuleInput& input) {
+  try {
+    return rewriteModuleUncached(input);
+  } catch (const std::exception& e) {
+    return moduleError(std::string("error: the SPIR-V front end failed: ") + e.what());
+  } catch (...) {
+    return moduleError("error: the SPIR-V front end failed");
+  }
+}
+
+}  // namespace isg
