@@ -77,9 +77,13 @@ struct Extension {
   std::string name;
   unsigned major = 0, minor = 0, patch = 0;
   bool needsImages = false;  // every function takes an image: only devices with images have it
-  // Whether a device gets the extension (advertised by the layer, its macro defined for the parse
-  // and the driver).
-  bool offeredTo(bool deviceHasImages) const { return !needsImages || deviceHasImages; }
+  bool needsSpirv = false;   // an API extension of programs from SPIR-V (never an OpenCL C macro)
+  // Whether a device gets the extension: advertised by the layer (`spirv`: the layer builds
+  // programs from SPIR-V for it) and, for OpenCL C extensions, its macro defined for the parse
+  // and the driver (asked with spirv = false).
+  bool offeredTo(bool deviceHasImages, bool spirv) const {
+    return (!needsImages || deviceHasImages) && (!needsSpirv || spirv);
+  }
 };
 
 inline const std::vector<Function>& functions() {
@@ -122,7 +126,9 @@ inline const std::vector<Extension>& extensions() {
   static const std::vector<Extension> rows = [] {
     std::vector<Extension> r;
 #define ISG_TABLE_EXTENSION(name, major, minor, patch, needs) \
-  r.push_back(Extension{#name, major, minor, patch, std::string(#needs) == "images"});
+  r.push_back(Extension{#name, major, minor, patch,                                      \
+                        std::string(#needs).find("images") != std::string::npos,      \
+                        std::string(#needs).rfind("spirv", 0) == 0});
     ISG_EXTENSIONS(ISG_TABLE_EXTENSION)
 #undef ISG_TABLE_EXTENSION
     return r;

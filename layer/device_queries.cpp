@@ -19,6 +19,9 @@ namespace {
 
 
 
+// SPIR-V 1.0 to 1.4: what SPIRV-LLVM-Translator 15 reads.
+constexpr unsigned kSpirvMaxMinor = 4;
+
 bool containsWord(const std::string& list, const std::string& word) {
   size_t pos = 0;
   while ((pos = list.find(word, pos)) != std::string::npos) {
@@ -35,7 +38,7 @@ std::string extendedExtensionString(const std::string& driver, const DeviceProfi
   std::string out = driver;
   const bool trailingSpace = !out.empty() && out.back() == ' ';
   for (const table::Extension& e : table::extensions()) {
-    if (!e.offeredTo(profile.traits.images) || containsWord(out, e.name)) continue;
+    if (!e.offeredTo(profile.traits.images, profile.buildsSpirv) || containsWord(out, e.name)) continue;
     if (!out.empty() && out.back() != ' ') out += ' ';
     out += e.name;
     if (trailingSpace) out += ' ';
@@ -57,7 +60,7 @@ cl_int answerExtensionsWithVersion(cl_device_id device, const DeviceProfile& pro
   cl_int err = deviceArray(device, CL_DEVICE_EXTENSIONS_WITH_VERSION, &list);
   if (err != CL_SUCCESS) return err;  // an OpenCL 1.x device does not know the query
   for (const table::Extension& e : table::extensions()) {
-    if (!e.offeredTo(profile.traits.images)) continue;
+    if (!e.offeredTo(profile.traits.images, profile.buildsSpirv)) continue;
     bool present = false;
     for (const cl_name_version& v : list) present = present || std::string(v.name) == e.name;
     if (present) continue;
@@ -89,6 +92,25 @@ cl_int CL_API_CALL clGetDeviceInfo_layer(cl_device_id device, cl_device_info par
       case CL_DEVICE_EXTENSIONS_WITH_VERSION:
         return answerExtensionsWithVersion(device, *profile, param_value_size, param_value,
                                            param_value_size_ret);
+      // Programs from SPIR-V (docs/spirv.md): the versions the layer reads, whatever the driver's.
+      case CL_DEVICE_IL_VERSION: {
+        if (!profile->buildsSpirv) return forward();
+        std::string list;
+        for (unsigned minor = 0; minor <= kSpirvMaxMinor; ++minor)
+          list += (minor ? " SPIR-V_1." : "SPIR-V_1.") + std::to_string(minor);
+        return writeString(param_value_size, param_value, param_value_size_ret, list);
+      }
+      case CL_DEVICE_ILS_WITH_VERSION: {
+        if (!profile->buildsSpirv) return forward();
+        std::vector<cl_name_version> list;
+        for (unsigned minor = 0; minor <= kSpirvMaxMinor; ++minor) {
+          cl_name_version v{};
+          v.version = CL_MAKE_VERSION(1, minor, 0);
+          std::snprintf(v.name, sizeof v.name, "SPIR-V");
+          list.push_back(v);
+        }
+        return writeArray(param_value_size, param_value, param_value_size_ret, list);
+      }
       case CL_DEVICE_SUB_GROUP_SIZES_INTEL: {
         std::vector<size_t> sizes(profile->traits.supportedSubGroupSizes.begin(),
                                   profile->traits.supportedSubGroupSizes.end());

@@ -311,6 +311,12 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
       p->driverSpirvMax = std::max(p->driverSpirvMax, 0x00010000u | (minor << 8));
     }
   p->spirBitcode = hasExtension(extensions, "cl_khr_spir");
+  if (p->strategy != Strategy::Native && (p->driverSpirvMax != 0 || p->spirBitcode)) {
+    std::string why;
+    p->buildsSpirv = spirvAvailable("", &why);
+    if (!p->buildsSpirv)
+      ISG_LOG_INFO("'" << name << "': programs from SPIR-V cannot be built: " << why);
+  }
 
   deviceValue(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &p->maxWorkGroupSize);
   deviceArray(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, &p->maxWorkItemSizes);

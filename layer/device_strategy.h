@@ -31,6 +31,10 @@ struct DeviceProfile {
   std::string driverIlVersion;
   unsigned driverSpirvMax = 0;
   bool spirBitcode = false;
+  // The layer builds programs from SPIR-V for this device (served, the driver takes SPIR-V or
+  // SPIR bitcode, the translator bridge loads): it advertises cl_khr_il_program, the SPIR-V
+  // companions and CL_DEVICE_IL_VERSION.
+  bool buildsSpirv = false;
 
   bool isNative() const { return strategy == Strategy::Native; }
   unsigned smallestSubGroupSize() const;

@@ -29,6 +29,10 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -267,12 +271,30 @@ class ModuleRewriter {
     std::set<std::string> ours;
     for (llvm::Function& f : *library)
       if (!f.isDeclaration()) ours.insert(f.getName().str());
+    // The library goes into its callers: its barriers and fences then see the constant flags
+    // they are called with (SPIR-V needs constant scopes and semantics), and drivers that
+    // compile per kernel and work-group size (PoCL) are not handed a call tree to inline.
+    for (llvm::Function& f : *library) {
+      if (f.isDeclaration()) continue;
+      f.removeFnAttr(llvm::Attribute::NoInline);
+      f.removeFnAttr(llvm::Attribute::OptimizeNone);
+      f.addFnAttr(llvm::Attribute::AlwaysInline);
+    }
     if (llvm::Linker::linkModules(m_, std::move(library))) {
       *log = "error: internal error: the sub-group library does not link with the module\n";
       return false;
     }
     for (const std::string& name : ours)
       if (llvm::Function* f = m_.getFunction(name)) f->setLinkage(llvm::GlobalValue::InternalLinkage);
+    // The link appends the library's OpenCL versions to the module's; SPIR consumers (the
+    // translator: "OCL version mismatch") want one, the module's own.
+    for (const char* name : {"opencl.ocl.version", "opencl.spir.version"}) {
+      llvm::NamedMDNode* versions = m_.getNamedMetadata(name);
+      if (!versions || versions->getNumOperands() < 2) continue;
+      llvm::MDNode* first = versions->getOperand(0);
+      versions->clearOperands();
+      versions->addOperand(first);
+    }
 
     llvm::Function* anyPrologue = nullptr;
     for (std::size_t k = 0; k < kernels_.size() && !anyPrologue; ++k)
@@ -527,8 +549,32 @@ class ModuleRewriter {
     }
   }
 
+  // Inlines the library and promotes what it kept in memory (its flags and sizes become
+  // constants again); nothing else of LLVM's pipeline, so the module keeps only instructions
+  // and intrinsics the translator and drivers already met in it.
+  void inlineLibrary() {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb;
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cam, mam);
+    llvm::ModulePassManager mpm;
+    mpm.addPass(llvm::AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/false));
+    llvm::FunctionPassManager fpm;
+    fpm.addPass(llvm::SROAPass());
+    fpm.addPass(llvm::EarlyCSEPass());
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+    mpm.run(m_, mam);
+  }
+
   // Drops what nothing uses any more and checks the module.
   bool finish(std::string* log) {
+    inlineLibrary();
     for (bool erased = true; erased;) {
       erased = false;
       for (auto it = m_.begin(); it != m_.end();) {
@@ -635,6 +681,10 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
 
 std::string builtinDeclarations(const DeviceTraits& traits) {
   return detail::declarationsHeader(traits);
+}
+
+bool spirvAvailable(const std::string& bridgePath, std::string* why) {
+  return detail::bridgeLoads(bridgePath, why);
 }
 
 bool validateModule(const std::string& spirv, std::string* why) {

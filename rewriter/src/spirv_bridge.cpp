@@ -2,6 +2,14 @@
 #include "spirv_bridge.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
 
 #include <cstdint>
 #include <cstring>
@@ -30,7 +38,12 @@ bool validateSpirv(const std::string& module, std::string* why) {
                                         SPV_ENV_UNIVERSAL_1_4, SPV_ENV_UNIVERSAL_1_5,
                                         SPV_ENV_UNIVERSAL_1_6};
   if ((words[1] >> 16) != 1 || minor >= sizeof envs / sizeof envs[0]) {
-    *why = "SPIR-V version word 0x" + std::to_string(words[1]) + " is not 1.0 to 1.6";
+    *why = "SPIR-V version word " + std::to_string(words[1]) + " is not 1.0 to 1.6";
+    return false;
+  }
+  // SPIRV-LLVM-Translator 15 reads 1.0 to 1.4 (and ends the process on a newer module).
+  if (minor > 4) {
+    *why = "SPIR-V 1." + std::to_string(minor) + ": the layer reads SPIR-V 1.0 to 1.4";
     return false;
   }
   spvtools::SpirvTools tools(envs[minor]);
@@ -98,6 +111,43 @@ Bridge& bridgeAt(const std::string& requested) {
   return b;
 }
 
+// The reply is [ok byte][64-bit length][bytes]: whole once that many bytes are there.
+bool wholeReply(const std::string& reply) {
+  std::uint64_t size = 0;
+  if (reply.size() < 1 + sizeof size) return false;
+  std::memcpy(&size, reply.data() + 1, sizeof size);
+  return reply.size() - 1 - sizeof size >= size;
+}
+
+// Reads what the child writes to `fd` until the reply is whole or the pipe closes, at most
+// `seconds` long. (A whole reply ends the wait even if another process forked meanwhile by the
+// application holds the pipe open.)
+bool readAll(int fd, std::string* out, int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  char buffer[65536];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int ready = poll(&p, 1, int(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return false;
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) return true;
+    out->append(buffer, std::size_t(n));
+    if (wholeReply(*out)) return true;
+  }
+}
+
+// SPIRV-LLVM-Translator 15 ends the process on some inputs (exit() with its error code on an
+// unsupported module, abort() on failed assertions: Debian builds it with them), which inside
+// the application would end the application. Each translation therefore runs in a child forked
+// for it, which hands back [ok byte][bytes] through a pipe and ends; the application only sees
+// an error. Calls are serialised, so no other thread is inside the bridge's namespace (its own
+// C library and allocator) when the child is forked.
 template <class Call>
 bool callBridge(const std::string& path, std::string* out, std::string* why, Call&& call) {
   std::lock_guard<std::mutex> lock(bridgeMutex());
@@ -106,16 +156,105 @@ bool callBridge(const std::string& path, std::string* out, std::string* why, Cal
     *why = b.error;
     return false;
   }
-  isg_spirv_bytes result{nullptr, 0}, error{nullptr, 0};
-  const bool ok = call(b, &result, &error) == 0;
-  if (ok) out->assign(result.data, result.size);
-  else *why = error.data ? std::string(error.data, error.size) : "the SPIR-V translator failed";
-  b.release(&result);
-  b.release(&error);
-  return ok;
+  // The child's diagnostics (an assertion's text) come back through a pipe of their own, to the
+  // build log instead of the application's stderr; its writes never block (a flood is cut).
+  int errs[2];
+  if (pipe2(errs, O_CLOEXEC | O_NONBLOCK) != 0) {
+    *why = std::string("cannot create a pipe for the SPIR-V translator: ") + std::strerror(errno);
+    return false;
+  }
+  auto readErrors = [&errs] {
+    std::string text;
+    char buffer[4096];
+    ssize_t n;
+    while (text.size() < 4096 && (n = read(errs[0], buffer, sizeof buffer)) > 0) text.append(buffer, std::size_t(n));
+    close(errs[0]);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    return text;
+  };
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    close(errs[0]);
+    close(errs[1]);
+    *why = std::string("cannot create a pipe for the SPIR-V translator: ") + std::strerror(errno);
+    return false;
+  }
+  const pid_t child = fork();
+  if (child < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    close(errs[0]);
+    close(errs[1]);
+    *why = std::string("cannot start the SPIR-V translator: ") + std::strerror(errno);
+    return false;
+  }
+  if (child == 0) {
+    close(fds[0]);
+    dup2(errs[1], 2);
+    isg_spirv_bytes result{nullptr, 0}, error{nullptr, 0};
+    const char ok = call(b, &result, &error) == 0 ? 1 : 0;
+    const isg_spirv_bytes& payload = ok ? result : error;
+    auto writeAll = [&](const char* data, std::size_t size) {
+      while (size > 0) {
+        const ssize_t n = write(fds[1], data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) _exit(3);
+        data += n;
+        size -= std::size_t(n);
+      }
+    };
+    const std::uint64_t size = payload.data ? payload.size : 0;
+    writeAll(&ok, 1);
+    writeAll(reinterpret_cast<const char*>(&size), sizeof size);
+    if (size) writeAll(payload.data, size);
+    _exit(0);
+  }
+  close(fds[1]);
+  close(errs[1]);
+  std::string reply;
+  const bool complete = readAll(fds[0], &reply, 120);
+  close(fds[0]);
+  if (!complete) kill(child, SIGKILL);
+  // An application that ignores SIGCHLD, or reaps every child itself, leaves no status to
+  // collect: the reply's own length says whether the child finished it.
+  int status = 0;
+  pid_t reaped;
+  while ((reaped = waitpid(child, &status, 0)) < 0 && errno == EINTR) {
+  }
+  std::uint64_t size = 0;
+  if (reply.size() >= 1 + sizeof size) std::memcpy(&size, reply.data() + 1, sizeof size);
+  const bool whole = complete && wholeReply(reply) && reply.size() == 1 + sizeof size + size;
+  const bool clean = reaped != child || (WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const std::string said = readErrors();
+  if (!whole || !clean) {
+    *why = !complete ? "the SPIR-V translator did not finish within 120 s"
+           : reaped == child && WIFSIGNALED(status)
+               ? "the SPIR-V translator failed on this module (signal " +
+                     std::to_string(WTERMSIG(status)) + ", e.g. a failed assertion)"
+           : reaped == child && WIFEXITED(status)
+               ? "the SPIR-V translator rejected this module (it ended with status " +
+                     std::to_string(WEXITSTATUS(status)) + ")"
+               : "the SPIR-V translator ended without an answer";
+    if (!said.empty()) *why += ": " + said;
+    return false;
+  }
+  const std::string payload = reply.substr(1 + sizeof size);
+  if (reply[0] == 1) {
+    *out = payload;
+    return true;
+  }
+  *why = payload.empty() ? "the SPIR-V translator failed" : payload;
+  return false;
 }
 
 }  // namespace
+
+bool bridgeLoads(const std::string& bridgePath, std::string* why) {
+  std::lock_guard<std::mutex> lock(bridgeMutex());
+  Bridge& b = bridgeAt(bridgePath);
+  if (!b.loaded) *why = b.error;
+  return b.loaded;
+}
 
 bool spirvToBitcode(const std::string& bridgePath, const std::string& module, std::string* bitcode,
                     std::string* why) {

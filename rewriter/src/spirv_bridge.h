@@ -17,6 +17,7 @@ bool validateSpirv(const std::string& module, std::string* why);
 // capabilities only. False with the reason in *why (including "the bridge cannot be loaded").
 // `bridgePath` "" means libIntelSubgroupsSpirv.so beside the library or program that holds the
 // rewriter.
+bool bridgeLoads(const std::string& bridgePath, std::string* why);
 bool spirvToBitcode(const std::string& bridgePath, const std::string& module, std::string* bitcode,
                     std::string* why);
 bool bitcodeToSpirv(const std::string& bridgePath, const std::string& bitcode, unsigned maxVersion,

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Programs created from SPIR-V (layer/il_programs.cpp): the layer checks each module's physical
-// layout before a driver sees it (Intel's CPU runtime exits the host process when a build meets
-// a truncated instruction) and answers CL_INVALID_VALUE for a malformed one; a well-formed module
-// reaches the driver unchanged. Run on PoCL (no IL) in CI and on Intel's CPU runtime, which takes
-// SPIR-V, by tests/native.
+// Programs created from SPIR-V (layer/il_programs.cpp, docs/spirv.md): the layer checks each
+// module's physical layout before a driver sees it (Intel's CPU runtime exits the host process
+// when a build meets a truncated instruction) and answers CL_INVALID_VALUE for a malformed one;
+// on devices it serves it validates the whole module too and builds it (PoCL has no IL: the
+// layer gives it SPIR bitcode). Run on PoCL in CI and on Intel's CPU runtime, which takes SPIR-V
+// natively, by tests/native.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@ namespace {
 using isgtest::env;
 
 extern "C" const unsigned char isg_test_spirv_begin[], isg_test_spirv_end[];
+extern "C" const unsigned char isg_test_spirv_us16_begin[], isg_test_spirv_us16_end[];
 
 // tests/layer/spirv/global_ids.spvasm as spirv-as wrote it, embedded (spirv/embed_module.S).
 std::vector<unsigned char> module() {
@@ -145,12 +148,134 @@ TEST(ProgramsFromIL, MalformedModulesAreInvalidValueAndNothingElseHappens) {
   }
 }
 
+bool hasWord(const std::string& list, const std::string& word) {
+  return (" " + list + " ").find(" " + word + " ") != std::string::npos;
+}
+
+// Whether the layer builds programs from SPIR-V here: it serves the device (the driver alone has
+// no cl_intel_subgroups) and the driver takes SPIR-V or SPIR bitcode. NVIDIA takes neither.
+bool layerBuildsSpirv() {
+  const std::string ext = isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS);
+  const std::string ils = isgtest::deviceString(env().device, CL_DEVICE_IL_VERSION);
+  return hasWord(ext, "cl_khr_spir") || ils.find("SPIR-V") != std::string::npos;
+}
+
+// What the layer advertises about SPIR-V is what it builds (cl_intel_spirv_subgroups: "requires
+// OpenCL support for SPIR-V, either via OpenCL 2.1 or via the cl_khr_il_program extension").
+TEST(ProgramsFromIL, TheSpirvExtensionsAreAdvertisedExactlyWhereTheyBuild) {
+  ISG_REQUIRE_ENV();
+  const std::string ext = isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS);
+  const std::string ils = isgtest::deviceString(env().device, CL_DEVICE_IL_VERSION);
+  if (!layerBuildsSpirv()) {
+    EXPECT_FALSE(hasWord(ext, "cl_intel_spirv_subgroups")) << ext;
+    EXPECT_FALSE(hasWord(ext, "cl_intel_spirv_media_block_io")) << ext;
+    return;
+  }
+  EXPECT_TRUE(hasWord(ext, "cl_intel_spirv_subgroups")) << ext;
+  EXPECT_TRUE(hasWord(ext, "cl_khr_il_program") || ils.find("SPIR-V_1.") != std::string::npos);
+  // cl_intel_spirv_media_block_io "requires ... support for the cl_intel_media_block_io
+  // extension": both or neither.
+  EXPECT_EQ(hasWord(ext, "cl_intel_spirv_media_block_io"), hasWord(ext, "cl_intel_media_block_io"))
+      << ext;
+  for (const char* v : {"SPIR-V_1.0", "SPIR-V_1.1", "SPIR-V_1.2"})
+    EXPECT_NE(ils.find(v), std::string::npos) << v << " in '" << ils << "'";
+  size_t size = 0;
+  if (clGetDeviceInfo(env().device, CL_DEVICE_ILS_WITH_VERSION, 0, nullptr, &size) == CL_SUCCESS) {
+    std::vector<cl_name_version> list(size / sizeof(cl_name_version));
+    ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_ILS_WITH_VERSION, size, list.data(), nullptr));
+    std::vector<cl_version> spirv;
+    for (const cl_name_version& v : list)
+      if (std::string(v.name) == "SPIR-V") spirv.push_back(v.version);
+    EXPECT_FALSE(spirv.empty());
+    // The layer lists every version it reads (Intel's runtime lists one entry for all).
+    if (!std::getenv("ISG_TEST_NATIVE_DRIVER")) {
+      for (unsigned minor = 0; minor <= 2; ++minor)
+        EXPECT_NE(std::find(spirv.begin(), spirv.end(), CL_MAKE_VERSION(1, minor, 0)), spirv.end())
+            << "SPIR-V 1." << minor;
+    }
+  }
+  if (size_t n = 0; clGetDeviceInfo(env().device, CL_DEVICE_EXTENSIONS_WITH_VERSION, 0, nullptr, &n) ==
+                    CL_SUCCESS) {
+    std::vector<cl_name_version> list(n / sizeof(cl_name_version));
+    ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_EXTENSIONS_WITH_VERSION, n, list.data(), nullptr));
+    bool listed = false;
+    for (const cl_name_version& v : list) listed |= std::string(v.name) == "cl_intel_spirv_subgroups";
+    EXPECT_TRUE(listed);
+  }
+}
+
+// A module whose layout is whole but which the SPIR-V validator rejects (a capability operand no
+// SPIR-V version defines): CL_INVALID_VALUE where the layer builds the module itself.
+TEST(ProgramsFromIL, ModulesTheValidatorRejectsAreInvalidValue) {
+  ISG_REQUIRE_ENV();
+  const std::string ext = isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS);
+  if (!layerBuildsSpirv() || !hasWord(ext, "cl_intel_spirv_subgroups"))
+    GTEST_SKIP() << "the layer does not build SPIR-V for this device";
+  if (std::getenv("ISG_TEST_NATIVE_DRIVER"))
+    GTEST_SKIP() << "a native Intel device gets modules untouched: the driver judges them";
+  auto m = module();
+  ASSERT_GE(m.size(), 40u);
+  bool changed = false;
+  for (size_t w = isg::spirv::kHeaderWords; w + 1 < m.size() / 4 && !changed; ++w) {
+    uint32_t first = 0, operand = 0;
+    std::memcpy(&first, &m[4 * w], 4);
+    std::memcpy(&operand, &m[4 * w + 4], 4);
+    if (first == ((2u << 16) | 17u) && operand == 11u) {  // OpCapability Int64
+      setWord(&m, w + 1, 0x0000fff0u);
+      changed = true;
+    }
+  }
+  ASSERT_TRUE(changed) << "the test module has no OpCapability Int64";
+  std::string why;
+  ASSERT_TRUE(isg::spirv::wellFormed(m.data(), m.size(), nullptr, &why)) << why;
+  for (const auto& [entryName, entry] : entries()) {
+    cl_int err = CL_SUCCESS;
+    cl_program p = entry(env().context, m.data(), m.size(), &err);
+    EXPECT_EQ(p, nullptr) << entryName;
+    EXPECT_EQ(err, CL_INVALID_VALUE) << entryName;
+    if (p) clReleaseProgram(p);
+  }
+}
+
+// SPIR-V newer than the layer reads (1.5: SPIRV-LLVM-Translator 15 reads 1.0 to 1.4, and ends
+// the process on a newer one), and a valid module the translator cannot read (it aborts on a
+// 16-element 16-bit block read): the first is CL_INVALID_VALUE at creation, the second fails the
+// build with a log that says why, and the application lives on either way.
+TEST(ProgramsFromIL, ModulesTheTranslatorCannotReadNeverEndTheApplication) {
+  ISG_REQUIRE_ENV();
+  const std::string ext = isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS);
+  if (!layerBuildsSpirv() || !hasWord(ext, "cl_intel_spirv_subgroups") || std::getenv("ISG_TEST_NATIVE_DRIVER"))
+    GTEST_SKIP() << "the layer does not build SPIR-V for this device";
+  auto newer = module();
+  ASSERT_GE(newer.size(), 40u);
+  setWord(&newer, 1, 0x00010500u);
+  cl_int err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithIL(env().context, newer.data(), newer.size(), &err);
+  EXPECT_EQ(p, nullptr);
+  EXPECT_EQ(err, CL_INVALID_VALUE) << "SPIR-V 1.5";
+  if (p) clReleaseProgram(p);
+
+  const std::vector<unsigned char> us16(isg_test_spirv_us16_begin, isg_test_spirv_us16_end);
+  ASSERT_GE(us16.size(), 40u) << ISG_SPIRV_US16_MODULE;
+  p = clCreateProgramWithIL(env().context, us16.data(), us16.size(), &err);
+  ASSERT_EQ(err, CL_SUCCESS) << "a valid module is a program until its build";
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(clBuildProgram(p, 1, &env().device, "", nullptr, nullptr), CL_BUILD_PROGRAM_FAILURE);
+  cl_build_status status = CL_BUILD_NONE;
+  ISG_CL_CHECK(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_STATUS, sizeof status, &status, nullptr));
+  EXPECT_EQ(status, CL_BUILD_ERROR);
+  const std::string log = isgtest::buildLog(p, env().device);
+  EXPECT_NE(log.find("SPIR-V"), std::string::npos) << log;
+  EXPECT_NE(log.find("translator"), std::string::npos) << log;
+  clReleaseProgram(p);
+}
+
 TEST(ProgramsFromIL, AWellFormedModuleReachesADriverThatTakesSpirvUnchanged) {
   ISG_REQUIRE_ENV();
   const std::string ils = isgtest::deviceString(env().device, CL_DEVICE_IL_VERSION);
   if (ils.find("SPIR-V") == std::string::npos)
-    GTEST_SKIP() << "the device takes no SPIR-V (CL_DEVICE_IL_VERSION '" << ils
-                 << "'); tests/native runs this on Intel's CPU runtime";
+    GTEST_SKIP() << "neither the device nor the layer takes SPIR-V here (CL_DEVICE_IL_VERSION '"
+                 << ils << "'); tests/native runs this on Intel's CPU runtime";
   const auto m = module();
   ASSERT_GE(m.size(), 40u);
   for (const auto& [name, entry] : entries()) {
@@ -164,6 +289,10 @@ TEST(ProgramsFromIL, AWellFormedModuleReachesADriverThatTakesSpirvUnchanged) {
     std::vector<unsigned char> il(size);
     ISG_CL_CHECK(clGetProgramInfo(p, CL_PROGRAM_IL, size, il.data(), nullptr));
     EXPECT_EQ(il, m) << name;
+    // A program from IL has no source (a placeholder's text must not show).
+    size_t sourceSize = 0;
+    ISG_CL_CHECK(clGetProgramInfo(p, CL_PROGRAM_SOURCE, 0, nullptr, &sourceSize));
+    EXPECT_LE(sourceSize, 1u) << name;
     ASSERT_EQ(clBuildProgram(p, 1, &env().device, "", nullptr, nullptr), CL_SUCCESS) << name;
     cl_kernel k = clCreateKernel(p, "k", &err);
     ASSERT_EQ(err, CL_SUCCESS) << name;

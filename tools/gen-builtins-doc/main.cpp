@@ -120,7 +120,11 @@ std::string generate() {
   for (const isg::table::Extension& e : isg::table::extensions())
     extensions.push_back("`" + e.name + "` " + std::to_string(e.major) + "." +
                          std::to_string(e.minor) + "." + std::to_string(e.patch) +
-                         (e.needsImages ? " (on devices with images)" : ""));
+                         (e.needsSpirv && e.needsImages
+                              ? " (where the layer builds SPIR-V, on devices with images)"
+                          : e.needsSpirv ? " (where the layer builds SPIR-V: docs/spirv.md)"
+                          : e.needsImages ? " (on devices with images)"
+                                          : ""));
 
   std::ostringstream md;
   md << "<!-- SPDX-License-Identifier: MIT -->\n"

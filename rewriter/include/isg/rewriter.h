@@ -163,6 +163,10 @@ RewriteResult rewriteModule(const ModuleInput& input);
 // 15 has no char/long/media ones) can compile Intel-targeted code to SPIR-V.
 std::string builtinDeclarations(const DeviceTraits& traits);
 
+// Whether the SPIR-V translator bridge (`bridgePath`, "" = beside the rewriter's binary) loads;
+// false with the reason in *why. Loads it on the first call.
+bool spirvAvailable(const std::string& bridgePath, std::string* why);
+
 // Full validation of a SPIR-V module (SPIRV-Tools): false with the validator's reason in *why.
 bool validateModule(const std::string& spirv, std::string* why);
 
