@@ -172,7 +172,12 @@ std::string toJson(const Case& c) {
       .field("strategy", c.strategy)
       .field("sub_group_size", c.subGroupSize)
       .end();
-  w.key("program").beginObject().field("source", c.sourceFile).field("options", c.buildOptions).end();
+  w.key("program")
+      .beginObject()
+      .field("form", c.programForm)
+      .field("source", c.sourceFile)
+      .field("options", c.buildOptions)
+      .end();
   w.field("kernel", c.kernelName).key("ndrange").beginObject().field("work_dim", c.ndrange.workDim);
   optionalNumbers("global_offset", c.ndrange.globalOffset);
   w.key("global_size").array(c.ndrange.globalSize);
@@ -260,6 +265,10 @@ bool fromJson(const std::string& text, Case* out, std::string* error) {
   c.strategy = r.str(layer, "strategy", false);
   c.subGroupSize = static_cast<unsigned>(r.num(layer, "sub_group_size", false));
   const Value& program = object("program");
+  c.programForm = r.str(program, "form", false);
+  if (c.programForm.empty()) c.programForm = "source";
+  if (r.ok() && c.programForm != "source" && c.programForm != "spirv")
+    r.problem("program form '" + c.programForm + "' is neither source nor spirv");
   c.sourceFile = r.str(program, "source");
   c.buildOptions = r.str(program, "options");
   c.kernelName = r.str(root, "kernel");

@@ -16,7 +16,8 @@ namespace isg::capture {
 
 // Bump on any change a reader of the previous version would misread; readers refuse newer
 // versions instead of guessing.
-constexpr int kFormatVersion = 1;
+// 2: programs from SPIR-V (`programForm`); version 1 cases are all "source".
+constexpr int kFormatVersion = 2;
 constexpr const char* kFormatName = "isg-kernel-case";
 constexpr const char* kCaseFile = "case.json";
 
@@ -75,7 +76,10 @@ struct Case {
   // the device's strategy ("" when the layer did not choose one).
   std::string layerMode, strategy;
   unsigned subGroupSize = 0;              // rewritten kernels: the size the layer gave them
-  std::string sourceFile = "program.cl";  // the application's source, byte for byte
+  // The application's program, byte for byte: OpenCL C ("source", program.cl) or the module it
+  // passed to clCreateProgramWithIL ("spirv", program.spv).
+  std::string programForm = "source";
+  std::string sourceFile = "program.cl";
   std::string buildOptions;               // as the application passed them
   std::string kernelName;
   NdRange ndrange;

@@ -556,11 +556,27 @@ void describeLaunch(Pending& p, const EnqueueCapture::Launch& l, cl_device_id de
     p.c.subGroupSize = facts.subGroupSize;
   }
 
-  // The application's source and options, not what the driver was given.
-  check(programString(appProgram, CL_PROGRAM_SOURCE, &p.source), "CL_PROGRAM_SOURCE");
+  // The application's source or SPIR-V module and options, not what the driver was given. A
+  // module the layer holds comes from its record (a driver without IL has only a placeholder);
+  // one the driver took as it is, from the driver.
+  if (facts.spirv) {
+    p.source = *facts.spirv;
+  } else {
+    check(programString(appProgram, CL_PROGRAM_SOURCE, &p.source), "CL_PROGRAM_SOURCE");
+    // The module's bytes as they are (a string query would drop trailing zero bytes).
+    std::vector<char> il;
+    if (p.source.empty() &&
+        queryArray(ISG_QUERY_LAMBDA(clGetProgramInfo, appProgram, CL_PROGRAM_IL), &il) == CL_SUCCESS &&
+        !il.empty()) {
+      p.source.assign(il.data(), il.size());
+      p.c.programForm = "spirv";
+    }
+  }
+  if (facts.spirv) p.c.programForm = "spirv";
+  if (p.c.programForm == "spirv") p.c.sourceFile = "program.spv";
   if (p.source.empty())
-    failCapture("the program was not created from source (binary, IL or a link of compiled " +
-                std::string("programs); a case needs the source"));
+    failCapture("the program was not created from source or SPIR-V (binary or a link of "
+                "compiled programs); a case needs the program");
   if (facts.appOptions)
     p.c.buildOptions = *facts.appOptions;
   else

@@ -6,6 +6,7 @@
 
 #include <CL/cl.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -20,6 +21,8 @@ struct LayerFacts {
   // chose none.
   std::string strategy;
   std::optional<std::string> appOptions;  // build options as the application passed them
+  // A program from SPIR-V the layer holds (its driver may have no IL): the application's module.
+  std::shared_ptr<const std::string> spirv;
 };
 
 LayerFacts layerFacts(cl_kernel kernel, cl_device_id device) noexcept;

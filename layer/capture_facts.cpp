@@ -17,7 +17,10 @@ LayerFacts layerFacts(cl_kernel kernel, cl_device_id device) noexcept {
     if (!f.appProgram && kernelValue(kernel, CL_KERNEL_PROGRAM, &f.appProgram) != CL_SUCCESS)
       f.appProgram = nullptr;
     std::shared_ptr<ProgramRecord> program = f.appProgram ? programRegistry().find(f.appProgram) : nullptr;
-    if (program) f.appOptions = program->appOptions;
+    if (program) {
+      f.appOptions = program->appOptions;
+      f.spirv = program->il;
+    }
     // The library the program was rewritten for can differ from the device's strategy (khr
     // falls back to local for a program with S > N; mixed-device builds use local).
     if (record && program)

@@ -33,6 +33,7 @@ bool admit(const char* api, const void* il, size_t length, cl_int* errcode_ret) 
 struct ContextFacts {
   bool served = false;
   bool allIl = true;
+  bool allBuild = true;  // every device takes SPIR-V, from its driver or through the layer
 };
 bool contextFacts(cl_context context, ContextFacts* out) {
   std::vector<cl_device_id> devices;
@@ -45,6 +46,7 @@ bool contextFacts(cl_context context, ContextFacts* out) {
     if (!p) return false;
     out->served |= !p->isNative();
     out->allIl &= p->driverSpirvMax != 0;
+    out->allBuild &= p->driverSpirvMax != 0 || p->buildsSpirv;
   }
   return true;
 }
@@ -59,7 +61,9 @@ cl_program createFromIL(const char* api, cl_context context, const void* il, siz
   if (!admit(api, il, length, errcode_ret)) return nullptr;
   ContextFacts facts;
   if (!contextFacts(context, &facts)) return driverCreate();  // the driver reports the context
-  if (!facts.served) return driverCreate();
+  // A context with a device neither its driver nor the layer builds SPIR-V for (NVIDIA, for
+  // now): the driver answers, as without the layer (CL_INVALID_OPERATION).
+  if (!facts.served || !facts.allBuild) return driverCreate();
   auto module = std::make_shared<const std::string>(static_cast<const char*>(il), length);
   std::string why;
   if (!validateModule(*module, &why)) {

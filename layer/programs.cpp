@@ -103,9 +103,12 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
                          "(docs/spirv.md)\n";
     } else {
       plan->result = rewriteModule(m);
+      // PoCL keeps a binary's kernel argument information (which capture and
+      // clGetKernelArgInfo need; the module carries it) only when asked.
       if (plan->result.status == RewriteResult::Status::Rewritten)
-        plan->result.options = (m.output == RewriteResult::Form::Bitcode ? "-x spir " : "") +
-                               plan->input.options;
+        plan->result.options =
+            (m.output == RewriteResult::Form::Bitcode ? "-x spir -cl-kernel-arg-info " : "") +
+            plan->input.options;
     }
   } else {
     if (!mayNeedRewrite(plan->input)) return CL_SUCCESS;

@@ -71,6 +71,8 @@ TEST(CaseFormat, EveryFieldSurvivesWriteAndRead) {
   c.subGroupSize = 16;
   c.buildOptions = "-cl-std=CL2.0 -DX=\"a b\"";
   c.kernelName = "k";
+  c.programForm = "spirv";
+  c.sourceFile = "program.spv";
   c.ndrange.workDim = 2;
   c.ndrange.globalOffset = std::vector<std::uint64_t>{1, 2};
   c.ndrange.globalSize = {64, 4};
@@ -132,6 +134,31 @@ TEST(CaseFormat, EveryFieldSurvivesWriteAndRead) {
   EXPECT_EQ(r.args[1].valueHex, "2a000000");
   EXPECT_EQ(r.memory[1].channelDataType, 0x10DAu);
   EXPECT_TRUE(r.memory[1].after.empty());
+  EXPECT_EQ(r.programForm, "spirv");
+  EXPECT_EQ(r.sourceFile, "program.spv");
+}
+
+// Version 1 cases (before programs from SPIR-V) have no program form: they are all source; a form
+// the reader does not know is refused.
+TEST(CaseFormat, ReadsVersionOneCasesAsSourceAndRefusesUnknownForms) {
+  isg::capture::Case c;
+  std::string text = isg::capture::toJson(c);
+  // The field, its comma and the space up to the next key.
+  const std::size_t at = text.find("\"form\": \"source\"");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::string form = text.substr(at, text.find('"', at + 16) - at);
+  std::string v1 = text;
+  v1.erase(at, form.size());
+  const std::string version = "\"format_version\": " + std::to_string(isg::capture::kFormatVersion);
+  v1.replace(v1.find(version), version.size(), "\"format_version\": 1");
+  isg::capture::Case r;
+  std::string error;
+  ASSERT_TRUE(isg::capture::fromJson(v1, &r, &error)) << error;
+  EXPECT_EQ(r.programForm, "source");
+  std::string odd = text;
+  odd.replace(at, form.size(), "\"form\": \"ptx\", ");
+  EXPECT_FALSE(isg::capture::fromJson(odd, &r, &error));
+  EXPECT_NE(error.find("ptx"), std::string::npos) << error;
 }
 
 TEST(CaseFormat, RefusesANewerVersionAndForeignFiles) {

@@ -338,6 +338,57 @@ TEST(Capture, IntelShuffleKernelReplaysIdentically) {
   clReleaseKernel(k);
 }
 
+// A program from SPIR-V (docs/spirv.md): the case stores the application's module byte for byte
+// and isg-replay creates the program from it again.
+TEST(Capture, SpirvProgramCaseStoresTheModuleAndReplays) {
+  ISG_REQUIRE_ENV();
+  const std::string ils = isgtest::deviceString(env().device, CL_DEVICE_IL_VERSION);
+  if (ils.find("SPIR-V") == std::string::npos)
+    GTEST_SKIP() << "neither the device nor the layer takes SPIR-V here";
+  std::string source = kShuffleSource, module, log;
+  source.replace(source.find("shuffle_rotate"), 14, "shuffle_rotate_spv");
+  ASSERT_TRUE(isgtest::compileToSpirv(source, "", &module, &log)) << log;
+  cl_int err = CL_SUCCESS;
+  cl_program program = clCreateProgramWithIL(env().context, module.data(), module.size(), &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  ASSERT_EQ(clBuildProgram(program, 1, &env().device, "", nullptr, nullptr), CL_SUCCESS)
+      << isgtest::buildLog(program, env().device);
+  cl_kernel k = clCreateKernel(program, "shuffle_rotate_spv", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const size_t n = 64, local = 32;
+  std::vector<float> in(n);
+  for (size_t i = 0; i < n; ++i) in[i] = static_cast<float>(i) + 0.5f;
+  cl_mem inBuf = buffer(CL_MEM_READ_ONLY, n * sizeof(float), in.data());
+  cl_mem outBuf = buffer(CL_MEM_WRITE_ONLY, n * sizeof(float));
+  cl_mem lanes = buffer(CL_MEM_READ_WRITE, n * sizeof(cl_uint));
+  const cl_uint shift = 5;
+  ISG_CL_CHECK(clSetKernelArg(k, 0, sizeof inBuf, &inBuf));
+  ISG_CL_CHECK(clSetKernelArg(k, 1, sizeof outBuf, &outBuf));
+  ISG_CL_CHECK(clSetKernelArg(k, 2, sizeof lanes, &lanes));
+  ISG_CL_CHECK(clSetKernelArg(k, 3, sizeof shift, &shift));
+  ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &n, &local, 0, nullptr, nullptr));
+  std::vector<float> out(n);
+  ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, outBuf, CL_TRUE, 0, n * sizeof(float), out.data(),
+                                   0, nullptr, nullptr));
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], in[i / 16 * 16 + (i % 16 + shift) % 16] * 2.0f + 0.5f) << i;
+
+  Found f = onlyCaseOf(g_caseDir, "shuffle_rotate_spv");
+  EXPECT_EQ(f.c.programForm, "spirv");
+  EXPECT_EQ(f.c.sourceFile, "program.spv");
+  std::string stored;
+  ASSERT_TRUE(isg::capture::readFile(f.dir + "/" + f.c.sourceFile, &stored));
+  EXPECT_EQ(stored, module);
+  ProcessResult r = replay(f.dir);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("result     IDENTICAL"), std::string::npos) << r.output;
+  clReleaseMemObject(inBuf);
+  clReleaseMemObject(outBuf);
+  clReleaseMemObject(lanes);
+  clReleaseKernel(k);
+  clReleaseProgram(program);
+}
+
 TEST(Capture, PlainKernelWithSubBufferLocalAndStructReplaysIdentically) {
   ISG_REQUIRE_ENV();
   const size_t n = 64, offset = 16;

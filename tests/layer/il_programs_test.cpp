@@ -270,6 +270,84 @@ TEST(ProgramsFromIL, ModulesTheTranslatorCannotReadNeverEndTheApplication) {
   clReleaseProgram(p);
 }
 
+// A program from SPIR-V that uses Intel sub-groups answers every query as the same program from
+// source does (hidden argument hidden, sub-group sizes of its own), and its binaries build a
+// program that runs again with the hidden argument set by the layer.
+TEST(ProgramsFromIL, AnIntelModuleAnswersQueriesAndRebuildsFromItsBinaries) {
+  ISG_REQUIRE_ENV();
+  const std::string ext = isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS);
+  if (!layerBuildsSpirv() || !hasWord(ext, "cl_intel_spirv_subgroups"))
+    GTEST_SKIP() << "the layer does not build SPIR-V for this device";
+  const char* source = R"CLC(
+__attribute__((intel_reqd_sub_group_size(8)))
+__kernel void reverse8(__global const int* in, __global int* out) {
+  const uint gid = get_global_id(0);
+  out[gid] = intel_sub_group_shuffle(in[gid], 7u - get_sub_group_local_id()) + (int)get_sub_group_id();
+}
+)CLC";
+  std::string module, why;
+  ASSERT_TRUE(isgtest::compileToSpirv(source, "", &module, &why)) << why;
+  cl_int err = CL_SUCCESS;
+  cl_program fromIl = clCreateProgramWithIL(env().context, module.data(), module.size(), &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  ASSERT_EQ(clBuildProgram(fromIl, 1, &env().device, "", nullptr, nullptr), CL_SUCCESS)
+      << isgtest::buildLog(fromIl, env().device);
+
+  // Its binaries: a second program, built from them.
+  size_t binarySize = 0;
+  ISG_CL_CHECK(clGetProgramInfo(fromIl, CL_PROGRAM_BINARY_SIZES, sizeof binarySize, &binarySize, nullptr));
+  ASSERT_GT(binarySize, 0u);
+  std::vector<unsigned char> binary(binarySize);
+  unsigned char* slot = binary.data();
+  ISG_CL_CHECK(clGetProgramInfo(fromIl, CL_PROGRAM_BINARIES, sizeof slot, &slot, nullptr));
+  const unsigned char* bin = binary.data();
+  cl_int binaryStatus = CL_SUCCESS;
+  cl_program fromBinary =
+      clCreateProgramWithBinary(env().context, 1, &env().device, &binarySize, &bin, &binaryStatus, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  ASSERT_EQ(binaryStatus, CL_SUCCESS);
+  ASSERT_EQ(clBuildProgram(fromBinary, 1, &env().device, "", nullptr, nullptr), CL_SUCCESS);
+
+  constexpr size_t kItems = 64, kLocal = 32;
+  std::vector<cl_int> in(kItems);
+  for (size_t i = 0; i < kItems; ++i) in[i] = cl_int(i * 3 + 1);
+  for (cl_program p : {fromIl, fromBinary}) {
+    cl_kernel k = clCreateKernel(p, "reverse8", &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    cl_uint args = 0;
+    ISG_CL_CHECK(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr));
+    EXPECT_EQ(args, 2u) << "the layer's hidden argument is not the application's";
+    EXPECT_EQ(clSetKernelArg(k, 2, 64, nullptr), CL_INVALID_ARG_INDEX);
+    size_t compiled = 0, maxSize = 0;
+    ISG_CL_CHECK(clGetKernelSubGroupInfo(k, env().device, CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL, 0,
+                                        nullptr, sizeof compiled, &compiled, nullptr));
+    EXPECT_EQ(compiled, 8u);
+    ISG_CL_CHECK(clGetKernelSubGroupInfo(k, env().device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                        sizeof kLocal, &kLocal, sizeof maxSize, &maxSize, nullptr));
+    EXPECT_EQ(maxSize, 8u);
+    cl_mem inBuf = clCreateBuffer(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                  kItems * sizeof(cl_int), in.data(), &err);
+    cl_mem outBuf = clCreateBuffer(env().context, CL_MEM_WRITE_ONLY, kItems * sizeof(cl_int), nullptr, &err);
+    ISG_CL_CHECK(clSetKernelArg(k, 0, sizeof inBuf, &inBuf));
+    ISG_CL_CHECK(clSetKernelArg(k, 1, sizeof outBuf, &outBuf));
+    ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &kItems, &kLocal, 0, nullptr, nullptr));
+    std::vector<cl_int> out(kItems);
+    ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, outBuf, CL_TRUE, 0, kItems * sizeof(cl_int),
+                                     out.data(), 0, nullptr, nullptr));
+    // cl_intel_subgroups: member j of a sub-group of 8 reads member 7 - j; sub-groups are runs of
+    // 8 consecutive local ids, numbered from 0 in each work-group.
+    for (size_t i = 0; i < kItems; ++i) {
+      const size_t lid = i % kLocal, base = i - i % 8;
+      EXPECT_EQ(out[i], in[base + 7 - i % 8] + cl_int(lid / 8)) << i;
+    }
+    clReleaseMemObject(inBuf);
+    clReleaseMemObject(outBuf);
+    clReleaseKernel(k);
+  }
+  clReleaseProgram(fromBinary);
+  clReleaseProgram(fromIl);
+}
+
 TEST(ProgramsFromIL, AWellFormedModuleReachesADriverThatTakesSpirvUnchanged) {
   ISG_REQUIRE_ENV();
   const std::string ils = isgtest::deviceString(env().device, CL_DEVICE_IL_VERSION);

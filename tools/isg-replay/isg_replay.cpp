@@ -516,10 +516,16 @@ struct Replay {
     std::string options = l.c.buildOptions;
     if (needTypes && options.find("-cl-kernel-arg-info") == std::string::npos)
       options += " -cl-kernel-arg-info";
-    const char* text = l.source.c_str();
-    const size_t length = l.source.size();
-    program = clCreateProgramWithSource(context, 1, &text, &length, &err);
-    check(err, "clCreateProgramWithSource");
+    if (l.c.programForm == "spirv") {
+      // A program from SPIR-V: the module as the application passed it.
+      program = clCreateProgramWithIL(context, l.source.data(), l.source.size(), &err);
+      check(err, "clCreateProgramWithIL");
+    } else {
+      const char* text = l.source.c_str();
+      const size_t length = l.source.size();
+      program = clCreateProgramWithSource(context, 1, &text, &length, &err);
+      check(err, "clCreateProgramWithSource");
+    }
     err = clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr);
     if (err != CL_SUCCESS) {
       size_t n = 0;
