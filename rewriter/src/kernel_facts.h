@@ -36,6 +36,9 @@ std::string unsupportedSize(const KernelManifest& km, const DeviceTraits& t);
 void finishKernelManifest(const std::set<const Builtin*>& used, unsigned widest,
                           const DeviceTraits& t, KernelManifest* km);
 
+// A result that fails the build with `log` (a newline is added if missing) (rewriter.cpp).
+RewriteResult errorResult(std::string log);
+
 // Why the khr strategy cannot serve the program (a note), or "" (rewriter.cpp).
 std::string khrMisfit(const DeviceTraits& traits, const std::vector<KernelManifest>& kernels);
 

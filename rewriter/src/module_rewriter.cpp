@@ -48,13 +48,7 @@ namespace {
 
 using detail::Builtin;
 
-RewriteResult moduleError(std::string log) {
-  RewriteResult r;
-  r.status = RewriteResult::Status::Error;
-  r.log = std::move(log);
-  if (!r.log.empty() && r.log.back() != '\n') r.log += '\n';
-  return r;
-}
+using detail::errorResult;
 
 // One Intel builtin overload the module calls (a declaration the driver's library would
 // resolve), and the library function that replaces it.
@@ -616,10 +610,10 @@ std::string clStd(const DeviceTraits& t) {
 RewriteResult rewriteModuleUncached(const ModuleInput& in) {
   std::string why;
   if (!detail::validateSpirv(in.spirv, &why))
-    return moduleError("error: the SPIR-V module is not valid: " + why);
+    return errorResult("error: the SPIR-V module is not valid: " + why);
   std::string bitcode;
   if (!detail::spirvToBitcode(in.bridgePath, in.spirv, &bitcode, &why))
-    return moduleError("error: the SPIR-V module cannot be read: " + why);
+    return errorResult("error: the SPIR-V module cannot be read: " + why);
 
   DeviceTraits traits = in.traits;
   std::string note;
@@ -629,10 +623,10 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
     context.setOpaquePointers(false);
     auto parsed = llvm::parseBitcodeFile(
         llvm::MemoryBufferRef(llvm::StringRef(bitcode.data(), bitcode.size()), "module"), context);
-    if (!parsed) return moduleError("error: internal error: " + llvm::toString(parsed.takeError()));
+    if (!parsed) return errorResult("error: internal error: " + llvm::toString(parsed.takeError()));
     llvm::Module& m = **parsed;
     ModuleRewriter rewriter(in, traits, m);
-    if (!rewriter.analyse()) return moduleError(rewriter.takeLog());
+    if (!rewriter.analyse()) return errorResult(rewriter.takeLog());
     if (attempt == 0 && traits.strategy == Strategy::Khr) {
       note = detail::khrMisfit(traits, rewriter.kernels());
       if (!note.empty()) {
@@ -659,9 +653,9 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
     std::string log;
     std::unique_ptr<llvm::Module> compiled = detail::compileToModule(library, context, &log);
     if (!compiled)
-      return moduleError("error: internal error: the sub-group library does not compile for this "
+      return errorResult("error: internal error: the sub-group library does not compile for this "
                          "module:\n" + log);
-    if (!rewriter.transform(std::move(compiled), &log)) return moduleError(log);
+    if (!rewriter.transform(std::move(compiled), &log)) return errorResult(log);
     r.kernels = rewriter.kernels();
     std::string out;
     llvm::raw_string_ostream os(out);
@@ -669,13 +663,13 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
     os.flush();
     if (in.output == RewriteResult::Form::Spirv) {
       if (!detail::bitcodeToSpirv(in.bridgePath, out, in.spirvVersion, &r.binary, &why))
-        return moduleError("error: the rewritten module cannot be written as SPIR-V: " + why);
+        return errorResult("error: the rewritten module cannot be written as SPIR-V: " + why);
     } else {
       r.binary = std::move(out);
     }
     return r;
   }
-  return moduleError("error: internal error: no strategy fits the module");
+  return errorResult("error: internal error: no strategy fits the module");
 }
 
 }  // namespace
@@ -696,9 +690,9 @@ RewriteResult rewriteModule(const ModuleInput& input) {
   try {
     return rewriteModuleUncached(input);
   } catch (const std::exception& e) {
-    return moduleError(std::string("error: the SPIR-V front end failed: ") + e.what());
+    return errorResult(std::string("error: the SPIR-V front end failed: ") + e.what());
   } catch (...) {
-    return moduleError("error: the SPIR-V front end failed");
+    return errorResult("error: the SPIR-V front end failed");
   }
 }
 

@@ -220,6 +220,10 @@ bool applyEdits(const std::string& file, const std::string& text,
   return true;
 }
 
+}  // namespace
+
+namespace detail {
+
 RewriteResult errorResult(std::string log) {
   RewriteResult r;
   r.status = RewriteResult::Status::Error;
@@ -227,10 +231,6 @@ RewriteResult errorResult(std::string log) {
   if (!r.log.empty() && r.log.back() != '\n') r.log += '\n';
   return r;
 }
-
-}  // namespace
-
-namespace detail {
 
 // The strategy's library: builtins-cl/common/ and builtins-cl/<strategy>/ merged in file-name
 // order, a strategy file replacing the common file of the same name. Shared families (identity,
@@ -425,7 +425,7 @@ class Composer {
 RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>* disk) {
   detail::Analysis a = detail::analyzeProgram(input);
   *disk = a.diskFiles;
-  if (!a.ok) return errorResult(a.log);
+  if (!a.ok) return detail::errorResult(a.log);
   // The khr fallback is decided here, per program, because only the analysis knows every
   // kernel's S; the second parse happens only for programs that fall back.
   std::string note = detail::khrMisfit(input.traits, a.kernels);
@@ -436,7 +436,7 @@ RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>
     fallback.traits.khrTestDouble = false;
     a = detail::analyzeProgram(fallback);
     *disk = a.diskFiles;
-    if (!a.ok) return errorResult(a.log);
+    if (!a.ok) return detail::errorResult(a.log);
   }
   const RewriteInput& in = note.empty() ? input : fallback;
 
@@ -450,7 +450,7 @@ RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>
   RewriteResult r;
   r.status = RewriteResult::Status::Rewritten;
   Composer composer(in, a, edits);
-  if (!composer.ok()) return errorResult(composer.error());
+  if (!composer.ok()) return detail::errorResult(composer.error());
   std::string prelude = detail::buildPrelude(in.traits, a);
   unsigned preludeLines = countLines(prelude) + 1;  // + the separator line
   r.source = prelude + "\n" + composer.compose("<source>", "<source>", preludeLines + 1, &r.lineMap);
@@ -616,9 +616,9 @@ RewriteResult rewriteProgram(const RewriteInput& input) {
     cache().put(key, result);
     return result;
   } catch (const std::exception& e) {
-    return errorResult(std::string("error: the sub-group rewriter failed: ") + e.what());
+    return detail::errorResult(std::string("error: the sub-group rewriter failed: ") + e.what());
   } catch (...) {
-    return errorResult("error: the sub-group rewriter failed");
+    return detail::errorResult("error: the sub-group rewriter failed");
   }
 }
 

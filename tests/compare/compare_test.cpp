@@ -174,6 +174,25 @@ __kernel void shuffle_rotate(__global const float* in, __global float* out,
 }
 )CLC";
 
+// shuffle_rotate's buffers and arguments: in (read only), out, lanes, shift.
+struct ShuffleArgs {
+  cl_mem in = nullptr, out = nullptr, lanes = nullptr;
+  ~ShuffleArgs() {
+    for (cl_mem m : {in, out, lanes})
+      if (m) clReleaseMemObject(m);
+  }
+};
+void setShuffleArgs(cl_kernel k, const std::vector<float>& in, cl_uint shift, ShuffleArgs* a) {
+  const size_t n = in.size();
+  a->in = buffer(CL_MEM_READ_ONLY, n * sizeof(float), in.data());
+  a->out = buffer(CL_MEM_WRITE_ONLY, n * sizeof(float));
+  a->lanes = buffer(CL_MEM_READ_WRITE, n * sizeof(cl_uint));
+  ISG_CL_CHECK(clSetKernelArg(k, 0, sizeof a->in, &a->in));
+  ISG_CL_CHECK(clSetKernelArg(k, 1, sizeof a->out, &a->out));
+  ISG_CL_CHECK(clSetKernelArg(k, 2, sizeof a->lanes, &a->lanes));
+  ISG_CL_CHECK(clSetKernelArg(k, 3, sizeof shift, &shift));
+}
+
 const char* kPlainSource = R"CLC(
 typedef struct { float scale; int bias; } params_t;
 __kernel void plain_mix(__global const int* in, __global int* out, __local int* tmp,
@@ -282,14 +301,10 @@ TEST(Capture, IntelShuffleKernelReplaysIdentically) {
   for (size_t i = 0; i < n; ++i) in[i] = static_cast<float>(i) * 0.25f - 3.0f;
   cl_kernel k = kernelFrom(kShuffleSource, "shuffle_rotate");
   ASSERT_NE(k, nullptr);
-  cl_mem inBuf = buffer(CL_MEM_READ_ONLY, n * sizeof(float), in.data());
-  cl_mem outBuf = buffer(CL_MEM_WRITE_ONLY, n * sizeof(float));
-  cl_mem lanes = buffer(CL_MEM_READ_WRITE, n * sizeof(cl_uint));
   const cl_uint shift = 3;
-  ISG_CL_CHECK(clSetKernelArg(k, 0, sizeof inBuf, &inBuf));
-  ISG_CL_CHECK(clSetKernelArg(k, 1, sizeof outBuf, &outBuf));
-  ISG_CL_CHECK(clSetKernelArg(k, 2, sizeof lanes, &lanes));
-  ISG_CL_CHECK(clSetKernelArg(k, 3, sizeof shift, &shift));
+  ShuffleArgs a;
+  ASSERT_NO_FATAL_FAILURE(setShuffleArgs(k, in, shift, &a));
+  cl_mem outBuf = a.out;
   cl_event done = nullptr;
   ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &n, &local, 0, nullptr, &done));
   // Capture keeps the application's event: it is the kernel's, and it completes.
@@ -332,9 +347,6 @@ TEST(Capture, IntelShuffleKernelReplaysIdentically) {
   ProcessResult r = replay(f.dir);
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("result     IDENTICAL"), std::string::npos) << r.output;
-  clReleaseMemObject(inBuf);
-  clReleaseMemObject(outBuf);
-  clReleaseMemObject(lanes);
   clReleaseKernel(k);
 }
 
@@ -358,14 +370,10 @@ TEST(Capture, SpirvProgramCaseStoresTheModuleAndReplays) {
   const size_t n = 64, local = 32;
   std::vector<float> in(n);
   for (size_t i = 0; i < n; ++i) in[i] = static_cast<float>(i) + 0.5f;
-  cl_mem inBuf = buffer(CL_MEM_READ_ONLY, n * sizeof(float), in.data());
-  cl_mem outBuf = buffer(CL_MEM_WRITE_ONLY, n * sizeof(float));
-  cl_mem lanes = buffer(CL_MEM_READ_WRITE, n * sizeof(cl_uint));
   const cl_uint shift = 5;
-  ISG_CL_CHECK(clSetKernelArg(k, 0, sizeof inBuf, &inBuf));
-  ISG_CL_CHECK(clSetKernelArg(k, 1, sizeof outBuf, &outBuf));
-  ISG_CL_CHECK(clSetKernelArg(k, 2, sizeof lanes, &lanes));
-  ISG_CL_CHECK(clSetKernelArg(k, 3, sizeof shift, &shift));
+  ShuffleArgs a;
+  ASSERT_NO_FATAL_FAILURE(setShuffleArgs(k, in, shift, &a));
+  cl_mem outBuf = a.out;
   ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &n, &local, 0, nullptr, nullptr));
   std::vector<float> out(n);
   ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, outBuf, CL_TRUE, 0, n * sizeof(float), out.data(),
@@ -382,9 +390,6 @@ TEST(Capture, SpirvProgramCaseStoresTheModuleAndReplays) {
   ProcessResult r = replay(f.dir);
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("result     IDENTICAL"), std::string::npos) << r.output;
-  clReleaseMemObject(inBuf);
-  clReleaseMemObject(outBuf);
-  clReleaseMemObject(lanes);
   clReleaseKernel(k);
   clReleaseProgram(program);
 }
