@@ -38,7 +38,7 @@ std::string extendedExtensionString(const std::string& driver, const DeviceProfi
   std::string out = driver;
   const bool trailingSpace = !out.empty() && out.back() == ' ';
   for (const table::Extension& e : table::extensions()) {
-    if (!e.offeredTo(profile.traits.images, profile.buildsSpirv) || containsWord(out, e.name)) continue;
+    if (!e.offeredTo(profile.traits.images, profile.buildsSpirv, !profile.spirvAsPtx) || containsWord(out, e.name)) continue;
     if (!out.empty() && out.back() != ' ') out += ' ';
     out += e.name;
     if (trailingSpace) out += ' ';
@@ -60,7 +60,7 @@ cl_int answerExtensionsWithVersion(cl_device_id device, const DeviceProfile& pro
   cl_int err = deviceArray(device, CL_DEVICE_EXTENSIONS_WITH_VERSION, &list);
   if (err != CL_SUCCESS) return err;  // an OpenCL 1.x device does not know the query
   for (const table::Extension& e : table::extensions()) {
-    if (!e.offeredTo(profile.traits.images, profile.buildsSpirv)) continue;
+    if (!e.offeredTo(profile.traits.images, profile.buildsSpirv, !profile.spirvAsPtx)) continue;
     bool present = false;
     for (const cl_name_version& v : list) present = present || std::string(v.name) == e.name;
     if (present) continue;

@@ -304,16 +304,18 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   p->nvidiaCompilerOptions =
       p->detected == Strategy::NvidiaPtx && hasExtension(extensions, "cl_nv_compiler_options");
   // "SPIR-V_1.0 SPIR-V_1.2": the highest minor version listed.
-  if (deviceString(device, CL_DEVICE_IL_VERSION, &p->driverIlVersion) == CL_SUCCESS)
-    for (std::size_t at = 0; (at = p->driverIlVersion.find("SPIR-V_1.", at)) != std::string::npos;) {
+  std::string ilVersion;
+  if (deviceString(device, CL_DEVICE_IL_VERSION, &ilVersion) == CL_SUCCESS)
+    for (std::size_t at = 0; (at = ilVersion.find("SPIR-V_1.", at)) != std::string::npos;) {
       at += 9;
-      unsigned minor = unsigned(std::strtoul(p->driverIlVersion.c_str() + at, nullptr, 10));
+      unsigned minor = unsigned(std::strtoul(ilVersion.c_str() + at, nullptr, 10));
       p->driverSpirvMax = std::max(p->driverSpirvMax, 0x00010000u | (minor << 8));
     }
   p->spirBitcode = hasExtension(extensions, "cl_khr_spir");
-  if (p->strategy != Strategy::Native && (p->driverSpirvMax != 0 || p->spirBitcode)) {
+  p->spirvAsPtx = p->driverSpirvMax == 0 && !p->spirBitcode && p->detected == Strategy::NvidiaPtx;
+  if (p->strategy != Strategy::Native && (p->driverSpirvMax != 0 || p->spirBitcode || p->spirvAsPtx)) {
     std::string why;
-    p->buildsSpirv = spirvAvailable("", &why);
+    p->buildsSpirv = spirvAvailable("", &why) && (!p->spirvAsPtx || ptxAvailable(&why));
     if (!p->buildsSpirv)
       ISG_LOG_INFO("'" << name << "': programs from SPIR-V cannot be built: " << why);
   }

@@ -25,12 +25,13 @@ struct DeviceProfile {
   // are the driver's, so they match the layer's only where rows are a multiple of the native
   // size (kernels.cpp refuses other launches of kernels that exchange data).
   bool khrRowSubGroups = false;
-  // Programs from SPIR-V (docs/design.md): the driver's own IL (CL_DEVICE_IL_VERSION) and the
-  // highest SPIR-V version it takes (0x00010200 = 1.2; 0: none), and whether it takes SPIR
-  // bitcode through clCreateProgramWithBinary (cl_khr_spir).
-  std::string driverIlVersion;
+  // Programs from SPIR-V (docs/design.md): the highest SPIR-V version the driver's own IL
+  // takes (CL_DEVICE_IL_VERSION; 0x00010200 = 1.2; 0: none), whether it takes SPIR bitcode
+  // through clCreateProgramWithBinary (cl_khr_spir), or, neither, PTX text that way (NVIDIA:
+  // the layer writes the PTX, ptx_backend.h; images are out of that path's reach).
   unsigned driverSpirvMax = 0;
   bool spirBitcode = false;
+  bool spirvAsPtx = false;
   // The layer builds programs from SPIR-V for this device (served, the driver takes SPIR-V or
   // SPIR bitcode, the translator bridge loads): it advertises cl_khr_il_program, the SPIR-V
   // companions and CL_DEVICE_IL_VERSION.

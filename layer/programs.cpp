@@ -4,6 +4,7 @@
 // about the application's program is routed to where the answer lives.
 #include <algorithm>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -51,19 +52,32 @@ struct RewritePlan {
 // takes it (at the highest version all take), else SPIR bitcode where every driver takes that
 // (cl_khr_spir, PoCL); false when some driver takes neither.
 bool moduleOutputFor(const std::vector<cl_device_id>& devices, ModuleInput* m) {
-  bool allIl = true, allSpir = true;
+  bool allIl = true, allSpir = true, allPtx = true;
   unsigned version = 0x00010400;
   for (cl_device_id d : devices) {
     const DeviceProfile* p = DeviceStrategy::of(d);
     if (!p) return false;
     allIl &= p->driverSpirvMax != 0;
     allSpir &= p->spirBitcode;
+    allPtx &= p->spirvAsPtx && p->buildsSpirv;
     if (p->driverSpirvMax) version = std::min(version, p->driverSpirvMax);
   }
-  if (!allIl && !allSpir) return false;
-  m->output = allIl ? RewriteResult::Form::Spirv : RewriteResult::Form::Bitcode;
+  if (!allIl && !allSpir && !allPtx) return false;
+  m->output = allIl    ? RewriteResult::Form::Spirv
+              : allSpir ? RewriteResult::Form::Bitcode
+                        : RewriteResult::Form::Ptx;
   m->spirvVersion = version;
   return true;
+}
+
+// The words of `options` that NVIDIA's driver applies to PTX (-cl-nv-maxrregcount=N,
+// -cl-nv-opt-level=N, -cl-nv-verbose).
+std::string nvidiaPtxOptions(const std::string& options) {
+  std::istringstream words(options);
+  std::string out;
+  for (std::string w; words >> w;)
+    if (w.rfind("-cl-nv-", 0) == 0) out += (out.empty() ? "" : " ") + w;
+  return out;
 }
 
 cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* device_list,
@@ -99,16 +113,18 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
     if (!moduleOutputFor(devices, &m)) {
       plan->result.status = RewriteResult::Status::Error;
       plan->result.log = "error: the driver of this device takes neither SPIR-V nor SPIR bitcode "
-                         "(cl_khr_spir), so the layer cannot build programs from SPIR-V for it "
-                         "(docs/spirv.md)\n";
+                         "(cl_khr_spir) nor PTX, or the program's devices differ in which, so the "
+                         "layer cannot build programs from SPIR-V for them (docs/spirv.md)\n";
     } else {
       plan->result = rewriteModule(m);
       // PoCL keeps a binary's kernel argument information (which capture and
-      // clGetKernelArgInfo need; the module carries it) only when asked.
+      // clGetKernelArgInfo need; the module carries it) only when asked. NVIDIA's build of
+      // PTX takes its own options only: the rest were the layer's compile.
       if (plan->result.status == RewriteResult::Status::Rewritten)
         plan->result.options =
-            (m.output == RewriteResult::Form::Bitcode ? "-x spir -cl-kernel-arg-info " : "") +
-            plan->input.options;
+            m.output == RewriteResult::Form::Ptx     ? nvidiaPtxOptions(plan->input.options)
+            : m.output == RewriteResult::Form::Bitcode ? "-x spir -cl-kernel-arg-info " + plan->input.options
+                                                       : plan->input.options;
     }
   } else {
     if (!mayNeedRewrite(plan->input)) return CL_SUCCESS;
@@ -149,8 +165,8 @@ cl_program createDriverProgram(cl_program like, const std::string& text, cl_int*
   return next().clCreateProgramWithSource(context, 1, strings, lengths, err);
 }
 
-// The shadow of a program from SPIR-V: the rewritten module, as SPIR-V or as SPIR bitcode for
-// every device of the application's program.
+// The shadow of a program from SPIR-V: the rewritten module, as SPIR-V, or as SPIR bitcode or
+// PTX for every device of the application's program.
 cl_program createDriverModule(cl_program like, const RewriteResult& result, cl_int* err) {
   cl_context context = nullptr;
   *err = programValue(like, CL_PROGRAM_CONTEXT, &context);

@@ -903,8 +903,9 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> programFileSystem(const R
 // the program is the layer's own (library and calls into it), compiled to IR: the device's
 // khr sub-group builtins stay declared (the khr library calls them) and the table's
 // declarations are not included (the library defines what it needs).
-std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, const llvm::SmallString<256>& cwd,
-                                    bool haveCwd) {
+std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, CodegenTarget target,
+                                    const llvm::SmallString<256>& cwd, bool haveCwd) {
+  const bool nvptx = codegen && target == CodegenTarget::Nvptx;
   const DeviceTraits& t = in.traits;
   // The device's extensions and features exactly, when the layer knows them (Clang ignores the
   // names it does not know; their macros come from -D below). For the analysis the khr
@@ -928,7 +929,8 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, const 
   ext += t.fp16 ? "+cl_khr_fp16" : "-cl_khr_fp16";
   ext += t.fp64 ? ",+cl_khr_fp64,+__opencl_c_fp64" : ",-cl_khr_fp64,-__opencl_c_fp64";
   std::vector<std::string> args = {
-      "clang", "--target=spir64-unknown-unknown", codegen ? "-emit-llvm" : "-fsyntax-only",
+      "clang", nvptx ? "--target=nvptx64-nvidia-nvcl" : "--target=spir64-unknown-unknown",
+      codegen ? "-emit-llvm" : "-fsyntax-only",
       "-fno-color-diagnostics", "-ferror-limit=64", "-w",
       // Also keeps CompilerInstance from printing "N errors generated." to the host's stderr;
       // our own printer still shows carets.
@@ -941,11 +943,13 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, const 
       ("-resource-dir=" + kResourceDir).str(), "-Xclang", "-finclude-default-header", "-Xclang",
       "-fdeclare-opencl-builtins", "-Xclang", ext};
   if (codegen) {
-    // Optimisable IR (no optnone), unoptimised: the driver optimises the whole program. Typed
-    // pointers, as SPIRV-LLVM-Translator 15 reads and writes them.
-    for (const char* a : {"-c", "-O2", "-Xclang", "-disable-llvm-passes", "-Xclang",
-                          "-no-opaque-pointers", "-ffp-contract=off"})
+    // Optimisable IR (no optnone), unoptimised: the driver (or ptx_backend.cpp) optimises the
+    // whole program. Typed pointers for SPIR, as SPIRV-LLVM-Translator 15 reads and writes
+    // them; NVPTX modules meet libclc, whose bitcode has opaque ones.
+    for (const char* a : {"-c", "-O2", "-Xclang", "-disable-llvm-passes", "-ffp-contract=off"})
       args.push_back(a);
+    if (!nvptx)
+      for (const char* a : {"-Xclang", "-no-opaque-pointers"}) args.push_back(a);
   }
   for (const std::string& e : extensionsFor(t)) {
     args.push_back("-D");
@@ -980,12 +984,12 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, const 
 // Runs `action` over `in` on a thread with the deep stack Clang expects (whatever thread the
 // application builds programs from); no crash handler is installed, so the process keeps its
 // own. False when Clang failed or reported errors; *log has its diagnostics.
-bool runClang(const RewriteInput& in, bool codegen, std::unique_ptr<clang::FrontendAction> action,
-              const FileNames& names, std::string* log) {
+bool runClang(const RewriteInput& in, bool codegen, CodegenTarget target,
+              std::unique_ptr<clang::FrontendAction> action, const FileNames& names, std::string* log) {
   llvm::SmallString<256> cwd;
   bool haveCwd = false;
   auto overlay = programFileSystem(in, !codegen, &cwd, &haveCwd);
-  std::vector<std::string> args = driverArgs(in, codegen, cwd, haveCwd);
+  std::vector<std::string> args = driverArgs(in, codegen, target, cwd, haveCwd);
   std::string text;
   llvm::raw_string_ostream logStream(text);
   LogConsumer consumer(logStream);
@@ -1011,7 +1015,7 @@ Analysis analyzeProgram(const RewriteInput& in) {
   Analysis out;
   FileNames names(in);
   std::string log;
-  bool ok = runClang(in, /*codegen=*/false, std::make_unique<AnalysisAction>(in, names, out), names,
+  bool ok = runClang(in, /*codegen=*/false, CodegenTarget::Spir, std::make_unique<AnalysisAction>(in, names, out), names,
                      &log);
   if (!ok || !out.ok) {
     std::string diagnostics = log;
@@ -1026,7 +1030,7 @@ Analysis analyzeProgram(const RewriteInput& in) {
 }
 
 std::unique_ptr<llvm::Module> compileToModule(const RewriteInput& in, llvm::LLVMContext& context,
-                                              std::string* log) {
+                                              std::string* log, CodegenTarget target) {
   FileNames names(in);
   auto action = std::make_unique<clang::EmitLLVMOnlyAction>(&context);
   clang::EmitLLVMOnlyAction* emit = action.get();
@@ -1044,7 +1048,7 @@ std::unique_ptr<llvm::Module> compileToModule(const RewriteInput& in, llvm::LLVM
     clang::EmitLLVMOnlyAction* emit_;
     std::unique_ptr<llvm::Module>* out_;
   };
-  bool ok = runClang(in, /*codegen=*/true, std::make_unique<Taking>(std::move(action), emit, &module),
+  bool ok = runClang(in, /*codegen=*/true, target, std::make_unique<Taking>(std::move(action), emit, &module),
                      names, log);
   if (!ok) module.reset();
   return module;

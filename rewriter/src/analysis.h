@@ -65,10 +65,12 @@ struct Analysis {
 
 Analysis analyzeProgram(const RewriteInput& input);
 
-// Compiles a program the rewriter wrote itself (the library and calls into it) to LLVM IR for
-// spir64 in `context`, with typed pointers as SPIRV-LLVM-Translator 15 uses them. nullptr (and
-// Clang's diagnostics in *log) when it does not compile.
+// Compiles a program the rewriter wrote itself (the library and calls into it) to LLVM IR in
+// `context`: for spir64 with typed pointers as SPIRV-LLVM-Translator 15 uses them, or for
+// nvptx64-nvidia-nvcl (ptx_backend.cpp) with opaque ones. nullptr (and Clang's diagnostics in
+// *log) when it does not compile.
+enum class CodegenTarget { Spir, Nvptx };
 std::unique_ptr<llvm::Module> compileToModule(const RewriteInput& input, llvm::LLVMContext& context,
-                                              std::string* log);
+                                              std::string* log, CodegenTarget target = CodegenTarget::Spir);
 
 }  // namespace isg::detail

@@ -3,6 +3,9 @@
 
 #include <cctype>
 
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Type.h>
+
 namespace isg::detail {
 namespace {
 
@@ -201,5 +204,26 @@ bool demangleBuiltin(std::string_view mangled, MangledFunction* out) {
   *out = std::move(f);
   return true;
 }
+
+// The OpenCL C spelling of an LLVM value type (a builtin's return type), signed where the
+// signedness is unknown: the library function returns it through as_<type>().
+bool spellValueType(llvm::Type* t, std::string* out) {
+  if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(t)) {
+    std::string element;
+    if (!spellValueType(v->getElementType(), &element)) return false;
+    *out = element + std::to_string(v->getNumElements());
+    return true;
+  }
+  if (t->isHalfTy()) *out = "half";
+  else if (t->isFloatTy()) *out = "float";
+  else if (t->isDoubleTy()) *out = "double";
+  else if (t->isIntegerTy(8)) *out = "char";
+  else if (t->isIntegerTy(16)) *out = "short";
+  else if (t->isIntegerTy(32)) *out = "int";
+  else if (t->isIntegerTy(64)) *out = "long";
+  else return false;
+  return true;
+}
+
 
 }  // namespace isg::detail

@@ -11,6 +11,10 @@
 #include <string_view>
 #include <vector>
 
+namespace llvm {
+class Type;
+}
+
 namespace isg::detail {
 
 struct MangledFunction {
@@ -21,5 +25,9 @@ struct MangledFunction {
 
 // False when `mangled` is not a plain `_Z<length><name><parameters>` name of that grammar.
 bool demangleBuiltin(std::string_view mangled, MangledFunction* out);
+
+// The OpenCL C spelling of an LLVM value type (a builtin's return type), signed where the
+// signedness is unknown ("int4", "long", "half"): the callers convert through as_<type>().
+bool spellValueType(llvm::Type* t, std::string* out);
 
 }  // namespace isg::detail

@@ -40,6 +40,7 @@
 #include "isg/rewriter.h"
 #include "kernel_facts.h"
 #include "mangled_names.h"
+#include "ptx_backend.h"
 #include "spirv_bridge.h"
 #include "table.h"
 
@@ -59,26 +60,6 @@ struct Overload {
   unsigned exchangeBytes = 0;
   std::string replacement;  // __isg_ir_<n>
 };
-
-// The OpenCL C spelling of an LLVM value type (a builtin's return type), signed where the
-// signedness is unknown: the library function returns it through as_<type>().
-bool spell(llvm::Type* t, std::string* out) {
-  if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(t)) {
-    std::string element;
-    if (!spell(v->getElementType(), &element)) return false;
-    *out = element + std::to_string(v->getNumElements());
-    return true;
-  }
-  if (t->isHalfTy()) *out = "half";
-  else if (t->isFloatTy()) *out = "float";
-  else if (t->isDoubleTy()) *out = "double";
-  else if (t->isIntegerTy(8)) *out = "char";
-  else if (t->isIntegerTy(16)) *out = "short";
-  else if (t->isIntegerTy(32)) *out = "int";
-  else if (t->isIntegerTy(64)) *out = "long";
-  else return false;
-  return true;
-}
 
 // The argument of `f` that `v` is, looking through the store/load pair an unoptimised module
 // keeps each parameter in; nullptr when it is something else.
@@ -233,7 +214,7 @@ class ModuleRewriter {
       }
       llvm::Type* ret = o.declaration->getReturnType();
       std::string retType = "void";
-      if (!ret->isVoidTy()) spell(ret, &retType);
+      if (!ret->isVoidTy()) detail::spellValueType(ret, &retType);
       std::string params = "__isg_ctx_t* __isg_ctx", args;
       for (unsigned i = 0; i < n; ++i) {
         params += ", " + o.signature.params[i] + " a" + std::to_string(i);
@@ -607,6 +588,14 @@ std::string clStd(const DeviceTraits& t) {
   return t.openclCVersion >= 300 ? "-cl-std=CL3.0" : t.openclCVersion >= 200 ? "-cl-std=CL2.0" : "-cl-std=CL1.2";
 }
 
+// PTX for NVIDIA's clCreateProgramWithBinary, which reads the binary as a C string.
+bool toPtx(const std::string& bitcode, const DeviceTraits& traits, const std::string& options,
+           std::string* ptx, std::string* log) {
+  if (!detail::spirToPtx(bitcode, traits, options, ptx, log)) return false;
+  ptx->push_back('\0');
+  return true;
+}
+
 RewriteResult rewriteModuleUncached(const ModuleInput& in) {
   std::string why;
   if (!detail::validateSpirv(in.spirv, &why))
@@ -625,6 +614,8 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
         llvm::MemoryBufferRef(llvm::StringRef(bitcode.data(), bitcode.size()), "module"), context);
     if (!parsed) return errorResult("error: internal error: " + llvm::toString(parsed.takeError()));
     llvm::Module& m = **parsed;
+    if (in.output == RewriteResult::Form::Ptx)
+      if (std::string why = detail::ptxUnsupported(m); !why.empty()) return errorResult(why);
     ModuleRewriter rewriter(in, traits, m);
     if (!rewriter.analyse()) return errorResult(rewriter.takeLog());
     if (attempt == 0 && traits.strategy == Strategy::Khr) {
@@ -643,7 +634,8 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
     if (!rewriter.usesSubGroups()) {
       if (in.output == RewriteResult::Form::Spirv) return RewriteResult{};  // the driver takes it as it is
       r.kernels = rewriter.kernels();
-      r.binary = bitcode;
+      if (in.output != RewriteResult::Form::Ptx) r.binary = bitcode;
+      else if (!toPtx(bitcode, traits, in.options, &r.binary, &why)) return errorResult(why);
       return r;
     }
     RewriteInput library;
@@ -664,6 +656,8 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
     if (in.output == RewriteResult::Form::Spirv) {
       if (!detail::bitcodeToSpirv(in.bridgePath, out, in.spirvVersion, &r.binary, &why))
         return errorResult("error: the rewritten module cannot be written as SPIR-V: " + why);
+    } else if (in.output == RewriteResult::Form::Ptx) {
+      if (!toPtx(out, traits, in.options, &r.binary, &why)) return errorResult(why);
     } else {
       r.binary = std::move(out);
     }
@@ -680,6 +674,12 @@ std::string builtinDeclarations(const DeviceTraits& traits) {
 
 bool spirvAvailable(const std::string& bridgePath, std::string* why) {
   return detail::bridgeLoads(bridgePath, why);
+}
+
+bool ptxAvailable(std::string* why) {
+  if (!detail::libclcPath().empty()) return true;
+  *why = "libclc's nvptx64--nvidiacl.bc is neither beside the layer nor in /usr/lib/clc (libclc-15)";
+  return false;
 }
 
 bool validateModule(const std::string& spirv, std::string* why) {

@@ -69,14 +69,6 @@ struct Bridge {
   void (*release)(isg_spirv_bytes*) = nullptr;
 };
 
-std::string besideThisLibrary() {
-  Dl_info info{};
-  if (!dladdr(reinterpret_cast<void*>(&besideThisLibrary), &info) || !info.dli_fname) return {};
-  std::string path = info.dli_fname;
-  std::size_t slash = path.rfind('/');
-  return (slash == std::string::npos ? std::string(".") : path.substr(0, slash)) +
-         "/libIntelSubgroupsSpirv.so";
-}
 
 // Loaded once per path and never unloaded: a process has few link namespaces (glibc: 16).
 // The translator is not known to be reentrant, so calls are serialised as well.
@@ -87,7 +79,7 @@ std::mutex& bridgeMutex() {
 
 Bridge& bridgeAt(const std::string& requested) {
   static auto* bridges = new std::map<std::string, Bridge>;
-  const std::string path = requested.empty() ? besideThisLibrary() : requested;
+  const std::string path = requested.empty() ? ownDirectory() + "/libIntelSubgroupsSpirv.so" : requested;
   Bridge& b = (*bridges)[path];
   if (b.loaded || !b.error.empty()) return b;
   // A namespace of its own: the bridge's libLLVM-15 is never the application's or the
@@ -268,6 +260,14 @@ bool bitcodeToSpirv(const std::string& bridgePath, const std::string& bitcode, u
   return callBridge(bridgePath, module, why, [&](Bridge& b, isg_spirv_bytes* r, isg_spirv_bytes* e) {
     return b.toSpirv(bitcode.data(), bitcode.size(), maxVersion, r, e);
   });
+}
+
+std::string ownDirectory() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&ownDirectory), &info) || !info.dli_fname) return ".";
+  std::string path = info.dli_fname;
+  std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
 }
 
 }  // namespace isg::detail

@@ -23,4 +23,7 @@ bool spirvToBitcode(const std::string& bridgePath, const std::string& module, st
 bool bitcodeToSpirv(const std::string& bridgePath, const std::string& bitcode, unsigned maxVersion,
                     std::string* module, std::string* why);
 
+// The folder of the library or program that holds the rewriter (the layer's files live beside it).
+std::string ownDirectory();
+
 }  // namespace isg::detail

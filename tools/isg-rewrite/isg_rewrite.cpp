@@ -20,7 +20,7 @@ int usage() {
   std::cerr << "usage: isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N]\n"
                "                   [--native-size N] [--fp16] [--fp64] [--no-images] [--nv-sm NN]\n"
                "                   [--driver-options FILE] [--manifest]\n"
-               "                   [--module-output bitcode|spirv] [--spirv-bridge PATH]\n"
+               "                   [--module-output bitcode|spirv|ptx] [--spirv-bridge PATH]\n"
                "       isg-rewrite --strategy S [--fp16] [--fp64] --declarations\n"
                "                   [--header NAME=PATH]... [build options...] file.cl\n"
                "Prints the source the driver would compile (or the manifest as JSON); exits 1\n"
@@ -36,7 +36,8 @@ int usage() {
                "cl_intel_media_block_io).\n"
                "A SPIR-V module as input goes through the SPIR-V front end: the output is the\n"
                "module the driver would get, LLVM bitcode for cl_khr_spir drivers (default) or\n"
-               "SPIR-V (--module-output spirv); --spirv-bridge names libIntelSubgroupsSpirv.so\n"
+               "SPIR-V (--module-output spirv) or PTX for NVIDIA's driver (--module-output ptx,\n"
+               "for --nv-sm); --spirv-bridge names libIntelSubgroupsSpirv.so\n"
                "(default: beside the program). --declarations prints overloadable declarations\n"
                "of every builtin of the table (for compiling Intel code with clang-15).\n";
   return 2;
@@ -108,8 +109,10 @@ int main(int argc, char** argv) {
     } else if (a == "--driver-options") {
       if (!value(&optionsFile)) return usage();
     } else if (a == "--module-output") {
-      if (!value(&v) || (v != "bitcode" && v != "spirv")) return usage();
-      moduleOutput = v == "spirv" ? isg::RewriteResult::Form::Spirv : isg::RewriteResult::Form::Bitcode;
+      if (!value(&v) || (v != "bitcode" && v != "spirv" && v != "ptx")) return usage();
+      moduleOutput = v == "spirv" ? isg::RewriteResult::Form::Spirv
+                     : v == "ptx" ? isg::RewriteResult::Form::Ptx
+                                  : isg::RewriteResult::Form::Bitcode;
     } else if (a == "--spirv-bridge") {
       if (!value(&bridge)) return usage();
     } else if (a == "--declarations") {
@@ -179,7 +182,8 @@ int main(int argc, char** argv) {
   if (manifest) {
     std::cout << isg::manifestToJson(r);
   } else if (r.status == isg::RewriteResult::Status::Rewritten) {
-    std::cout << (module ? r.binary : r.source);
+    if (r.form == isg::RewriteResult::Form::Ptx) std::cout << r.binary.c_str();  // without its NUL
+    else std::cout << (module ? r.binary : r.source);
   } else if (r.status == isg::RewriteResult::Status::PassThrough) {
     std::cout << in.source;
   }

@@ -102,8 +102,9 @@ struct LineMapEntry {
 
 struct RewriteResult {
   // What the driver gets: OpenCL C (`source`, `headers`), or for programs from SPIR-V a module
-  // in `binary`: LLVM bitcode for cl_khr_spir drivers, or SPIR-V.
-  enum class Form { Source, Bitcode, Spirv };
+  // in `binary`: LLVM bitcode for cl_khr_spir drivers, SPIR-V, or for NVIDIA's driver PTX text
+  // (NUL-terminated, as NVIDIA's own program binaries are).
+  enum class Form { Source, Bitcode, Spirv, Ptx };
   enum class Status {
     PassThrough,  // nothing to do: give the driver the original source and options untouched
     Rewritten,    // give the driver `source`, `headers` and `options`
@@ -144,8 +145,9 @@ struct ModuleInput {
   std::string spirv;    // the application's module
   std::string options;  // build options as the application passed them
   DeviceTraits traits;
-  // What the driver takes: cl_khr_spir bitcode (PoCL), or SPIR-V of at most `spirvVersion`
-  // (0x00010000 = 1.0) without vendor extensions (IL drivers with cl_khr_subgroups).
+  // What the driver takes: cl_khr_spir bitcode (PoCL), SPIR-V of at most `spirvVersion`
+  // (0x00010000 = 1.0) without vendor extensions (IL drivers with cl_khr_subgroups), or PTX
+  // for traits.nvidiaComputeCapability (NVIDIA).
   RewriteResult::Form output = RewriteResult::Form::Bitcode;
   unsigned spirvVersion = 0x00010000;
   std::string bridgePath;  // libIntelSubgroupsSpirv.so; "" = beside the rewriter's own binary
@@ -166,6 +168,10 @@ std::string builtinDeclarations(const DeviceTraits& traits);
 // Whether the SPIR-V translator bridge (`bridgePath`, "" = beside the rewriter's binary) loads;
 // false with the reason in *why. Loads it on the first call.
 bool spirvAvailable(const std::string& bridgePath, std::string* why);
+
+// Whether programs from SPIR-V can be written as PTX (libclc's nvptx64--nvidiacl.bc is found);
+// false with the reason in *why.
+bool ptxAvailable(std::string* why);
 
 // Full validation of a SPIR-V module (SPIRV-Tools): false with the validator's reason in *why.
 bool validateModule(const std::string& spirv, std::string* why);

@@ -1,0 +1,87 @@
+/* Programs from SPIR-V on NVIDIA (rewriter/src/ptx_backend.cpp): the OpenCL C functions whose
+ * PTX depends on NVIDIA's OpenCL driver rather than on the hardware, compiled for
+ * nvptx64-nvidia-nvcl ahead of libclc (whose work-item functions know no global offset).
+ *
+ * The driver hands each launch its geometry in environment registers, as its own PTX for
+ * OpenCL C reads them (docs/spirv.md, "NVIDIA"): %envreg0-2 the group id of the launch's first
+ * group, %envreg3-5 the global id of its first work-item (global offset included), %envreg6-8
+ * the number of groups and %envreg9 the work dimension. Work-groups are uniform: NVIDIA's
+ * driver has no non-uniform ones, so the local size is the CTA's.
+ */
+/* Definitions of the builtins Clang declares (overloadable, as its own declarations are). */
+#define __ISG_PTX_OVL __attribute__((overloadable))
+
+#define __ISG_ENV(n)                                     \
+  static inline int __isg_env##n(void) {                 \
+    int r;                                               \
+    __asm__("mov.b32 %0, %%envreg" #n ";" : "=r"(r));    \
+    return r;                                            \
+  }
+__ISG_ENV(0)
+__ISG_ENV(1)
+__ISG_ENV(2)
+__ISG_ENV(3)
+__ISG_ENV(4)
+__ISG_ENV(5)
+__ISG_ENV(6)
+__ISG_ENV(7)
+__ISG_ENV(8)
+__ISG_ENV(9)
+#undef __ISG_ENV
+
+/* One value per dimension; `other` for dimensions past the third, as OpenCL C defines them. */
+#define __ISG_DIM(d, x, y, z, other) ((d) == 0 ? (x) : (d) == 1 ? (y) : (d) == 2 ? (z) : (other))
+
+static inline long __isg_tid(uint d) {
+  return __ISG_DIM(d, __nvvm_read_ptx_sreg_tid_x(), __nvvm_read_ptx_sreg_tid_y(),
+                   __nvvm_read_ptx_sreg_tid_z(), 0);
+}
+static inline long __isg_ntid(uint d) {
+  return __ISG_DIM(d, __nvvm_read_ptx_sreg_ntid_x(), __nvvm_read_ptx_sreg_ntid_y(),
+                   __nvvm_read_ptx_sreg_ntid_z(), 1);
+}
+static inline long __isg_ctaid(uint d) {
+  return __ISG_DIM(d, __nvvm_read_ptx_sreg_ctaid_x(), __nvvm_read_ptx_sreg_ctaid_y(),
+                   __nvvm_read_ptx_sreg_ctaid_z(), 0);
+}
+
+uint __ISG_PTX_OVL get_work_dim(void) { return (uint)__isg_env9(); }
+size_t __ISG_PTX_OVL get_local_id(uint d) { return (size_t)__isg_tid(d); }
+size_t __ISG_PTX_OVL get_local_size(uint d) { return (size_t)__isg_ntid(d); }
+size_t __ISG_PTX_OVL get_enqueued_local_size(uint d) { return (size_t)__isg_ntid(d); }
+size_t __ISG_PTX_OVL get_num_groups(uint d) {
+  return (size_t)__ISG_DIM(d, __isg_env6(), __isg_env7(), __isg_env8(), 1);
+}
+size_t __ISG_PTX_OVL get_group_id(uint d) {
+  return (size_t)(__ISG_DIM(d, __isg_env0(), __isg_env1(), __isg_env2(), 0) + __isg_ctaid(d));
+}
+size_t __ISG_PTX_OVL get_global_size(uint d) { return get_num_groups(d) * get_local_size(d); }
+size_t __ISG_PTX_OVL get_global_id(uint d) {
+  const long first = __ISG_DIM(d, __isg_env3(), __isg_env4(), __isg_env5(), 0);
+  return (size_t)(first + __isg_ctaid(d) * __isg_ntid(d) + __isg_tid(d));
+}
+size_t __ISG_PTX_OVL get_global_offset(uint d) {
+  const long first = __ISG_DIM(d, __isg_env3(), __isg_env4(), __isg_env5(), 0);
+  const long group = __ISG_DIM(d, __isg_env0(), __isg_env1(), __isg_env2(), 0);
+  return (size_t)(first - group * __isg_ntid(d));
+}
+size_t __ISG_PTX_OVL get_global_linear_id(void) {
+  return ((get_global_id(2) - get_global_offset(2)) * get_global_size(1) +
+          (get_global_id(1) - get_global_offset(1))) * get_global_size(0) +
+         (get_global_id(0) - get_global_offset(0));
+}
+size_t __ISG_PTX_OVL get_local_linear_id(void) {
+  return (get_local_id(2) * get_local_size(1) + get_local_id(1)) * get_local_size(0) + get_local_id(0);
+}
+
+/* OpenCL C 2.0's barrier and fence spellings (the SPIR-V reader writes them); libclc has only
+ * the 1.2 ones. A CTA barrier orders global and local memory for the work-group. */
+void __ISG_PTX_OVL work_group_barrier(cl_mem_fence_flags flags) { barrier(flags); }
+void __ISG_PTX_OVL work_group_barrier(cl_mem_fence_flags flags, memory_scope scope) { barrier(flags); }
+void __ISG_PTX_OVL atomic_work_item_fence(cl_mem_fence_flags flags, memory_order order, memory_scope scope) {
+  if (scope == memory_scope_work_item || scope == memory_scope_sub_group ||
+      scope == memory_scope_work_group)
+    __nvvm_membar_cta();
+  else
+    __nvvm_membar_gl();
+}

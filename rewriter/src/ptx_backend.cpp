@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: MIT
+// SPIR IR -> PTX for NVIDIA's OpenCL driver (ptx_backend.h).
+//
+// The steps, each because NVIDIA's driver or LLVM's NVPTX back end needs it:
+//  1. Address spaces: SPIR numbers them private 0, global 1, constant 2, local 3, generic 4;
+//     NVPTX generic 0, global 1, shared 3, const 4, and OpenCL private and generic are its
+//     generic 0. The module is cloned with every type mapped (LLVM has no in-place retyping).
+//  2. Calling conventions: spir_kernel becomes ptx_kernel (a `.entry`), spir_func C.
+//  3. Builtins: the SPIR-V reader writes each OpenCL C builtin as a call by its SPIR-mangled
+//     name, and NVPTX mangles address spaces differently (constant is AS4 there, generic and
+//     private are unqualified). Each one becomes a one-line OpenCL C function compiled by the
+//     in-process Clang for nvptx64-nvidia-nvcl, which calls the builtin under NVPTX's mangling:
+//     libclc's definition, or the work-item functions of builtins-cl/ptx-runtime/.
+//  4. Everything but the kernels is internalised and LLVM's O3 pipeline runs (the driver's JIT
+//     sees PTX only: what LLVM leaves in local memory stays there), then the NVPTX back end with
+//     the "nvcl" driver interface writes the PTX: `.ptr .global/.shared/.const` kernel
+//     parameters, as NVIDIA's own OpenCL compiler writes them.
+#include "ptx_backend.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Metadata.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/Transforms/IPO/Internalize.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
+
+#include "analysis.h"
+#include "embedded.h"
+#include "isg/rewriter.h"
+#include "mangled_names.h"
+#include "spirv_bridge.h"
+
+extern "C" {
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetMC();
+void LLVMInitializeNVPTXAsmPrinter();
+}
+
+namespace isg::detail {
+namespace {
+
+constexpr const char* kTriple = "nvptx64-nvidia-nvcl";
+
+unsigned nvptxSpace(unsigned spir) {
+  switch (spir) {
+    case 1: return 1;  // global
+    case 2: return 4;  // constant
+    case 3: return 3;  // local: shared
+    default: return 0;  // private and generic: generic
+  }
+}
+
+// Maps every type that holds a pointer to the NVPTX address space of its SPIR one.
+class SpaceMapper final : public llvm::ValueMapTypeRemapper {
+ public:
+  explicit SpaceMapper(llvm::LLVMContext& c) : c_(c) {}
+
+  llvm::Type* remapType(llvm::Type* t) override {
+    if (auto it = done_.find(t); it != done_.end()) return it->second;
+    llvm::Type* r = t;
+    if (auto* p = llvm::dyn_cast<llvm::PointerType>(t)) {
+      r = llvm::PointerType::get(c_, nvptxSpace(p->getAddressSpace()));
+    } else if (auto* v = llvm::dyn_cast<llvm::VectorType>(t)) {
+      r = llvm::VectorType::get(remapType(v->getElementType()), v->getElementCount());
+    } else if (auto* a = llvm::dyn_cast<llvm::ArrayType>(t)) {
+      r = llvm::ArrayType::get(remapType(a->getElementType()), a->getNumElements());
+    } else if (auto* f = llvm::dyn_cast<llvm::FunctionType>(t)) {
+      std::vector<llvm::Type*> params;
+      for (llvm::Type* p : f->params()) params.push_back(remapType(p));
+      r = llvm::FunctionType::get(remapType(f->getReturnType()), params, f->isVarArg());
+    } else if (auto* s = llvm::dyn_cast<llvm::StructType>(t); s && !s->isOpaque() && changes(s)) {
+      llvm::StructType* fresh = s->isLiteral() ? nullptr : llvm::StructType::create(c_, s->getName().str() + ".nv");
+      if (fresh) done_[t] = fresh;  // a member may point back at it
+      std::vector<llvm::Type*> members;
+      for (llvm::Type* m : s->elements()) members.push_back(remapType(m));
+      if (fresh) fresh->setBody(members, s->isPacked());
+      r = fresh ? fresh : llvm::StructType::get(c_, members, s->isPacked());
+    }
+    done_[t] = r;
+    return r;
+  }
+
+ private:
+  // Whether a struct holds (at any depth) a pointer whose address space changes.
+  bool changes(llvm::Type* t) {
+    if (auto it = changes_.find(t); it != changes_.end()) return it->second;
+    changes_[t] = false;  // cycles only go through pointers, which answer for themselves
+    bool c = false;
+    if (auto* p = llvm::dyn_cast<llvm::PointerType>(t)) c = nvptxSpace(p->getAddressSpace()) != p->getAddressSpace();
+    else
+      for (llvm::Type* sub : t->subtypes()) c |= changes(sub);
+    changes_[t] = c;
+    return c;
+  }
+
+  llvm::LLVMContext& c_;
+  std::map<llvm::Type*, llvm::Type*> done_;
+  std::map<llvm::Type*, bool> changes_;
+};
+
+llvm::AttributeList remapAttributes(llvm::LLVMContext& c, llvm::AttributeList attrs, SpaceMapper& tm) {
+  for (unsigned i = 0; i < attrs.getNumAttrSets(); ++i)
+    for (int k = llvm::Attribute::FirstTypeAttr; k <= llvm::Attribute::LastTypeAttr; ++k) {
+      auto kind = static_cast<llvm::Attribute::AttrKind>(k);
+      if (llvm::Type* t = attrs.getAttributeAtIndex(i, kind).getValueAsType())
+        attrs = attrs.replaceAttributeTypeAtIndex(c, i, kind, tm.remapType(t));
+    }
+  return attrs;
+}
+
+// The module again with NVPTX's address spaces and calling conventions.
+std::unique_ptr<llvm::Module> toNvptx(llvm::Module& src, std::string* log) {
+  llvm::LLVMContext& c = src.getContext();
+  auto dst = std::make_unique<llvm::Module>(src.getModuleIdentifier(), c);
+  dst->setSourceFileName(src.getSourceFileName());
+  SpaceMapper tm(c);
+  llvm::ValueToValueMapTy vmap;
+  if (!src.alias_empty() || !src.ifunc_empty()) {
+    *log = "error: the module has aliases, which the layer cannot move to NVPTX\n";
+    return nullptr;
+  }
+  for (llvm::GlobalVariable& g : src.globals()) {
+    auto* fresh = new llvm::GlobalVariable(*dst, tm.remapType(g.getValueType()), g.isConstant(), g.getLinkage(),
+                                           nullptr, g.getName(), nullptr, g.getThreadLocalMode(),
+                                           nvptxSpace(g.getAddressSpace()));
+    fresh->copyAttributesFrom(&g);
+    vmap[&g] = fresh;
+  }
+  for (llvm::Function& f : src) {
+    auto* fresh = llvm::Function::Create(llvm::cast<llvm::FunctionType>(tm.remapType(f.getFunctionType())),
+                                         f.getLinkage(), 0, f.getName(), dst.get());
+    fresh->copyAttributesFrom(&f);
+    fresh->setAttributes(remapAttributes(c, f.getAttributes(), tm));
+    vmap[&f] = fresh;
+  }
+  for (llvm::GlobalVariable& g : src.globals())
+    if (g.hasInitializer())
+      llvm::cast<llvm::GlobalVariable>(vmap[&g])
+          ->setInitializer(llvm::MapValue(g.getInitializer(), vmap, llvm::RF_None, &tm));
+  for (llvm::Function& f : src) {
+    if (f.isDeclaration()) continue;
+    auto* fresh = llvm::cast<llvm::Function>(vmap[&f]);
+    auto arg = fresh->arg_begin();
+    for (llvm::Argument& a : f.args()) {
+      arg->setName(a.getName());
+      vmap[&a] = &*arg++;
+    }
+    llvm::SmallVector<llvm::ReturnInst*, 8> returns;
+    llvm::CloneFunctionInto(fresh, &f, vmap, llvm::CloneFunctionChangeType::DifferentModule, returns, "",
+                            nullptr, &tm);
+    fresh->setAttributes(remapAttributes(c, f.getAttributes(), tm));
+  }
+  for (llvm::NamedMDNode& named : src.named_metadata()) {
+    if (named.getName() == "llvm.module.flags") continue;  // SPIR's; NVPTX's come with the target
+    llvm::NamedMDNode* copy = dst->getOrInsertNamedMetadata(named.getName());
+    for (llvm::MDNode* op : named.operands()) copy->addOperand(llvm::MapMetadata(op, vmap, llvm::RF_None, &tm));
+  }
+  // Intrinsic names spell their pointer types' address spaces (llvm.memcpy.p1.p4.i64).
+  std::vector<llvm::Function*> intrinsics;
+  for (llvm::Function& f : *dst)
+    if (f.isIntrinsic()) intrinsics.push_back(&f);
+  for (llvm::Function* f : intrinsics)
+    if (llvm::Optional<llvm::Function*> renamed = llvm::Intrinsic::remangleIntrinsicFunction(f)) {
+      f->replaceAllUsesWith(*renamed);
+      f->eraseFromParent();
+    }
+  for (llvm::Function& f : *dst) {
+    if (f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL) f.setCallingConv(llvm::CallingConv::PTX_Kernel);
+    else f.setCallingConv(llvm::CallingConv::C);
+    for (llvm::BasicBlock& bb : f)
+      for (llvm::Instruction& i : bb)
+        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i)) call->setCallingConv(llvm::CallingConv::C);
+  }
+  return dst;
+}
+
+// The OpenCL C spelling of a builtin's return type ("void", "float4", "long"), signed where
+// signedness is not known; false for what no OpenCL C builtin the path binds returns.
+bool spellReturn(llvm::Type* t, std::string* out) {
+  if (t->isVoidTy()) {
+    *out = "void";
+    return true;
+  }
+  return spellValueType(t, out);
+}
+
+// Binds the module's OpenCL C builtin calls (ptx_backend.h, step 3). False with *log.
+bool bindBuiltins(llvm::Module& m, const DeviceTraits& traits, std::string* log) {
+  // The module's declarations are renamed out of the way first: most names are the same under
+  // both manglings, and the shims' own calls must reach libclc's or the runtime's definition.
+  struct Call {
+    llvm::Function* declaration;
+    std::string shim;
+  };
+  std::vector<Call> calls;
+  std::string source;
+  if (const EmbeddedFile* runtime = findEmbedded("ptx-runtime/workitems.cl")) source = runtime->text();
+  for (llvm::Function& f : m) {
+    if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty()) continue;
+    const std::string name = f.getName().str();
+    if (name.rfind("__spirv_", 0) == 0 || name.rfind("_Z", 0) != 0) {
+      *log += "error: the module calls '" + name + "', which the layer cannot provide on NVIDIA devices\n";
+      continue;
+    }
+    MangledFunction sig;
+    std::string ret;
+    const bool known = demangleBuiltin(name, &sig) && spellReturn(f.getReturnType(), &ret);
+    if (sig.params.size() == 1 && sig.params[0] == "void") sig.params.clear();  // f(void)
+    if (!known) {
+      *log += "error: the module calls '" + name + "', an OpenCL C builtin the layer cannot yet provide on "
+              "NVIDIA devices for programs from SPIR-V\n";
+      continue;
+    }
+    Call call{&f, "__isg_cl_" + std::to_string(calls.size())};
+    std::string params, args;
+    for (std::size_t i = 0; i < sig.params.size(); ++i) {
+      params += (i ? ", " : "") + sig.params[i] + " a" + std::to_string(i);
+      args += (i ? ", a" : "a") + std::to_string(i);
+    }
+    const std::string invoke = sig.name + "(" + args + ")";
+    source += ret + " " + call.shim + "(" + (params.empty() ? "void" : params) + ") { " +
+              (ret == "void" ? invoke : "return as_" + ret + "(" + invoke + ")") + "; }\n";
+    calls.push_back(call);
+  }
+  if (!log->empty()) return false;
+  for (const Call& call : calls) call.declaration->setName("__isg_spir." + call.declaration->getName());
+  RewriteInput shims;
+  shims.source = std::move(source);
+  shims.options = "-cl-std=CL2.0";
+  shims.traits = traits;
+  std::string diagnostics;
+  std::unique_ptr<llvm::Module> compiled = compileToModule(shims, m.getContext(), &diagnostics, CodegenTarget::Nvptx);
+  if (!compiled) {
+    *log = "error: the OpenCL C builtins this module calls do not compile for NVIDIA devices:\n" + diagnostics;
+    return false;
+  }
+  compiled->setDataLayout(m.getDataLayout());
+  if (llvm::Linker::linkModules(m, std::move(compiled))) {
+    *log = "error: internal error: the NVIDIA work-item functions do not link with the module\n";
+    return false;
+  }
+  for (const Call& call : calls) {
+    llvm::Function* shim = m.getFunction(call.shim);
+    if (!shim || shim->getFunctionType() != call.declaration->getFunctionType()) {
+      *log += "error: internal error: '" + call.declaration->getName().str() +
+              "' has another type for NVPTX than the module's call\n";
+      return false;
+    }
+    call.declaration->replaceAllUsesWith(shim);
+    call.declaration->eraseFromParent();
+  }
+  return true;
+}
+
+// libclc's bitcode, read once per process (8 MB; parsed lazily per build).
+const std::string* libclcBitcode(std::string* why) {
+  static std::once_flag once;
+  static std::string* bytes = nullptr;
+  static std::string error;
+  std::call_once(once, [] {
+    const std::string path = libclcPath();
+    if (path.empty()) {
+      error = "libclc's nvptx64--nvidiacl.bc is neither beside the layer nor in /usr/lib/clc (libclc-15)";
+      return;
+    }
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    if (!buffer) {
+      error = "cannot read " + path + ": " + buffer.getError().message();
+      return;
+    }
+    bytes = new std::string((*buffer)->getBuffer().str());
+  });
+  if (!bytes) *why = error;
+  return bytes;
+}
+
+bool linkLibclc(llvm::Module& m, std::string* log) {
+  std::string why;
+  const std::string* bytes = libclcBitcode(&why);
+  if (!bytes) {
+    *log = "error: " + why + "\n";
+    return false;
+  }
+  auto lazy = llvm::getLazyBitcodeModule(llvm::MemoryBufferRef(*bytes, "nvptx64--nvidiacl.bc"), m.getContext());
+  if (!lazy) {
+    *log = "error: libclc's bitcode does not load: " + llvm::toString(lazy.takeError()) + "\n";
+    return false;
+  }
+  (*lazy)->setDataLayout(m.getDataLayout());
+  (*lazy)->setTargetTriple(m.getTargetTriple());
+  if (llvm::Linker::linkModules(m, std::move(*lazy), llvm::Linker::LinkOnlyNeeded)) {
+    *log = "error: internal error: libclc does not link with the module\n";
+    return false;
+  }
+  std::set<std::string> missing;
+  for (llvm::Function& f : m)
+    if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty()) missing.insert(f.getName().str());
+  for (const std::string& name : missing) {
+    MangledFunction sig;
+    *log += "error: the OpenCL C builtin '" + (demangleBuiltin(name, &sig) ? sig.name : name) +
+            "' is not available for programs from SPIR-V on NVIDIA devices (libclc has no " + name + ")\n";
+  }
+  return missing.empty();
+}
+
+bool has(const std::string& options, const char* word) {
+  std::size_t at = 0;
+  const std::size_t n = std::strlen(word);
+  while ((at = options.find(word, at)) != std::string::npos) {
+    const bool starts = at == 0 || options[at - 1] == ' ';
+    const bool ends = at + n == options.size() || options[at + n] == ' ';
+    if (starts && ends) return true;
+    at += n;
+  }
+  return false;
+}
+
+std::unique_ptr<llvm::TargetMachine> targetMachine(unsigned computeCapability, const std::string& options,
+                                                   std::string* log) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(kTriple, error);
+  if (!target) {
+    *log = "error: internal error: no NVPTX back end: " + error + "\n";
+    return nullptr;
+  }
+  // LLVM 15 writes PTX up to 7.5 for targets up to sm_86; the driver compiles that PTX for
+  // newer GPUs. The library's own instructions follow traits.nvidiaComputeCapability.
+  unsigned sm = computeCapability == 0 ? 70 : computeCapability;
+  for (unsigned known : {86u, 80u, 75u, 72u, 70u})
+    if (sm >= known) {
+      sm = known;
+      break;
+    }
+  llvm::TargetOptions to;
+  const bool fast = has(options, "-cl-fast-relaxed-math") || has(options, "-cl-unsafe-math-optimizations");
+  to.UnsafeFPMath = fast;
+  to.NoInfsFPMath = fast || has(options, "-cl-finite-math-only");
+  to.NoNaNsFPMath = to.NoInfsFPMath;
+  to.AllowFPOpFusion = has(options, "-cl-mad-enable") || fast ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
+      kTriple, "sm_" + std::to_string(sm), "+ptx75", to, llvm::None, llvm::None, llvm::CodeGenOpt::Aggressive));
+}
+
+void optimise(llvm::Module& m, llvm::TargetMachine& tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  tm.registerPassBuilderCallbacks(pb);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(m, mam);
+}
+
+}  // namespace
+
+std::string libclcPath() {
+  std::vector<std::string> candidates{ownDirectory() + "/nvptx64--nvidiacl.bc"};
+#ifdef ISG_LIBCLC_NVPTX
+  candidates.push_back(ISG_LIBCLC_NVPTX);
+#endif
+  candidates.push_back("/usr/lib/clc/nvptx64--nvidiacl.bc");
+  for (const std::string& c : candidates)
+    if (llvm::sys::fs::exists(c)) return c;
+  return {};
+}
+
+std::string ptxUnsupported(const llvm::Module& spir) {
+  // Opaque OpenCL types keep their names in the SPIR module the reader writes.
+  static const std::pair<const char*, const char*> kinds[] = {
+      {"opencl.image", "images"},      {"opencl.sampler_t", "samplers"},
+      {"opencl.pipe", "pipes"},        {"opencl.queue_t", "device-side enqueue"},
+      {"opencl.clk_event_t", "device-side enqueue"}, {"opencl.reserve_id_t", "pipes"}};
+  std::set<std::string> found;
+  for (llvm::StructType* s : spir.getIdentifiedStructTypes())
+    for (const auto& [prefix, what] : kinds)
+      if (s->getName().startswith(prefix)) found.insert(what);
+  for (const char* f : {"printf", "__enqueue_kernel_basic", "__enqueue_kernel_varargs"})
+    if (const llvm::Function* fn = spir.getFunction(f); fn && !fn->use_empty())
+      found.insert(std::string(f) == "printf" ? "printf" : "device-side enqueue");
+  std::string log;
+  for (const std::string& what : found)
+    log += "error: the module uses " + what + ", which programs from SPIR-V cannot use on NVIDIA devices "
+           "yet (docs/spirv.md); build the program from OpenCL C source for this device\n";
+  return log;
+}
+
+bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std::string& options,
+               std::string* ptx, std::string* log) {
+  llvm::LLVMContext context;
+  context.setOpaquePointers(true);  // libclc's bitcode has them; the module's are upgraded
+  auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "module"), context);
+  if (!parsed) {
+    *log = "error: internal error: " + llvm::toString(parsed.takeError()) + "\n";
+    return false;
+  }
+  std::unique_ptr<llvm::Module> m = toNvptx(**parsed, log);
+  if (!m) return false;
+  parsed->reset();
+  std::unique_ptr<llvm::TargetMachine> tm = targetMachine(traits.nvidiaComputeCapability, options, log);
+  if (!tm) return false;
+  m->setTargetTriple(kTriple);
+  m->setDataLayout(tm->createDataLayout());
+  if (!bindBuiltins(*m, traits, log) || !linkLibclc(*m, log)) return false;
+
+  // Kernels are the entries; everything else may go into them.
+  llvm::NamedMDNode* annotations = m->getOrInsertNamedMetadata("nvvm.annotations");
+  llvm::Type* i32 = llvm::Type::getInt32Ty(context);
+  for (llvm::Function& f : *m)
+    if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel && !f.isDeclaration())
+      annotations->addOperand(llvm::MDNode::get(
+          context, {llvm::ValueAsMetadata::get(&f), llvm::MDString::get(context, "kernel"),
+                    llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, 1))}));
+  const bool ftz = has(options, "-cl-denorms-are-zero") || has(options, "-cl-fast-relaxed-math");
+  for (llvm::Function& f : *m) {
+    if (f.isDeclaration()) continue;
+    f.removeFnAttr(llvm::Attribute::OptimizeNone);
+    f.removeFnAttr(llvm::Attribute::NoInline);
+    if (ftz) f.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
+    if (tm->Options.UnsafeFPMath) f.addFnAttr("unsafe-fp-math", "true");
+  }
+  llvm::internalizeModule(*m, [](const llvm::GlobalValue& g) {
+    const auto* f = llvm::dyn_cast<llvm::Function>(&g);
+    return f && f->getCallingConv() == llvm::CallingConv::PTX_Kernel;
+  });
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(*m, &os)) {
+    os.flush();
+    *log = "error: internal error: the module for NVPTX is not valid LLVM IR:\n" + problems;
+    return false;
+  }
+  if (const char* dbg = std::getenv("ISG_DEBUG_PTX_IR")) { std::error_code ec; llvm::raw_fd_ostream f(dbg, ec); m->print(f, nullptr); }
+  optimise(*m, *tm);
+
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream out(text);
+  llvm::legacy::PassManager emit;
+  if (tm->addPassesToEmitFile(emit, out, nullptr, llvm::CGFT_AssemblyFile)) {
+    *log = "error: internal error: the NVPTX back end cannot write PTX\n";
+    return false;
+  }
+  emit.run(*m);
+  *ptx = std::string(text.str());
+  return true;
+}
+
+}  // namespace isg::detail

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// Programs from SPIR-V on NVIDIA (docs/spirv.md, "NVIDIA"): NVIDIA's OpenCL driver takes no
+// SPIR-V but builds PTX text given as a program binary. The module rewriter's result (SPIR IR
+// with the strategy's library linked in) is moved to NVPTX's address spaces and calling
+// conventions, its OpenCL C builtin calls are bound to libclc's nvptx64--nvidiacl library (and
+// to this project's work-item functions, which read the driver's launch registers), and LLVM's
+// NVPTX back end writes the PTX.
+#pragma once
+
+#include <string>
+
+namespace llvm {
+class Module;
+}
+
+namespace isg {
+struct DeviceTraits;
+}
+
+namespace isg::detail {
+
+// What of OpenCL C the PTX path cannot build yet, found in the module as the SPIR-V reader
+// wrote it: images and samplers, pipes, device-side enqueue, printf. "" when nothing; else a
+// build-log error that names the feature (and the function that uses it).
+std::string ptxUnsupported(const llvm::Module& spir);
+
+// SPIR bitcode (what the module rewriter writes) -> PTX text for a device of `traits`
+// (traits.nvidiaComputeCapability picks .target) built with the application's `options` (the
+// math options). False with a build-log error in *log.
+bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std::string& options,
+               std::string* ptx, std::string* log);
+
+// libclc's nvptx64--nvidiacl.bc as the layer finds it: beside the library that holds the
+// rewriter, else where Debian's libclc-15 installs it. "" when neither exists.
+std::string libclcPath();
+
+}  // namespace isg::detail
