@@ -905,7 +905,8 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> programFileSystem(const R
 // declarations are not included (the library defines what it needs).
 std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, CodegenTarget target,
                                     const llvm::SmallString<256>& cwd, bool haveCwd) {
-  const bool nvptx = codegen && target == CodegenTarget::Nvptx;
+  const bool nvptx = codegen && target != CodegenTarget::Spir;
+  const bool typed = !codegen || target != CodegenTarget::Nvptx;
   const DeviceTraits& t = in.traits;
   // The device's extensions and features exactly, when the layer knows them (Clang ignores the
   // names it does not know; their macros come from -D below). For the analysis the khr
@@ -948,7 +949,7 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
     // them; NVPTX modules meet libclc, whose bitcode has opaque ones.
     for (const char* a : {"-c", "-O2", "-Xclang", "-disable-llvm-passes", "-ffp-contract=off"})
       args.push_back(a);
-    if (!nvptx)
+    if (typed)
       for (const char* a : {"-Xclang", "-no-opaque-pointers"}) args.push_back(a);
   }
   for (const std::string& e : extensionsFor(t)) {

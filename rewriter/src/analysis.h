@@ -67,9 +67,10 @@ Analysis analyzeProgram(const RewriteInput& input);
 
 // Compiles a program the rewriter wrote itself (the library and calls into it) to LLVM IR in
 // `context`: for spir64 with typed pointers as SPIRV-LLVM-Translator 15 uses them, or for
-// nvptx64-nvidia-nvcl (ptx_backend.cpp) with opaque ones. nullptr (and Clang's diagnostics in
-// *log) when it does not compile.
-enum class CodegenTarget { Spir, Nvptx };
+// nvptx64-nvidia-nvcl (ptx_backend.cpp): with typed pointers (the strategy's library for a SPIR
+// module bound for PTX: its inline PTX constraints are NVPTX's) or opaque ones. nullptr (and
+// Clang's diagnostics in *log) when it does not compile.
+enum class CodegenTarget { Spir, NvptxTyped, Nvptx };
 std::unique_ptr<llvm::Module> compileToModule(const RewriteInput& input, llvm::LLVMContext& context,
                                               std::string* log, CodegenTarget target = CodegenTarget::Spir);
 

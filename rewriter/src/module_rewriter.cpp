@@ -642,8 +642,18 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
     library.source = rewriter.librarySource();
     library.options = clStd(traits);
     library.traits = traits;
+    // Bound for PTX (OpenCL C 2.0: memory_scope and the generic space, whatever features the
+    // device lists): the library's inline PTX needs NVPTX's constraints ("l"), so it is compiled
+    // for NVPTX, whose global, local and private/generic spaces the SPIR module shares (the
+    // move to NVPTX maps SPIR's generic onto private); no images on that path.
+    const bool ptx = in.output == RewriteResult::Form::Ptx;
+    if (ptx) {
+      library.traits.images = false;
+      library.options = "-cl-std=CL2.0";
+    }
     std::string log;
-    std::unique_ptr<llvm::Module> compiled = detail::compileToModule(library, context, &log);
+    std::unique_ptr<llvm::Module> compiled = detail::compileToModule(
+        library, context, &log, ptx ? detail::CodegenTarget::NvptxTyped : detail::CodegenTarget::Spir);
     if (!compiled)
       return errorResult("error: internal error: the sub-group library does not compile for this "
                          "module:\n" + log);

@@ -177,6 +177,16 @@ std::unique_ptr<llvm::Module> toNvptx(llvm::Module& src, std::string* log) {
                             nullptr, &tm);
     fresh->setAttributes(remapAttributes(c, f.getAttributes(), tm));
   }
+  // SPIR's private and generic are both NVPTX's generic: casts between them are no casts.
+  for (llvm::Function& f : *dst)
+    for (llvm::BasicBlock& bb : f)
+      for (auto it = bb.begin(); it != bb.end();) {
+        auto* cast = llvm::dyn_cast<llvm::AddrSpaceCastInst>(&*it++);
+        if (cast && cast->getSrcAddressSpace() == cast->getDestAddressSpace()) {
+          cast->replaceAllUsesWith(cast->getPointerOperand());
+          cast->eraseFromParent();
+        }
+      }
   for (llvm::NamedMDNode& named : src.named_metadata()) {
     if (named.getName() == "llvm.module.flags") continue;  // SPIR's; NVPTX's come with the target
     llvm::NamedMDNode* copy = dst->getOrInsertNamedMetadata(named.getName());

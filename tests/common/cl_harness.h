@@ -124,12 +124,20 @@ inline std::string spirvCompileCommand(const std::string& base, const std::strin
 #if defined(ISG_TEST_CLANG) && defined(ISG_TEST_LLVM_SPIRV) && defined(ISG_TEST_DECLARATIONS)
   std::string front = " -cl-std=CL2.0";
   std::istringstream words(options);
-  for (std::string w; words >> w;)
+  for (std::string w; words >> w;) {
+    if ((w == "-D" || w == "-I") && words >> std::ws && !words.eof()) {
+      std::string value;
+      words >> value;
+      w += value;  // "-D NAME=VALUE" as one argument
+    }
     if (w.rfind("-cl-std=", 0) == 0 || w.rfind("-D", 0) == 0 || w.rfind("-I", 0) == 0 ||
         w == "-cl-mad-enable" || w == "-cl-fast-relaxed-math" || w == "-cl-finite-math-only" ||
         w == "-cl-unsafe-math-optimizations" || w == "-cl-denorms-are-zero")
       front += " '" + w + "'";
-  return std::string(ISG_TEST_CLANG) + " -target spir64 -O0 -emit-llvm -c -w -Xclang -no-opaque-pointers"
+  }
+  // -fgnu89-inline: plain `inline` helpers (CLBlast's INLINE_FUNC, clDNN's) get a definition,
+  // as every driver that compiles them from source gives them one.
+  return std::string(ISG_TEST_CLANG) + " -target spir64 -O0 -emit-llvm -c -w -fgnu89-inline -Xclang -no-opaque-pointers"
       " -Xclang -finclude-default-header -Xclang -cl-ext=-cl_khr_subgroups,-__opencl_c_subgroups"
       " -Dcl_intel_subgroups=1 -Dcl_intel_subgroups_short=1 -Dcl_intel_subgroups_char=1"
       " -Dcl_intel_subgroups_long=1 -Dcl_intel_required_subgroup_size=1"
@@ -197,6 +205,19 @@ inline bool compileToSpirv(const std::string& src, const std::string& options, s
   if (ok) *module = std::move(text);
   else *log = "compiling the program to SPIR-V failed:\n" + text;
   return ok;
+}
+
+// Whether this run's programs may take images: the device has them and, for programs from
+// SPIR-V, the layer builds image code for it (through PTX on NVIDIA it does not: it offers
+// cl_intel_media_block_io to source programs and not cl_intel_spirv_media_block_io).
+inline bool programsTakeImages() {
+  cl_bool images = CL_FALSE;
+  clGetDeviceInfo(env().device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  if (!images) return false;
+  if (!spirvMode()) return true;
+  const std::string all = " " + deviceString(env().device, CL_DEVICE_EXTENSIONS) + " ";
+  auto has = [&](const char* e) { return all.find(" " + std::string(e) + " ") != std::string::npos; };
+  return !has("cl_intel_media_block_io") || has("cl_intel_spirv_media_block_io");
 }
 
 // Creates and builds a program on the default device. On failure returns nullptr and puts the

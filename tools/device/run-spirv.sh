@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Runs on the GPU machine (inside on-device.sh): the suites that build kernels, with every program
+# compiled to SPIR-V and created with clCreateProgramWithIL (ISG_TEST_SPIRV, cl_harness.h), so
+# that the layer writes PTX for NVIDIA's driver (docs/spirv.md). The GPU machine has no clang-15:
+# modules come from spirv-cache/ beside this script. A first run records the programs it lacks
+# in $OUT/spirv-missing.tar.gz; unpack it into DIR, compile them here and stage again:
+#   build/tests/isg_fill_spirv_cache DIR && tools/device/stage.sh build .gpu DIR
+#   bash .device/on-device.sh bash .gpu/run-spirv.sh [gtest filter]
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+out=${OUT:-/tmp/isg-out}
+mkdir -p "$out" "$here/spirv-cache"
+export OPENCL_LAYERS="$here/libIntelSubgroupsLayer.so"
+filter=${1:-*}
+status=0
+for name in isg_builtins_e2e_test isg_whole_subgroups_test realworld_tests layer_il_programs_test; do
+  [ -x "$here/bin/$name" ] || continue
+  log="$out/$name.spirv.log"
+  ISG_TEST_SPIRV=1 ISG_TEST_SPIRV_CACHE="$here/spirv-cache" "$here/bin/$name" \
+    --gtest_filter="$filter" > "$log" 2>&1
+  rc=$?
+  echo "$name SPIR-V rc=$rc $(grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[isg-e2e\] [0-9]" "$log" | tr '\n' ' ')"
+  [ $rc -eq 0 ] || status=1
+done
+# Programs this run found no module for: the development machine compiles them (one tarball:
+# the device tool brings back few files).
+missing=()
+for cl in "$here"/spirv-cache/*.cl; do
+  [ -e "$cl" ] || continue
+  key=${cl%.cl}
+  [ -e "$key.spv" ] || missing+=("$(basename "$key").cl" "$(basename "$key").options")
+done
+[ ${#missing[@]} -eq 0 ] || tar -C "$here/spirv-cache" -czf "$out/spirv-missing.tar.gz" "${missing[@]}"
+echo "programs without a module: $(( ${#missing[@]} / 2 ))"
+exit $status
