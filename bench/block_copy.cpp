@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   return runMain(argc, argv, [](const Options& opt) {
     Report r("block", "block read/write copy bandwidth", "GB/s", opt);
     Cl& cl = openCl(&r);
-    r.variantOrder({kLayer, "plain", "cuda"});
+    r.variantOrder({kLayer, kLayerSpirv, "plain", "cuda"});
     const std::size_t bytes = blockCopyBytes(opt.smoke);
     const int warm = warmups(opt, 3), nrep = reps(opt, 20);
     std::vector<unsigned> widths = {1, 2, 4, 8};
@@ -93,6 +93,8 @@ int main(int argc, char** argv) {
                          (e.bytes == 2 ? "(_us builtins of cl_intel_subgroups_short, not in docs/builtins.md yet?): "
                                        : "(is OPENCL_LAYERS set?): "),
                      1);
+      if (spirvVariant())
+        programs.buildFromSpirv(kLayerSpirv, intelSource(e, widths, sizes));
       programs.build("plain", plainSource(e, widths, sizes), "build failed: ", 2);
       for (unsigned S : sizes)
         for (unsigned w : widths) {
@@ -100,7 +102,7 @@ int main(int argc, char** argv) {
           if (!r.wanted(name)) continue;
           r.at(name).baselineCase["cuda"] = "memcpy_d2d";  // one cudaMemcpy for every case
           programs.each(&r, name, [&](const std::string& variant, cl_program p) {
-            cl_kernel k = kernel(p, nameOf(variant == kLayer ? "intel" : "plain", e, w, S));
+            cl_kernel k = kernel(p, nameOf(variant == "plain" ? "plain" : "intel", e, w, S));
             setArg(k, 0, src);
             setArg(k, 1, dst);
             size_t g = bytes / e.bytes / w, l = kWorkGroup;
@@ -114,6 +116,7 @@ int main(int argc, char** argv) {
           });
           r.ratio(name, "layer/cuda", kLayer, "cuda", RatioKind::Speed, 0.95);
           r.ratio(name, "layer/plain", kLayer, "plain", RatioKind::Speed);
+          r.ratio(name, "spirv/source", kLayerSpirv, kLayer, RatioKind::Speed, 0.95);
           r.ratio(name, "plain/cuda", "plain", "cuda", RatioKind::Speed);
         }
     }

@@ -14,6 +14,8 @@
 #   ISG_BENCH_SMOKE=1  tiny sizes, few repetitions
 #   ISG_BENCH_ONLY     space-separated subset of: shuffle block reduce local build host sgemm regcap
 #   ISG_BENCH_ARCH     nvcc -arch (default sm_90: H100/H200)
+#   ISG_BENCH_SPIRV=1  the layer's programs from SPIR-V too (variant layer-spirv), modules from
+#                      <this folder>/spirv-cache (tools/device/run-spirv.sh says how it is filled)
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=${ISG_BENCH_BIN:-$here/bin}
@@ -29,6 +31,10 @@ work=$(mktemp -d /tmp/isg-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 common=()
 [ "${ISG_BENCH_SMOKE:-0}" = 1 ] && common+=(--smoke)
+if [ "${ISG_BENCH_SPIRV:-0}" = 1 ]; then
+  mkdir -p "$here/spirv-cache"
+  export ISG_TEST_SPIRV_CACHE="$here/spirv-cache"
+fi
 [ -f "$layer" ] || { echo "run-gpu.sh: no layer at $layer" >&2; exit 2; }
 [ -x "$bin/bench_shuffle" ] || { echo "run-gpu.sh: no bench_* executables in $bin" >&2; exit 2; }
 status=0
@@ -129,8 +135,12 @@ cat "$out/summary.md"
 # The device tool returns only the output's tail: repeat the digest (worst case per ratio) last.
 echo; echo "== digest (all tables: $out/summary.md)"
 for i in 1 2 3 4 5 6 7 8 9; do [ -f "$work/$i.md" ] && grep -E '^(### |- worst )' "$work/$i.md"; done
+# Programs from SPIR-V without a module yet (ISG_BENCH_SPIRV=1): packed for the development machine.
+if [ -n "${ISG_TEST_SPIRV_CACHE:-}" ] && [ -f "$here/spirv-missing.sh" ]; then
+  bash "$here/spirv-missing.sh" "$ISG_TEST_SPIRV_CACHE" "$out"
+fi
 # The device tool brings back only a few files: everything else travels in one archive.
-(cd "$out" && tar -czf results.tgz --exclude=results.tgz --exclude=summary.md . &&
-  find . -mindepth 1 ! -name results.tgz ! -name summary.md -delete) 2>/dev/null || true
+(cd "$out" && tar -czf results.tgz --exclude=spirv-missing.tar.gz --exclude=results.tgz --exclude=summary.md . &&
+  find . -mindepth 1 ! -name results.tgz ! -name summary.md ! -name spirv-missing.tar.gz -delete) 2>/dev/null || true
 echo "run-gpu.sh: $(( $(date +%s) - start ))s, status $status, results in $out (summary.md, results.tgz)"
 exit $status

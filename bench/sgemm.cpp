@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
     Report r("sgemm", "SGEMM, Intel-style (block reads + shuffles) vs the same algorithm in inline PTX", "TFLOP/s",
              opt);
     Cl& cl = openCl(&r);
-    r.variantOrder({kLayer, "layer-reqd", "ptx"});
+    r.variantOrder({kLayer, kLayerSpirv, "layer-reqd", "ptx"});
     const cl_uint dim = opt.smoke ? 64 : 4096;
     const cl_uint M = dim, N = dim, K = dim;
     const int warm = warmups(opt, 2), nrep = reps(opt, 10);
@@ -136,6 +136,7 @@ int main(int argc, char** argv) {
         clReleaseKernel(k);
       });
       r.ratio(name, "layer/ptx", kLayer, "ptx", RatioKind::Speed, 0.95);
+      r.ratio(name, "spirv/source", kLayerSpirv, kLayer, RatioKind::Speed, 0.95);
       r.ratio(name, "layer-reqd/ptx", "layer-reqd", "ptx", RatioKind::Speed);
     }
     return r.finish();

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   return runMain(argc, argv, [](const Options& opt) {
     Report r("shuffle", "shuffle throughput, dependent chain per work-item", "G calls/s", opt);
     Cl& cl = openCl(&r);
-    r.variantOrder({kLayer, "ptx", "cuda"});
+    r.variantOrder({kLayer, kLayerSpirv, "ptx", "cuda"});
 
     std::vector<ChainOp> ops(std::begin(kChainOps), std::end(kChainOps));
     std::vector<ChainType> types(std::begin(kChainTypes), std::end(kChainTypes));
@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
                    [&](const std::string& name, unsigned S) {
                      r.ratio(name, "layer/cuda", kLayer, "cuda", RatioKind::Speed, S == 32 ? 0.98 : 0.95);
                      r.ratio(name, "layer/ptx", kLayer, "ptx", RatioKind::Speed);
+                     r.ratio(name, "spirv/source", kLayerSpirv, kLayer, RatioKind::Speed, 0.95);
                      r.ratio(name, "ptx/cuda", "ptx", "cuda", RatioKind::Speed);
                    });
     return r.finish();

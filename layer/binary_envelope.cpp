@@ -146,7 +146,6 @@ std::string encodeEnvelopePayload(const EnvelopePayload& p) {
   w.str(p.rewrittenSource);
   w.str(p.rewrittenOptions);
   w.str(p.appOptions);
-  w.str(p.rewrittenPtx);
   return w.take();
 }
 
@@ -192,7 +191,7 @@ EnvelopeCheck openEnvelope(const unsigned char* data, size_t size, EnvelopePaylo
     if (!readKernel(r, &k)) return invalid("the layer's kernel information in the binary is corrupt");
   if (!r.strings(&p.contextFunctions) || !r.strings(&p.externalFunctions) ||
       !r.str(&p.rewrittenSource) || !r.str(&p.rewrittenOptions) || !r.str(&p.appOptions) ||
-      !r.str(&p.rewrittenPtx) || !r.done())
+      !r.done())
     return invalid("the layer's kernel information in the binary is corrupt");
   if (payloadSize == size - kHeaderSize) return invalid("the binary holds no driver binary");
   *out = std::move(p);

@@ -21,7 +21,7 @@ namespace isg {
 // Bumped whenever the payload or the hidden-argument contract between the builtins library and
 // the layer changes: binaries of another version are refused with CL_INVALID_BINARY, and the
 // application builds from source again, as it does when a driver update invalidates its cache.
-constexpr unsigned kEnvelopeVersion = 2;  // 2: rewrittenPtx
+constexpr unsigned kEnvelopeVersion = 1;
 
 // What a rewritten program's binary carries besides the driver's bytes.
 struct EnvelopePayload {
@@ -35,8 +35,6 @@ struct EnvelopePayload {
   std::string rewrittenSource;
   std::string rewrittenOptions;
   std::string appOptions;
-  // For a program from SPIR-V on NVIDIA, the PTX the layer wrote, in place of the source.
-  std::string rewrittenPtx;
 };
 
 std::string encodeEnvelopePayload(const EnvelopePayload& payload);

@@ -28,7 +28,6 @@ EnvelopePayload payloadOf(const ProgramRecord& record) {
   if (mayCapRegisters(record)) {
     p.rewrittenSource = record.rewrite.source;
     p.rewrittenOptions = record.rewrite.options;
-    if (record.rewrite.form == RewriteResult::Form::Ptx) p.rewrittenPtx = record.rewrite.binary;
   }
   return p;
 }
@@ -47,10 +46,6 @@ std::shared_ptr<ProgramRecord> recordOf(cl_program app, EnvelopePayload p) {
   r.externalFunctions = std::move(p.externalFunctions);
   r.source = std::move(p.rewrittenSource);
   r.options = std::move(p.rewrittenOptions);
-  if (!p.rewrittenPtx.empty()) {
-    r.form = RewriteResult::Form::Ptx;
-    r.binary = std::move(p.rewrittenPtx);
-  }
   return record;
 }
 

@@ -21,30 +21,12 @@ bool takesNvidiaOptions(cl_device_id device) {
   return profile && profile->nvidiaCompilerOptions;
 }
 
-// What a capped build starts from: the rewritten source, or the PTX the layer wrote for a
-// program from SPIR-V (NVIDIA applies the cap to PTX too). Linked programs have neither.
-bool rebuildable(const ProgramRecord& program) {
-  return !program.rewrite.source.empty() ||
-         (program.rewrite.form == RewriteResult::Form::Ptx && !program.rewrite.binary.empty());
-}
-
-cl_program driverCopy(const ProgramRecord& program, cl_context context, cl_device_id device, cl_int* err) {
-  if (program.rewrite.form == RewriteResult::Form::Ptx) {
-    if (!next().clCreateProgramWithBinary) return nullptr;
-    const size_t length = program.rewrite.binary.size();
-    const auto* bytes = reinterpret_cast<const unsigned char*>(program.rewrite.binary.data());
-    return next().clCreateProgramWithBinary(context, 1, &device, &length, &bytes, nullptr, err);
-  }
-  if (!next().clCreateProgramWithSource) return nullptr;
-  const char* text = program.rewrite.source.c_str();
-  const size_t length = program.rewrite.source.size();
-  return next().clCreateProgramWithSource(context, 1, &text, &length, err);
-}
-
 }  // namespace
 
 bool mayCapRegisters(const ProgramRecord& program) {
-  if (!rebuildable(program) || program.kind == ProgramRecord::Kind::RewriteFailed) return false;
+  // Capping builds the rewritten source again, which linked programs do not have.
+  if (program.rewrite.source.empty() || program.kind == ProgramRecord::Kind::RewriteFailed)
+    return false;
   if (program.appOptions.find(kCapOption) != std::string::npos) return false;
   std::vector<cl_device_id> devices;
   if (programDevices(program.driverProgram(), &devices) != CL_SUCCESS) return false;
@@ -54,8 +36,8 @@ bool mayCapRegisters(const ProgramRecord& program) {
 cl_kernel buildCappedKernel(const ProgramRecord& program, const std::string& name,
                             cl_device_id device, size_t workGroupItems, cl_program* built) {
   *built = nullptr;
-  if (!rebuildable(program) || workGroupItems == 0 || !takesNvidiaOptions(device) ||
-      !next().clBuildProgram || !next().clCreateKernel)
+  if (program.rewrite.source.empty() || workGroupItems == 0 || !takesNvidiaOptions(device) ||
+      !next().clCreateProgramWithSource || !next().clBuildProgram || !next().clCreateKernel)
     return nullptr;
   // Registers a work-group may use in all, shared by its work-items; allocated per 8.
   cl_uint registers = 0;
@@ -67,7 +49,9 @@ cl_kernel buildCappedKernel(const ProgramRecord& program, const std::string& nam
   cl_context context = nullptr;
   cl_int err = programValue(program.driverProgram(), CL_PROGRAM_CONTEXT, &context);
   if (err != CL_SUCCESS) return nullptr;
-  cl_program p = driverCopy(program, context, device, &err);
+  const char* text = program.rewrite.source.c_str();
+  const size_t length = program.rewrite.source.size();
+  cl_program p = next().clCreateProgramWithSource(context, 1, &text, &length, &err);
   if (!p) return nullptr;
   err = next().clBuildProgram(p, 1, &device, options.c_str(), nullptr, nullptr);
   cl_kernel k = err == CL_SUCCESS ? next().clCreateKernel(p, name.c_str(), &err) : nullptr;

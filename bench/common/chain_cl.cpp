@@ -184,7 +184,7 @@ void timeChainCases(const Cl& cl, Report* r, const Programs& programs,
         const std::string name = chainCaseName(op, t.name, S);
         if (!r->wanted(name)) continue;
         programs.each(r, name, [&](const std::string& variant, cl_program p) {
-          const ChainFlavor f = variant == intelVariant ? ChainFlavor::Intel : other;
+          const ChainFlavor f = variant == intelVariant || variant == kLayerSpirv ? ChainFlavor::Intel : other;
           cl_kernel k = kernel(p, chainKernelName(f, op, t, S));
           timeChain(cl, r, name, variant, k, op, t, S, shape);
           clReleaseKernel(k);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cl_bench.h"
 
+#include "spirv_cache.h"
+
 #include "builtin_table.h"  // the extensions: what layerAddedOptions() defines
 
 #include <cstdlib>
@@ -199,9 +201,35 @@ void Programs::each(Report* r, const std::string& caseName,
   }
 }
 
+bool spirvVariant() { return !env("ISG_TEST_SPIRV_CACHE").empty(); }
+
+void Programs::buildFromSpirv(const std::string& variant, const std::string& source) {
+  std::string module, why;
+  if (!isgtest::compileToSpirv(source, "", &module, &why)) {
+    unavailable(variant, why);
+    return;
+  }
+  cl_int err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithIL(cl_.context, module.data(), module.size(), &err);
+  if (p && (err = clBuildProgram(p, 1, &cl_.device, "", nullptr, nullptr)) != CL_SUCCESS) {
+    size_t n = 0;
+    clGetProgramBuildInfo(p, cl_.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+    std::string log(n, '\0');
+    if (n) clGetProgramBuildInfo(p, cl_.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+    clReleaseProgram(p);
+    p = nullptr;
+    why = "the program from SPIR-V did not build (" + std::to_string(err) + "): " + firstLines(log, 3);
+  } else if (!p) {
+    why = "clCreateProgramWithIL returned " + std::to_string(err);
+  }
+  entries_.push_back({variant, p, why});
+}
+
 void buildLayerAndPtx(Programs* p, const Cl& cl, const std::string& intelSource,
                       const std::function<std::string()>& ptxSource) {
   p->build(kLayer, intelSource, "the Intel program did not build (is OPENCL_LAYERS set?): ");
+  // ISG_TEST_SPIRV_CACHE (tests/common/spirv_cache.h): the same program from SPIR-V too.
+  if (spirvVariant()) p->buildFromSpirv(kLayerSpirv, intelSource);
   if (cl.nvidia)
     p->build("ptx", ptxSource(), "build failed: ");
   else

@@ -104,6 +104,9 @@ class Programs {
   // `logLines` lines.
   void build(const std::string& variant, const std::string& source, const std::string& failure,
              int logLines = 3);
+  // `source` compiled to SPIR-V (a module of ISG_TEST_SPIRV_CACHE, tests/common/spirv_cache.h)
+  // and created with clCreateProgramWithIL, as `variant`.
+  void buildFromSpirv(const std::string& variant, const std::string& source);
   // `variant` is not built at all here, for `why`.
   void unavailable(const std::string& variant, const std::string& why);
   // run(variant, program) for every variant that has a program; the others are skipped in
@@ -122,7 +125,8 @@ class Programs {
 };
 
 // The usual pair: `intelSource` through the layer as variant kLayer and, on NVIDIA, the same
-// algorithm written by hand in inline PTX (`ptxSource`) as variant "ptx".
+// algorithm written by hand in inline PTX (`ptxSource`) as variant "ptx"; with
+// ISG_TEST_SPIRV_CACHE set, `intelSource` from SPIR-V as variant kLayerSpirv too.
 void buildLayerAndPtx(Programs* p, const Cl& cl, const std::string& intelSource,
                       const std::function<std::string()>& ptxSource);
 
@@ -133,5 +137,8 @@ inline double nowMs() {
 
 // The variant name of "through the layer" for benchmarks that also run without it.
 constexpr const char* kLayer = "layer";
+constexpr const char* kLayerSpirv = "layer-spirv";
+// ISG_TEST_SPIRV_CACHE is set: the benchmarks add the kLayerSpirv variant (docs/spirv.md).
+bool spirvVariant();
 
 }  // namespace isgb

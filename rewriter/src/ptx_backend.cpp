@@ -17,7 +17,6 @@
 //     parameters, as NVIDIA's own OpenCL compiler writes them.
 #include "ptx_backend.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -67,6 +66,7 @@ namespace isg::detail {
 namespace {
 
 constexpr const char* kTriple = "nvptx64-nvidia-nvcl";
+constexpr unsigned kMaxWorkGroup = 1024;  // CL_DEVICE_MAX_WORK_GROUP_SIZE of NVIDIA's OpenCL
 
 unsigned nvptxSpace(unsigned spir) {
   switch (spir) {
@@ -452,14 +452,35 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
   m->setDataLayout(tm->createDataLayout());
   if (!bindBuiltins(*m, traits, log) || !linkLibclc(*m, log)) return false;
 
-  // Kernels are the entries; everything else may go into them.
+  // Kernels are the entries; everything else may go into them. Each launches at up to the
+  // largest work-group NVIDIA's OpenCL has (1024, every GPU it serves), as the driver's own
+  // kernels from source do: ptxas then keeps registers within what 1024 work-items share.
+  // reqd_work_group_size is exactly that size.
   llvm::NamedMDNode* annotations = m->getOrInsertNamedMetadata("nvvm.annotations");
   llvm::Type* i32 = llvm::Type::getInt32Ty(context);
-  for (llvm::Function& f : *m)
-    if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel && !f.isDeclaration())
+  for (llvm::Function& f : *m) {
+    if (f.getCallingConv() != llvm::CallingConv::PTX_Kernel || f.isDeclaration()) continue;
+    auto annotate = [&](const char* what, unsigned value) {
       annotations->addOperand(llvm::MDNode::get(
-          context, {llvm::ValueAsMetadata::get(&f), llvm::MDString::get(context, "kernel"),
-                    llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, 1))}));
+          context, {llvm::ValueAsMetadata::get(&f), llvm::MDString::get(context, what),
+                    llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, value))}));
+    };
+    annotate("kernel", 1);
+    unsigned reqd[3] = {0, 0, 0};
+    if (const llvm::MDNode* w = f.getMetadata("reqd_work_group_size"); w && w->getNumOperands() == 3)
+      for (unsigned d = 0; d < 3; ++d)
+        if (auto* c = llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(w->getOperand(d)))
+          reqd[d] = unsigned(c->getZExtValue());
+    if (reqd[0] && reqd[1] && reqd[2]) {
+      annotate("reqntidx", reqd[0]);
+      annotate("reqntidy", reqd[1]);
+      annotate("reqntidz", reqd[2]);
+    } else {
+      annotate("maxntidx", kMaxWorkGroup);
+      annotate("maxntidy", 1);
+      annotate("maxntidz", 1);
+    }
+  }
   const bool ftz = has(options, "-cl-denorms-are-zero") || has(options, "-cl-fast-relaxed-math");
   for (llvm::Function& f : *m) {
     if (f.isDeclaration()) continue;
@@ -479,7 +500,6 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
     *log = "error: internal error: the module for NVPTX is not valid LLVM IR:\n" + problems;
     return false;
   }
-  if (const char* dbg = std::getenv("ISG_DEBUG_PTX_IR")) { std::error_code ec; llvm::raw_fd_ostream f(dbg, ec); m->print(f, nullptr); }
   optimise(*m, *tm);
 
   llvm::SmallString<0> text;

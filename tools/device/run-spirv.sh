@@ -23,14 +23,6 @@ for name in isg_builtins_e2e_test isg_whole_subgroups_test realworld_tests layer
   echo "$name SPIR-V rc=$rc $(grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[isg-e2e\] [0-9]" "$log" | tr '\n' ' ')"
   [ $rc -eq 0 ] || status=1
 done
-# Programs this run found no module for: the development machine compiles them (one tarball:
-# the device tool brings back few files).
-missing=()
-for cl in "$here"/spirv-cache/*.cl; do
-  [ -e "$cl" ] || continue
-  key=${cl%.cl}
-  [ -e "$key.spv" ] || missing+=("$(basename "$key").cl" "$(basename "$key").options")
-done
-[ ${#missing[@]} -eq 0 ] || tar -C "$here/spirv-cache" -czf "$out/spirv-missing.tar.gz" "${missing[@]}"
-echo "programs without a module: $(( ${#missing[@]} / 2 ))"
+# Programs this run found no module for: the development machine compiles them.
+bash "$here/spirv-missing.sh" "$here/spirv-cache" "$out"
 exit $status
