@@ -60,13 +60,19 @@ __ISG_REDUX_FN(max, int, s32)
 #define __ISG_IF_REDUX_double(x)
 #define __ISG_IF_REDUX(s, x) __ISG_IF_REDUX_##s(x)
 
+#endif /* ISG_NEED_reduce */
+
+/* The combining step, shared with 60-scan.cl (whose lanes below the offset read themselves). */
+#if defined(ISG_NEED_reduce) || defined(ISG_NEED_scan)
+
 /* Folding the partner block's value in; `present` is false when that block has no member. A
  * missing block's src is the lane itself, which min and max absorb with no test. add must skip
  * it: integers take a predicated add written in PTX (ptxas turns a C select, a multiply by
  * 0/1 or an `if` into SEL + IADD, two instructions per step: 0.86x a full-group butterfly at
- * S = 16; the predicated add is one, 0.98x); floating point takes an `if`, which ptxas already
- * makes a predicated FADD (a select measured 13 % slower, and a multiply would turn an
- * infinity into a NaN). Measured on sm_90. */
+ * S = 16; the predicated add is one, 0.98x); float and double too: NVIDIA's compiler makes an
+ * `if` a predicated FADD, but LLVM (programs from SPIR-V, docs/spirv.md) makes it a select, 13 %
+ * slower (and a multiply would turn an infinity into a NaN); half keeps the `if`. Measured on
+ * sm_90. */
 static inline uint __isg_add_if_u32(uint x, uint y, uint present) {
   __asm__("{ .reg .pred q; setp.ne.u32 q, %2, 0; @q add.u32 %0, %0, %1; }"
           : "+r"(x) : "r"(y), "r"(present));
@@ -77,6 +83,18 @@ static inline ulong __isg_add_if_u64(ulong x, ulong y, uint present) {
           : "+l"(x) : "l"(y), "r"(present));
   return x;
 }
+static inline float __isg_add_if_f32(float x, float y, uint present) {
+  __asm__("{ .reg .pred q; setp.ne.u32 q, %2, 0; @q add.f32 %0, %0, %1; }"
+          : "+f"(x) : "f"(y), "r"(present));
+  return x;
+}
+#ifdef cl_khr_fp64
+static inline double __isg_add_if_f64(double x, double y, uint present) {
+  __asm__("{ .reg .pred q; setp.ne.u32 q, %2, 0; @q add.f64 %0, %0, %1; }"
+          : "+d"(x) : "d"(y), "r"(present));
+  return x;
+}
+#endif
 #define __ISG_REDUCE_COMBINE_add(T, s, x, y, present) __ISG_ADD_IF_##s(T, x, y, present)
 #define __ISG_REDUCE_COMBINE_min(T, s, x, y, present) x = (T)min(x, y);
 #define __ISG_REDUCE_COMBINE_max(T, s, x, y, present) x = (T)max(x, y);
@@ -93,10 +111,13 @@ static inline ulong __isg_add_if_u64(ulong x, ulong y, uint present) {
 #define __ISG_ADD_IF_uint __ISG_ADD_IF_INT
 #define __ISG_ADD_IF_long __ISG_ADD_IF_INT64
 #define __ISG_ADD_IF_ulong __ISG_ADD_IF_INT64
-#define __ISG_ADD_IF_float __ISG_ADD_IF_FP
+#define __ISG_ADD_IF_float(T, x, y, present) x = __isg_add_if_f32(x, y, (present));
 #define __ISG_ADD_IF_half __ISG_ADD_IF_FP
-#define __ISG_ADD_IF_double __ISG_ADD_IF_FP
+#define __ISG_ADD_IF_double(T, x, y, present) x = __isg_add_if_f64(x, y, (present));
 
+#endif /* ISG_NEED_reduce || ISG_NEED_scan */
+
+#ifdef ISG_NEED_reduce
 #define __ISG_REDUCE_BODY(name, op, T, s, w, req)                                                  \
   ISG_REQ_##req(__ISG_OVL T __isg_##name(__isg_ctx_t* ctx, T x) {                                  \
     const uint mask = __isg_activemask();                                                          \

@@ -2,7 +2,9 @@
 /*
  * sub_group_scan_{inclusive,exclusive}_<op>: Hillis-Steele over log2(S) shfl.up (the CUDA idiom).
  * Every read goes to a lower lane, and lower lanes always exist, so a partial last sub-group
- * needs no special case. The exclusive scan shifts the inclusive one up by one lane.
+ * needs no special case; a lane below the offset reads itself, which the reduction's combining
+ * step (50-reduce.cl) absorbs or skips. The exclusive scan shifts the inclusive one up by one
+ * lane.
  */
 #ifdef ISG_NEED_scan
 
@@ -10,7 +12,7 @@
   for (uint o = 1; o < ctx->S; o <<= 1) {                                                          \
     T y;                                                                                           \
     __ISG_XFER(T, s, w, y, x, __isg_shfl_up, o, mask)                                              \
-    if (ctx->sglid >= o) x = (T)__ISG_OP_##op(x, y);                                               \
+    __ISG_REDUCE_COMBINE_##op(T, s, x, y, (uint)(ctx->sglid >= o))                                 \
   }
 
 #define __ISG_SCAN_INCLUSIVE_BODY(name, op, T, s, w, req)                                          \

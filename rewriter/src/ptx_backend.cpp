@@ -221,6 +221,16 @@ bool spellReturn(llvm::Type* t, std::string* out) {
   return spellValueType(t, out);
 }
 
+// The builtin a call binds to on NVPTX: min and max of floating point leave NaN operands
+// undefined, so they are fmin and fmax, the hardware's min/max (libclc's min is a compare and a
+// select, two dependent instructions; NVIDIA's compiler emits one).
+std::string nvptxName(const MangledFunction& sig) {
+  if (sig.name != "min" && sig.name != "max") return sig.name;
+  for (const std::string& p : sig.params)
+    if (p.rfind("float", 0) != 0 && p.rfind("double", 0) != 0 && p.rfind("half", 0) != 0) return sig.name;
+  return "f" + sig.name;
+}
+
 // Binds the module's OpenCL C builtin calls (ptx_backend.h, step 3). False with *log.
 bool bindBuiltins(llvm::Module& m, const DeviceTraits& traits, std::string* log) {
   // The module's declarations are renamed out of the way first: most names are the same under
@@ -254,7 +264,7 @@ bool bindBuiltins(llvm::Module& m, const DeviceTraits& traits, std::string* log)
       params += (i ? ", " : "") + sig.params[i] + " a" + std::to_string(i);
       args += (i ? ", a" : "a") + std::to_string(i);
     }
-    const std::string invoke = sig.name + "(" + args + ")";
+    const std::string invoke = nvptxName(sig) + "(" + args + ")";
     source += ret + " " + call.shim + "(" + (params.empty() ? "void" : params) + ") { " +
               (ret == "void" ? invoke : "return as_" + ret + "(" + invoke + ")") + "; }\n";
     calls.push_back(call);
