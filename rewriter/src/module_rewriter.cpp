@@ -463,9 +463,14 @@ class ModuleRewriter {
     entry->takeName(kernel);
     entry->setCallingConv(llvm::CallingConv::SPIR_KERNEL);
     llvm::AttributeList attrs = kernel->getAttributes();
+    // The hidden scratch (`__local ulong16*`) is aligned as its type: NVIDIA's driver places a
+    // local argument as its PTX parameter's .align says.
     std::vector<llvm::AttributeSet> paramAttrs;
     for (unsigned i = 0; i < params.size(); ++i)
-      paramAttrs.push_back(i < kernel->arg_size() ? attrs.getParamAttrs(i) : llvm::AttributeSet());
+      paramAttrs.push_back(i < kernel->arg_size() ? attrs.getParamAttrs(i)
+                           : params[i]->isPointerTy()
+                               ? llvm::AttributeSet::get(ctx_, {llvm::Attribute::getWithAlignment(ctx_, llvm::Align(128))})
+                               : llvm::AttributeSet());
     entry->setAttributes(llvm::AttributeList::get(ctx_, attrs.getFnAttrs(), attrs.getRetAttrs(), paramAttrs));
     entry->removeFnAttr(llvm::Attribute::OptimizeNone);
     entry->removeFnAttr(llvm::Attribute::NoInline);

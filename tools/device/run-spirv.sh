@@ -23,6 +23,15 @@ for name in isg_builtins_e2e_test isg_whole_subgroups_test realworld_tests layer
   echo "$name SPIR-V rc=$rc $(grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[isg-e2e\] [0-9]" "$log" | tr '\n' ' ')"
   [ $rc -eq 0 ] || status=1
 done
+# The local strategy's library through the same path (ISG_STRATEGY=local).
+if [ -x "$here/bin/isg_builtins_e2e_test" ]; then
+  log="$out/isg_builtins_e2e_test.spirv.local.log"
+  ISG_STRATEGY=local ISG_TEST_SPIRV=1 ISG_TEST_SPIRV_CACHE="$here/spirv-cache" \
+    "$here/bin/isg_builtins_e2e_test" --gtest_filter="$filter" > "$log" 2>&1
+  rc=$?
+  echo "isg_builtins_e2e_test SPIR-V ISG_STRATEGY=local rc=$rc $(grep -E "^\[  (PASSED|FAILED) |^\[isg-e2e\] [0-9]" "$log" | tr '\n' ' ')"
+  [ $rc -eq 0 ] || status=1
+fi
 # Programs this run found no module for: the development machine compiles them.
 bash "$here/spirv-missing.sh" "$here/spirv-cache" "$out"
 exit $status

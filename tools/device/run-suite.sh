@@ -8,6 +8,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=${OUT:-/tmp/isg-out}
 mkdir -p "$out"
 export OPENCL_LAYERS="$here/libIntelSubgroupsLayer.so"
+# Tests that compile a program to SPIR-V take it from the modules staged beside (run-spirv.sh).
+[ -d "$here/spirv-cache" ] && export ISG_TEST_SPIRV_CACHE="$here/spirv-cache"
 filter=${1:-*}
 status=0
 for t in "$here"/bin/*; do

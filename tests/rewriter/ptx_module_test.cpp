@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+// Programs from SPIR-V for NVIDIA's driver (rewriter/src/ptx_backend.h): the PTX the layer
+// writes, checked for what NVIDIA's OpenCL driver needs of it (its own PTX for OpenCL C is the
+// model: kernel parameters with their state spaces, the launch registers for the work-item
+// functions) and for clear errors where the path cannot go. The GPU runs the same programs
+// (tools/device/run-spirv.sh); this runs everywhere.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "isg/rewriter.h"
+#include "spirv_cache.h"
+
+namespace {
+
+isg::RewriteResult toPtx(const std::string& source, const std::string& options = "",
+                         isg::Strategy strategy = isg::Strategy::NvidiaPtx) {
+  std::string module, why;
+  EXPECT_TRUE(isgtest::compileToSpirv(source, options, &module, &why)) << why;
+  isg::ModuleInput in;
+  in.spirv = module;
+  in.options = options;
+  isg::applyStrategyDefaults(strategy, 32, &in.traits);
+  in.traits.fp64 = true;
+  in.traits.images = true;
+  in.traits.nvidiaComputeCapability = 90;
+  in.traits.openclCVersion = 300;
+  in.output = isg::RewriteResult::Form::Ptx;
+  in.bridgePath = ISG_TEST_SPIRV_BRIDGE;
+  return isg::rewriteModule(in);
+}
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+const char* kIntelKernel = R"CLC(
+typedef struct { int a; float b; } Pair;
+__attribute__((intel_reqd_sub_group_size(16)))
+__kernel void intel(__global float* out, __global const uint* in, __local float* scratch,
+                    __constant float* table, Pair pair) {
+  const size_t i = get_global_id(0);
+  scratch[get_local_id(0)] = as_float(in[i]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float x = intel_sub_group_shuffle(scratch[get_local_id(0)], (get_sub_group_local_id() + 1) % 16);
+  x += sub_group_reduce_add(x) + as_float(intel_sub_group_block_read(in));
+  out[i] = min(x, table[1]) + sin(x) + pair.a + pair.b;
+}
+__kernel void geometry(__global ulong* out) {
+  out[0] = get_global_offset(0);
+  out[1] = get_num_groups(1);
+  out[2] = get_work_dim();
+  out[3] = get_group_id(2);
+}
+)CLC";
+
+TEST(PtxModules, KernelsTakeTheirParametersAsNvidiasOwnPtxDoes) {
+  const isg::RewriteResult r = toPtx(kIntelKernel);
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  ASSERT_EQ(r.form, isg::RewriteResult::Form::Ptx);
+  ASSERT_FALSE(r.binary.empty());
+  EXPECT_EQ(r.binary.back(), '\0') << "NVIDIA reads the binary as a C string";
+  const std::string ptx = r.binary.c_str();
+  EXPECT_TRUE(has(ptx, ".target sm_86, texmode_independent")) << "LLVM 15's newest target";
+  EXPECT_TRUE(has(ptx, ".address_size 64"));
+  EXPECT_TRUE(has(ptx, ".entry intel("));
+  EXPECT_TRUE(has(ptx, ".param .u64 .ptr .global .align 4 intel_param_0"));
+  EXPECT_TRUE(has(ptx, ".param .u64 .ptr .shared .align 4 intel_param_2")) << "__local";
+  EXPECT_TRUE(has(ptx, ".param .u64 .ptr .const .align 4 intel_param_3")) << "__constant";
+  EXPECT_TRUE(has(ptx, ".param .align 4 .b8 intel_param_4[8]")) << "a struct by value";
+  EXPECT_TRUE(has(ptx, "ld.const.f32")) << "__constant data is read from the constant bank";
+  EXPECT_TRUE(has(ptx, "shfl.sync")) << "nvidia-ptx: warp shuffles";
+  EXPECT_TRUE(has(ptx, "bar.sync")) << "barrier()";
+  EXPECT_TRUE(has(ptx, "min.f32")) << "min of floats is the hardware's";
+  EXPECT_FALSE(has(ptx, ".extern")) << "every builtin resolved in the module";
+  EXPECT_TRUE(has(ptx, ".maxntid 1024, 1, 1")) << "launches at NVIDIA's largest work-group";
+  // The manifest is the source path's: S, no hidden arguments on nvidia-ptx.
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].name, "intel");
+  EXPECT_EQ(r.kernels[0].subGroupSize, 16u);
+  EXPECT_TRUE(r.kernels[0].hiddenArgs.empty());
+  EXPECT_EQ(r.kernels[0].numUserArgs, 5u);
+}
+
+// The work-item functions read what NVIDIA's driver gives a launch (its own PTX does the same):
+// %envreg0-2 the first group, %envreg3-5 the first global id, %envreg6-8 the number of groups,
+// %envreg9 the work dimension.
+TEST(PtxModules, WorkItemFunctionsReadTheDriversLaunchRegisters) {
+  const isg::RewriteResult r = toPtx(kIntelKernel);
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  const std::string ptx = r.binary.c_str();
+  const std::string geometry = ptx.substr(ptx.find(".entry geometry("));
+  for (const char* reg : {"%envreg0", "%envreg3", "%envreg7", "%envreg9", "%envreg2", "%ctaid.z"})
+    EXPECT_TRUE(has(geometry, reg)) << reg;
+  const std::string intel = ptx.substr(ptx.find(".entry intel("), ptx.find(".entry geometry(") - ptx.find(".entry intel("));
+  EXPECT_TRUE(has(intel, "%envreg3")) << "get_global_id includes the global offset";
+}
+
+TEST(PtxModules, RequiredWorkGroupSizesAreTheCtasAndPlainModulesAreWrittenToo) {
+  const isg::RewriteResult r = toPtx(R"CLC(
+__attribute__((reqd_work_group_size(64, 2, 1)))
+__kernel void plain(__global int* o) { o[get_global_id(0)] = (int)get_local_size(1); }
+)CLC");
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  const std::string ptx = r.binary.c_str();
+  EXPECT_TRUE(has(ptx, ".reqntid 64, 2, 1")) << ptx;
+  EXPECT_FALSE(has(ptx, ".maxntid"));
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_TRUE(r.kernels[0].families.empty());
+}
+
+TEST(PtxModules, MathOptionsReachTheCodeGenerator) {
+  const char* src = "__kernel void k(__global float* o) { o[0] = o[1] / o[2] + o[3]; }\n";
+  const isg::RewriteResult precise = toPtx(src);
+  const isg::RewriteResult fast = toPtx(src, "-cl-fast-relaxed-math");
+  ASSERT_EQ(precise.status, isg::RewriteResult::Status::Rewritten) << precise.log;
+  ASSERT_EQ(fast.status, isg::RewriteResult::Status::Rewritten) << fast.log;
+  EXPECT_TRUE(has(precise.binary.c_str(), "div.rn.f32"));
+  EXPECT_FALSE(has(precise.binary.c_str(), ".ftz"));
+  EXPECT_TRUE(has(fast.binary.c_str(), ".ftz")) << fast.binary.c_str();
+  EXPECT_FALSE(has(fast.binary.c_str(), "div.rn.f32"));
+}
+
+// The local strategy (ISG_STRATEGY=local on NVIDIA) goes the same way: the scratch is a
+// `.ptr .shared` parameter after the application's.
+TEST(PtxModules, TheLocalStrategyAddsItsScratchAsASharedParameter) {
+  const isg::RewriteResult r = toPtx(kIntelKernel, "", isg::Strategy::Local);
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  ASSERT_EQ(r.kernels.size(), 2u);
+  ASSERT_EQ(r.kernels[0].hiddenArgs.size(), 1u);
+  EXPECT_EQ(r.kernels[0].hiddenArgs[0].index, 5u);
+  EXPECT_TRUE(has(r.binary.c_str(), ".param .u64 .ptr .shared .align 128 intel_param_5"))
+      << "aligned as its type, __local ulong16*: " << r.binary.c_str();
+  EXPECT_FALSE(has(r.binary.c_str(), "shfl.sync")) << "local memory, not warp shuffles";
+}
+
+// What the path cannot build fails the build with a log that names it.
+TEST(PtxModules, ImagesPrintfAndUnsupportedSizesAreBuildErrorsThatSayWhy) {
+  const isg::RewriteResult images = toPtx(R"CLC(
+__kernel void k(read_only image2d_t im, __global uint* o) {
+  o[0] = intel_sub_group_block_read(im, (int2)(0, 0));
+}
+)CLC");
+  EXPECT_EQ(images.status, isg::RewriteResult::Status::Error);
+  EXPECT_TRUE(has(images.log, "images")) << images.log;
+  EXPECT_TRUE(has(images.log, "NVIDIA")) << images.log;
+
+  const isg::RewriteResult print = toPtx("__kernel void k(int x) { printf(\"%d\\n\", x); }\n");
+  EXPECT_EQ(print.status, isg::RewriteResult::Status::Error);
+  EXPECT_TRUE(has(print.log, "printf")) << print.log;
+
+  const isg::RewriteResult size = toPtx(R"CLC(
+__attribute__((intel_reqd_sub_group_size(64)))
+__kernel void k(__global uint* o) { o[0] = intel_sub_group_shuffle(o[1], 0u); }
+)CLC");
+  EXPECT_EQ(size.status, isg::RewriteResult::Status::Error);
+  EXPECT_TRUE(has(size.log, "64")) << size.log;
+}
+
+}  // namespace
