@@ -85,3 +85,25 @@ void __ISG_PTX_OVL atomic_work_item_fence(cl_mem_fence_flags flags, memory_order
   else
     __nvvm_membar_gl();
 }
+
+/* native_* of float: the hardware's approximations, as NVIDIA's compiler uses them (libclc's
+ * are LLVM intrinsics the NVPTX back end cannot write). The shims call these for scalar float;
+ * vectors get the full-precision functions, which the native ones may be. */
+#define __ISG_LOG2E 1.44269504088896340736f
+#define __ISG_LOG2_10 3.32192809488736234787f
+#define __ISG_LN2 0.693147180559945309417f
+#define __ISG_LOG10_2 0.301029995663981195214f
+float __isg_native_sin(float x) { return __nvvm_sin_approx_f(x); }
+float __isg_native_cos(float x) { return __nvvm_cos_approx_f(x); }
+float __isg_native_tan(float x) { return __nvvm_div_approx_f(__nvvm_sin_approx_f(x), __nvvm_cos_approx_f(x)); }
+float __isg_native_exp2(float x) { return __nvvm_ex2_approx_f(x); }
+float __isg_native_exp(float x) { return __nvvm_ex2_approx_f(x * __ISG_LOG2E); }
+float __isg_native_exp10(float x) { return __nvvm_ex2_approx_f(x * __ISG_LOG2_10); }
+float __isg_native_log2(float x) { return __nvvm_lg2_approx_f(x); }
+float __isg_native_log(float x) { return __nvvm_lg2_approx_f(x) * __ISG_LN2; }
+float __isg_native_log10(float x) { return __nvvm_lg2_approx_f(x) * __ISG_LOG10_2; }
+float __isg_native_powr(float x, float y) { return __nvvm_ex2_approx_f(y * __nvvm_lg2_approx_f(x)); }
+float __isg_native_sqrt(float x) { return __nvvm_sqrt_approx_f(x); }
+float __isg_native_rsqrt(float x) { return __nvvm_rsqrt_approx_f(x); }
+float __isg_native_recip(float x) { return __nvvm_div_approx_f(1.0f, x); }
+float __isg_native_divide(float x, float y) { return __nvvm_div_approx_f(x, y); }

@@ -63,6 +63,14 @@ class Parser {
       subs_.push_back(*spelled);
       return true;
     }
+    if (s_.substr(at_, 9) == "U7_Atomic") {  // _Atomic(T): a type of its own (OpenCL's atomic_T)
+      at_ += 9;
+      std::string value;
+      if (!type(&value)) return false;
+      *spelled = "atomic_" + value;
+      subs_.push_back(*spelled);
+      return true;
+    }
     if (c == 'P') {
       ++at_;
       std::string pointee;

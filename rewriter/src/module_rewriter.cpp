@@ -639,8 +639,13 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
     if (!rewriter.usesSubGroups()) {
       if (in.output == RewriteResult::Form::Spirv) return RewriteResult{};  // the driver takes it as it is
       r.kernels = rewriter.kernels();
-      if (in.output != RewriteResult::Form::Ptx) r.binary = bitcode;
-      else if (!toPtx(bitcode, traits, in.options, &r.binary, &why)) return errorResult(why);
+      detail::lowerOpenclAtomics(m);
+      std::string plain;
+      llvm::raw_string_ostream plainOs(plain);
+      llvm::WriteBitcodeToFile(m, plainOs);
+      plainOs.flush();
+      if (in.output != RewriteResult::Form::Ptx) r.binary = std::move(plain);
+      else if (!toPtx(plain, traits, in.options, &r.binary, &why)) return errorResult(why);
       return r;
     }
     RewriteInput library;
@@ -664,6 +669,7 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
                          "module:\n" + log);
     if (!rewriter.transform(std::move(compiled), &log)) return errorResult(log);
     r.kernels = rewriter.kernels();
+    if (in.output != RewriteResult::Form::Spirv) detail::lowerOpenclAtomics(m);
     std::string out;
     llvm::raw_string_ostream os(out);
     llvm::WriteBitcodeToFile(m, os);

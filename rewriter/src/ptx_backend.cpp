@@ -28,6 +28,9 @@
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Intrinsics.h>
@@ -214,21 +217,121 @@ std::unique_ptr<llvm::Module> toNvptx(llvm::Module& src, std::string* log) {
 // The OpenCL C spelling of a builtin's return type ("void", "float4", "long"), signed where
 // signedness is not known; false for what no OpenCL C builtin the path binds returns.
 bool spellReturn(llvm::Type* t, std::string* out) {
-  if (t->isVoidTy()) {
-    *out = "void";
+  if (t->isVoidTy() || t->isIntegerTy(1)) {  // bool: atomic_compare_exchange_*
+    *out = t->isVoidTy() ? "void" : "bool";
     return true;
   }
   return spellValueType(t, out);
 }
 
-// The builtin a call binds to on NVPTX: min and max of floating point leave NaN operands
-// undefined, so they are fmin and fmax, the hardware's min/max (libclc's min is a compare and a
-// select, two dependent instructions; NVIDIA's compiler emits one).
-std::string nvptxName(const MangledFunction& sig) {
-  if (sig.name != "min" && sig.name != "max") return sig.name;
-  for (const std::string& p : sig.params)
-    if (p.rfind("float", 0) != 0 && p.rfind("double", 0) != 0 && p.rfind("half", 0) != 0) return sig.name;
-  return "f" + sig.name;
+// How a shim calls the builtin `sig` on NVPTX (`args` its arguments, parenthesised). min and max
+// of floating point leave NaN operands undefined, so they are fmin and fmax, the hardware's
+// min/max (libclc's min is a compare and a select, two dependent instructions; NVIDIA's compiler
+// emits one). native_* of a float are the runtime's hardware approximations
+// (ptx-runtime/workitems.cl); of vectors, the full-precision functions (libclc's native_* are
+// intrinsics the NVPTX back end cannot write).
+std::string nvptxCall(const MangledFunction& sig, const std::string& args) {
+  auto all = [&](std::initializer_list<const char*> prefixes) {
+    for (const std::string& p : sig.params) {
+      bool any = false;
+      for (const char* prefix : prefixes) any |= p.rfind(prefix, 0) == 0;
+      if (!any) return false;
+    }
+    return true;
+  };
+  if ((sig.name == "min" || sig.name == "max") && all({"float", "double", "half"}))
+    return "f" + sig.name + "(" + args + ")";
+  if (sig.name.rfind("native_", 0) == 0) {
+    bool scalar = true;
+    for (const std::string& p : sig.params) scalar &= p == "float";
+    if (scalar) return "__isg_" + sig.name + "(" + args + ")";
+    const std::string full = sig.name.substr(7);
+    if (full == "divide") return "(a0 / a1)";
+    if (full == "recip") return "(1.0f / a0)";
+    return full + "(" + args + ")";
+  }
+  return sig.name + "(" + args + ")";
+}
+
+// OpenCL C 2.0's atomics (ptx_backend.h, lowerOpenclAtomics) become LLVM's atomic
+// instructions, which the NVPTX back end writes as atom/ld/st. The forms without _explicit are sequentially consistent, as OpenCL
+// C defines them; an order that is not a constant is taken as sequentially consistent. The
+// scope is the system's, which covers every narrower one.
+llvm::AtomicOrdering ordering(llvm::Value* v, bool load, bool store) {
+  auto* c = llvm::dyn_cast_or_null<llvm::ConstantInt>(v);
+  llvm::AtomicOrdering o = llvm::AtomicOrdering::SequentiallyConsistent;
+  if (c) switch (c->getZExtValue()) {  // memory_order_relaxed, _acquire, _release, _acq_rel
+      case 0: o = llvm::AtomicOrdering::Monotonic; break;
+      case 2: o = llvm::AtomicOrdering::Acquire; break;
+      case 3: o = llvm::AtomicOrdering::Release; break;
+      case 4: o = llvm::AtomicOrdering::AcquireRelease; break;
+      default: break;
+    }
+  if (load && (o == llvm::AtomicOrdering::Release || o == llvm::AtomicOrdering::AcquireRelease))
+    o = llvm::AtomicOrdering::Acquire;
+  if (store && (o == llvm::AtomicOrdering::Acquire || o == llvm::AtomicOrdering::AcquireRelease))
+    o = llvm::AtomicOrdering::Release;
+  return o;
+}
+
+// Replaces the calls of `f` when it is one of those atomics; false when it is not.
+bool lowerAtomic(llvm::Function& f, const MangledFunction& sig) {
+  std::string op = sig.name;
+  if (op.rfind("atomic_", 0) != 0 || sig.params.empty() || sig.params[0].find("atomic_") == std::string::npos)
+    return false;
+  op = op.substr(7);
+  if (op.size() > 9 && op.compare(op.size() - 9, 9, "_explicit") == 0) op.resize(op.size() - 9);
+  const bool isUnsigned = sig.params[0].find("atomic_u") != std::string::npos;
+  static const std::map<std::string, std::pair<llvm::AtomicRMWInst::BinOp, llvm::AtomicRMWInst::BinOp>> rmw = {
+      {"fetch_add", {llvm::AtomicRMWInst::Add, llvm::AtomicRMWInst::Add}},
+      {"fetch_sub", {llvm::AtomicRMWInst::Sub, llvm::AtomicRMWInst::Sub}},
+      {"fetch_or", {llvm::AtomicRMWInst::Or, llvm::AtomicRMWInst::Or}},
+      {"fetch_xor", {llvm::AtomicRMWInst::Xor, llvm::AtomicRMWInst::Xor}},
+      {"fetch_and", {llvm::AtomicRMWInst::And, llvm::AtomicRMWInst::And}},
+      {"fetch_min", {llvm::AtomicRMWInst::Min, llvm::AtomicRMWInst::UMin}},
+      {"fetch_max", {llvm::AtomicRMWInst::Max, llvm::AtomicRMWInst::UMax}},
+      {"exchange", {llvm::AtomicRMWInst::Xchg, llvm::AtomicRMWInst::Xchg}}};
+  const auto r = rmw.find(op);
+  const bool cmpxchg = op == "compare_exchange_strong" || op == "compare_exchange_weak";
+  if (r == rmw.end() && !cmpxchg && op != "load" && op != "store" && op != "init") return false;
+  std::vector<llvm::CallBase*> calls;
+  for (llvm::User* u : f.users())
+    if (auto* call = llvm::dyn_cast<llvm::CallBase>(u); call && call->getCalledFunction() == &f) calls.push_back(call);
+  if (calls.size() != f.getNumUses()) return false;
+  const llvm::DataLayout& dl = f.getParent()->getDataLayout();
+  for (llvm::CallBase* call : calls) {
+    llvm::IRBuilder<> b(call);
+    auto arg = [&](unsigned i) { return i < call->arg_size() ? call->getArgOperand(i) : nullptr; };
+    llvm::Value* result = nullptr;
+    if (r != rmw.end()) {
+      llvm::Value* v = arg(1);
+      llvm::AtomicRMWInst::BinOp bin = isUnsigned ? r->second.second : r->second.first;
+      if (v->getType()->isFloatingPointTy() && bin == llvm::AtomicRMWInst::Add) bin = llvm::AtomicRMWInst::FAdd;
+      result = b.CreateAtomicRMW(bin, arg(0), v, dl.getABITypeAlign(v->getType()), ordering(arg(2), false, false));
+    } else if (op == "load") {
+      llvm::LoadInst* l = b.CreateAlignedLoad(call->getType(), arg(0), dl.getABITypeAlign(call->getType()));
+      l->setAtomic(ordering(arg(1), true, false));
+      result = l;
+    } else if (op == "store" || op == "init") {
+      llvm::StoreInst* st = b.CreateAlignedStore(arg(1), arg(0), dl.getABITypeAlign(arg(1)->getType()));
+      if (op == "store") st->setAtomic(ordering(arg(2), false, true));
+    } else {  // compare_exchange: *expected gets the value found (C11), the result says whether it was equal
+      llvm::Value* desired = arg(2);
+      llvm::Type* t = desired->getType();
+      llvm::Value* expected = b.CreateAlignedLoad(t, arg(1), dl.getABITypeAlign(t));
+      llvm::AtomicOrdering success = ordering(arg(3), false, false);
+      llvm::AtomicOrdering failure = ordering(arg(4) ? arg(4) : arg(3), true, false);
+      if (failure == llvm::AtomicOrdering::SequentiallyConsistent && success != failure) failure = llvm::AtomicOrdering::Acquire;
+      auto* x = b.CreateAtomicCmpXchg(arg(0), expected, desired, dl.getABITypeAlign(t), success, failure);
+      x->setWeak(op == "compare_exchange_weak");
+      b.CreateAlignedStore(b.CreateExtractValue(x, 0), arg(1), dl.getABITypeAlign(t));
+      result = b.CreateExtractValue(x, 1);
+      if (result->getType() != call->getType()) result = b.CreateZExt(result, call->getType());
+    }
+    if (result && !call->getType()->isVoidTy()) call->replaceAllUsesWith(result);
+    call->eraseFromParent();
+  }
+  return true;
 }
 
 // Binds the module's OpenCL C builtin calls (ptx_backend.h, step 3). False with *log.
@@ -264,9 +367,9 @@ bool bindBuiltins(llvm::Module& m, const DeviceTraits& traits, std::string* log)
       params += (i ? ", " : "") + sig.params[i] + " a" + std::to_string(i);
       args += (i ? ", a" : "a") + std::to_string(i);
     }
-    const std::string invoke = nvptxName(sig) + "(" + args + ")";
+    const std::string invoke = nvptxCall(sig, args);
     source += ret + " " + call.shim + "(" + (params.empty() ? "void" : params) + ") { " +
-              (ret == "void" ? invoke : "return as_" + ret + "(" + invoke + ")") + "; }\n";
+              (ret == "void" ? invoke : ret == "bool" ? "return " + invoke : "return as_" + ret + "(" + invoke + ")") + "; }\n";
     calls.push_back(call);
   }
   if (!log->empty()) return false;
@@ -411,7 +514,44 @@ void optimise(llvm::Module& m, llvm::TargetMachine& tm) {
   mpm.run(m, mam);
 }
 
+// What the NVPTX back end would turn into a call of a C library function, which it cannot write
+// and answers with a fatal error that ends the process: the transcendental intrinsics and frem
+// (NVIDIA has no such instructions). The path binds every OpenCL C builtin to code without
+// them; this is the guard that keeps anything else (an optimisation, an unforeseen builtin) a
+// build error. "" when the module has none.
+std::string unwritable(const llvm::Module& m) {
+  static const llvm::Intrinsic::ID libcalls[] = {
+      llvm::Intrinsic::exp,  llvm::Intrinsic::exp2, llvm::Intrinsic::log, llvm::Intrinsic::log2,
+      llvm::Intrinsic::log10, llvm::Intrinsic::pow, llvm::Intrinsic::powi, llvm::Intrinsic::sin,
+      llvm::Intrinsic::cos};
+  std::set<std::string> found;
+  for (const llvm::Function& f : m)
+    for (const llvm::BasicBlock& bb : f)
+      for (const llvm::Instruction& i : bb) {
+        if (i.getOpcode() == llvm::Instruction::FRem) found.insert("frem (fmod)");
+        if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&i))
+          if (const llvm::Function* callee = call->getCalledFunction())
+            for (llvm::Intrinsic::ID id : libcalls)
+              if (callee->getIntrinsicID() == id) found.insert(callee->getName().str());
+      }
+  std::string log;
+  for (const std::string& what : found)
+    log += "error: the program needs " + what + ", which NVIDIA's PTX has no instruction for and "
+           "the layer cannot yet provide for programs from SPIR-V on NVIDIA devices\n";
+  return log;
+}
+
 }  // namespace
+
+void lowerOpenclAtomics(llvm::Module& m) {
+  for (auto it = m.begin(); it != m.end();) {
+    llvm::Function& f = *it++;
+    MangledFunction sig;
+    if (f.isDeclaration() && !f.isIntrinsic() && demangleBuiltin(f.getName(), &sig) && lowerAtomic(f, sig) &&
+        f.use_empty())
+      f.eraseFromParent();
+  }
+}
 
 std::string libclcPath() {
   std::vector<std::string> candidates{ownDirectory() + "/nvptx64--nvidiacl.bc"};
@@ -448,6 +588,20 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
                std::string* ptx, std::string* log) {
   llvm::LLVMContext context;
   context.setOpaquePointers(true);  // libclc's bitcode has them; the module's are upgraded
+  // Errors the back end reports (an inline asm it cannot take) go to the log: without a
+  // handler LLVM prints them and ends the process.
+  std::string diagnostics;
+  context.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo& d, void* sink) {
+        if (d.getSeverity() != llvm::DS_Error) return;
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        llvm::DiagnosticPrinterRawOStream printer(os);
+        d.print(printer);
+        os.flush();
+        *static_cast<std::string*>(sink) += "error: " + text + "\n";
+      },
+      &diagnostics);
   auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "module"), context);
   if (!parsed) {
     *log = "error: internal error: " + llvm::toString(parsed.takeError()) + "\n";
@@ -460,6 +614,7 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
   if (!tm) return false;
   m->setTargetTriple(kTriple);
   m->setDataLayout(tm->createDataLayout());
+  lowerOpenclAtomics(*m);
   if (!bindBuiltins(*m, traits, log) || !linkLibclc(*m, log)) return false;
 
   // Kernels are the entries; everything else may go into them. Each launches at up to the
@@ -511,6 +666,10 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
     return false;
   }
   optimise(*m, *tm);
+  if (std::string why = unwritable(*m); !why.empty()) {
+    *log = why;
+    return false;
+  }
 
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream out(text);
@@ -520,6 +679,10 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
     return false;
   }
   emit.run(*m);
+  if (!diagnostics.empty()) {
+    *log = diagnostics;
+    return false;
+  }
   *ptx = std::string(text.str());
   return true;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // nvidia-ptx strategy: what only a warp can do, checked on an NVIDIA GPU through the layer.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -172,6 +173,105 @@ TEST(NvidiaPtx, ShufflesInsideBranchesThatSplitASubGroup) {
     clReleaseKernel(k);
     clReleaseProgram(p);
   }
+}
+
+}  // namespace
+
+namespace {
+
+// The OpenCL C library beside the sub-group builtins: atomics on global and local memory, math,
+// conversions and the work-item functions of a launch with a global offset, against the host.
+// Built from source it checks the driver; from SPIR-V on NVIDIA (ISG_TEST_SPIRV,
+// tools/device/run-spirv.sh) it checks the layer's PTX: libclc, the launch registers, atomics.
+TEST(OpenClLibrary, AtomicsMathConversionsAndWorkItemsMatchTheHost) {
+  ISG_REQUIRE_ENV();
+  const std::string src = R"(
+    __attribute__((intel_reqd_sub_group_size(16)))
+    kernel void lib(global int* counters, global float* f, global int* conv, global ulong* geo,
+                    local int* l) {
+      const size_t gid = get_global_id(0), lid = get_local_id(0);
+      if (lid == 0) l[0] = 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      atomic_inc(&l[0]);
+      atomic_add(&counters[0], 1);
+      atomic_max(&counters[1], (int)gid);
+      atomic_min(&counters[2], (int)gid);
+      atomic_cmpxchg(&counters[3], 0, 7);
+      atomic_add(&counters[5], sub_group_reduce_add(1));
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (lid == 0) atomic_add(&counters[4], l[0]);
+      const size_t i = gid - get_global_offset(0);
+      const float x = (float)i * 0.01f;
+      f[i * 4 + 0] = sin(x);
+      f[i * 4 + 1] = exp(x);
+      f[i * 4 + 2] = sqrt(x);
+      f[i * 4 + 3] = native_exp(x);
+      conv[i] = convert_int_sat_rte(x * 1e9f);
+      if (i == 0) {
+        geo[0] = get_global_offset(0);
+        geo[1] = get_global_size(0);
+        geo[2] = get_num_groups(0);
+        geo[3] = get_work_dim();
+        geo[4] = get_group_id(0);
+        geo[5] = get_local_size(0);
+        geo[6] = get_enqueued_local_size(0) + get_global_linear_id() * 1000;
+      }
+    })";
+  std::string log;
+  cl_program p = isgtest::buildProgram(src, "-cl-std=CL2.0", &log);
+  ASSERT_NE(p, nullptr) << log;
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(p, "lib", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  constexpr size_t kOffset = 64, kItems = 256, kLocal = 64;
+  std::vector<cl_int> counters = {0, -1, 0x7fffffff, 0, 0, 0};
+  cl_mem c = clCreateBuffer(env().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                            counters.size() * 4, counters.data(), &err);
+  cl_mem f = clCreateBuffer(env().context, CL_MEM_READ_WRITE, kItems * 16, nullptr, &err);
+  cl_mem conv = clCreateBuffer(env().context, CL_MEM_READ_WRITE, kItems * 4, nullptr, &err);
+  cl_mem geo = clCreateBuffer(env().context, CL_MEM_READ_WRITE, 7 * 8, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  ISG_CL_CHECK(clSetKernelArg(k, 0, sizeof c, &c));
+  ISG_CL_CHECK(clSetKernelArg(k, 1, sizeof f, &f));
+  ISG_CL_CHECK(clSetKernelArg(k, 2, sizeof conv, &conv));
+  ISG_CL_CHECK(clSetKernelArg(k, 3, sizeof geo, &geo));
+  ISG_CL_CHECK(clSetKernelArg(k, 4, sizeof(cl_int), nullptr));
+  const size_t offset = kOffset, global = kItems, local = kLocal;
+  ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, &offset, &global, &local, 0, nullptr, nullptr));
+  std::vector<float> fs(kItems * 4);
+  std::vector<cl_int> convs(kItems);
+  std::vector<cl_ulong> geos(7);
+  ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, c, CL_TRUE, 0, counters.size() * 4, counters.data(), 0, nullptr, nullptr));
+  ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, f, CL_TRUE, 0, fs.size() * 4, fs.data(), 0, nullptr, nullptr));
+  ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, conv, CL_TRUE, 0, convs.size() * 4, convs.data(), 0, nullptr, nullptr));
+  ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, geo, CL_TRUE, 0, geos.size() * 8, geos.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(counters[0], int(kItems)) << "atomic_add";
+  EXPECT_EQ(counters[1], int(kOffset + kItems - 1)) << "atomic_max";
+  EXPECT_EQ(counters[2], int(kOffset)) << "atomic_min";
+  EXPECT_EQ(counters[3], 7) << "atomic_cmpxchg";
+  EXPECT_EQ(counters[4], int(kItems)) << "atomic_inc on local memory";
+  EXPECT_EQ(counters[5], int(kItems * 16)) << "sub_group_reduce_add(1) of every sub-group of 16";
+  for (size_t i = 0; i < kItems; ++i) {
+    const float x = float(i) * 0.01f;
+    EXPECT_NEAR(fs[i * 4 + 0], std::sin(x), 1e-6f + 4e-7f * std::fabs(std::sin(x))) << "sin " << x;
+    EXPECT_NEAR(fs[i * 4 + 1], std::exp(x), 4e-7f * std::exp(x)) << "exp " << x;
+    EXPECT_NEAR(fs[i * 4 + 2], std::sqrt(x), 4e-7f * std::sqrt(x) + 1e-30f) << "sqrt " << x;
+    EXPECT_NEAR(fs[i * 4 + 3], std::exp(x), 1e-3f * std::exp(x)) << "native_exp " << x;
+    const float scaled = x * 1e9f;
+    const double r = std::nearbyint(double(scaled));
+    const cl_int want = r >= 2147483647.0 ? 2147483647 : r <= -2147483648.0 ? int(-2147483647 - 1) : cl_int(r);
+    EXPECT_EQ(convs[i], want) << "convert_int_sat_rte(" << scaled << ")";
+  }
+  EXPECT_EQ(geos[0], kOffset) << "get_global_offset";
+  EXPECT_EQ(geos[1], kItems) << "get_global_size";
+  EXPECT_EQ(geos[2], kItems / kLocal) << "get_num_groups";
+  EXPECT_EQ(geos[3], 1u) << "get_work_dim";
+  EXPECT_EQ(geos[4], 0u) << "get_group_id of the first work-item";
+  EXPECT_EQ(geos[5], kLocal) << "get_local_size";
+  EXPECT_EQ(geos[6], kLocal) << "get_enqueued_local_size, and get_global_linear_id 0 for the first";
+  for (cl_mem m : {c, f, conv, geo}) clReleaseMemObject(m);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
 }
 
 }  // namespace

@@ -132,6 +132,33 @@ TEST(PtxModules, TheLocalStrategyAddsItsScratchAsASharedParameter) {
   EXPECT_FALSE(has(r.binary.c_str(), "shfl.sync")) << "local memory, not warp shuffles";
 }
 
+// The OpenCL C library: atomics of either OpenCL C version (the reader writes them all as 2.0's
+// atomic_*_explicit on generic pointers) become atom.* on the space the pointer is known to
+// be in; native_* of float are the hardware's approximations.
+TEST(PtxModules, AtomicsAndNativeMathBecomeNvidiasInstructions) {
+  const char* src = R"CLC(
+__kernel void a(__global int* o, __local int* l, __global float* f) {
+  atomic_add(o, 1);
+  atomic_inc(&l[0]);
+  atomic_max(o + 2, (int)get_global_id(0));
+  o[3] = atomic_cmpxchg(o + 4, 0, 1);
+  o[5] = atomic_xchg(o + 6, 3);
+  f[0] = native_exp(f[1]) + native_sin(f[2]) + native_recip(f[3]);
+  vstore4(native_sqrt(vload4(1, f)), 2, f);
+}
+)CLC";
+  for (const char* std : {"-cl-std=CL1.2", "-cl-std=CL2.0"}) {
+    const isg::RewriteResult r = toPtx(src, std);
+    ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << std << ": " << r.log;
+    const std::string ptx = r.binary.c_str();
+    for (const char* want : {"atom.global.add.u32", "atom.shared.add.u32", "atom.global.max.s32",
+                             "atom.global.cas.b32", "atom.global.exch.b32", "ex2.approx.f32",
+                             "sin.approx.f32", "div.approx.f32"})
+      EXPECT_TRUE(has(ptx, want)) << std << ": " << want;
+    EXPECT_FALSE(has(ptx, ".extern")) << std;
+  }
+}
+
 // What the path cannot build fails the build with a log that names it.
 TEST(PtxModules, ImagesPrintfAndUnsupportedSizesAreBuildErrorsThatSayWhy) {
   const isg::RewriteResult images = toPtx(R"CLC(

@@ -14,7 +14,7 @@ mkdir -p "$out" "$here/spirv-cache"
 export OPENCL_LAYERS="$here/libIntelSubgroupsLayer.so"
 filter=${1:-*}
 status=0
-for name in isg_builtins_e2e_test isg_whole_subgroups_test realworld_tests layer_il_programs_test; do
+for name in isg_builtins_e2e_test isg_whole_subgroups_test realworld_tests layer_il_programs_test nvidia_ptx_test; do
   [ -x "$here/bin/$name" ] || continue
   log="$out/$name.spirv.log"
   ISG_TEST_SPIRV=1 ISG_TEST_SPIRV_CACHE="$here/spirv-cache" "$here/bin/$name" \
