@@ -121,7 +121,7 @@ std::string generate() {
     extensions.push_back("`" + e.name + "` " + std::to_string(e.major) + "." +
                          std::to_string(e.minor) + "." + std::to_string(e.patch) +
                          (e.needsSpirv && e.needsImages
-                              ? " (where the layer builds SPIR-V, on devices with images)"
+                              ? " (where the layer builds SPIR-V, on devices with images, not through PTX on NVIDIA)"
                           : e.needsSpirv ? " (where the layer builds SPIR-V: docs/spirv.md)"
                           : e.needsImages ? " (on devices with images)"
                                           : ""));
@@ -191,11 +191,17 @@ std::string generate() {
      << "dropped, tail elements of a region smaller than S x the vector width read as 0. The\n"
      << "packed-YUV edge rules of `cl_intel_packed_yuv` do not apply: no non-Intel driver has\n"
      << "those formats.\n\n"
-     << "Not provided yet: the SPIR-V forms of `cl_intel_spirv_media_block_io` /\n"
-     << "`cl_intel_spirv_subgroups`. The layer does not advertise them; a program created from\n"
-     << "SPIR-V reaches the driver unchanged once the layer has checked the module's physical\n"
-     << "layout (a malformed one is `CL_INVALID_VALUE`), so Intel builtins in it still need a\n"
-     << "driver that has them.\n";
+     << "## Programs from SPIR-V\n\n"
+     << "Every builtin above also comes as its `SPV_INTEL_subgroups` / `SPV_INTEL_media_block_io`\n"
+     << "instruction in a module created with `clCreateProgramWithIL` (`cl_intel_spirv_subgroups`,\n"
+     << "`cl_intel_spirv_media_block_io`; docs/spirv.md), with the same library and results, except:\n\n"
+     << "- the 16-element 16-bit block reads and writes (`_us16`): SPIRV-LLVM-Translator 15 cannot\n"
+     << "  read them; such a module fails its build with the translator's message;\n"
+     << "- on NVIDIA, where the layer writes PTX for the driver, nothing that takes an image: the\n"
+     << "  image forms of the block reads and writes and the media block IO functions (and images,\n"
+     << "  samplers, pipes, device-side enqueue and printf anywhere in the module) fail the build\n"
+     << "  with a log line that names them, and `cl_intel_spirv_media_block_io` is not advertised\n"
+     << "  there. Buffer forms, shuffles, votes, broadcasts, reductions and scans all work.\n";
   return md.str();
 }
 
