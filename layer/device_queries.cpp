@@ -19,8 +19,7 @@ namespace {
 
 
 
-// SPIR-V 1.0 to 1.4: what SPIRV-LLVM-Translator 15 reads.
-constexpr unsigned kSpirvMaxMinor = 4;
+constexpr unsigned kSpirvMaxMinor = (kSpirvReadMax >> 8) & 0xff;
 
 bool containsWord(const std::string& list, const std::string& word) {
   size_t pos = 0;

@@ -53,7 +53,7 @@ struct RewritePlan {
 // (cl_khr_spir, PoCL); false when some driver takes neither.
 bool moduleOutputFor(const std::vector<cl_device_id>& devices, ModuleInput* m) {
   bool allIl = true, allSpir = true, allPtx = true;
-  unsigned version = 0x00010400;
+  unsigned version = kSpirvReadMax;
   for (cl_device_id d : devices) {
     const DeviceProfile* p = DeviceStrategy::of(d);
     if (!p) return false;

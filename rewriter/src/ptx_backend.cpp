@@ -671,20 +671,26 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
     return false;
   }
 
-  llvm::SmallString<0> text;
-  llvm::raw_svector_ostream out(text);
-  llvm::legacy::PassManager emit;
-  if (tm->addPassesToEmitFile(emit, out, nullptr, llvm::CGFT_AssemblyFile)) {
-    *log = "error: internal error: the NVPTX back end cannot write PTX\n";
-    return false;
-  }
-  emit.run(*m);
-  if (!diagnostics.empty()) {
-    *log = diagnostics;
-    return false;
-  }
-  *ptx = std::string(text.str());
-  return true;
+  // The back end answers what it cannot select or write with a fatal error that ends its
+  // process: it runs in a child (as the translator does), so that such a module fails its build.
+  std::string why;
+  const bool written = runInChild(
+      "LLVM's NVPTX back end",
+      [&](std::string* out) {
+        llvm::SmallString<0> text;
+        llvm::raw_svector_ostream os(text);
+        llvm::legacy::PassManager emit;
+        if (tm->addPassesToEmitFile(emit, os, nullptr, llvm::CGFT_AssemblyFile)) {
+          *out = "error: internal error: the NVPTX back end cannot write PTX\n";
+          return false;
+        }
+        emit.run(*m);
+        *out = diagnostics.empty() ? std::string(text.str()) : diagnostics;
+        return diagnostics.empty();
+      },
+      ptx, &why);
+  if (!written) *log = why.rfind("error: ", 0) == 0 ? why : "error: " + why + "\n";
+  return written;
 }
 
 }  // namespace isg::detail

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -20,6 +21,7 @@
 #include <spirv-tools/libspirv.hpp>
 
 #include "bridge.h"
+#include "isg/rewriter.h"
 
 namespace isg::detail {
 
@@ -41,9 +43,9 @@ bool validateSpirv(const std::string& module, std::string* why) {
     *why = "SPIR-V version word " + std::to_string(words[1]) + " is not 1.0 to 1.6";
     return false;
   }
-  // SPIRV-LLVM-Translator 15 reads 1.0 to 1.4 (and ends the process on a newer module).
-  if (minor > 4) {
-    *why = "SPIR-V 1." + std::to_string(minor) + ": the layer reads SPIR-V 1.0 to 1.4";
+  const unsigned newest = (kSpirvReadMax >> 8) & 0xff;
+  if (minor > newest) {
+    *why = "SPIR-V 1." + std::to_string(minor) + ": the layer reads SPIR-V 1.0 to 1." + std::to_string(newest);
     return false;
   }
   spvtools::SpirvTools tools(envs[minor]);
@@ -134,25 +136,16 @@ bool readAll(int fd, std::string* out, int seconds) {
   }
 }
 
-// SPIRV-LLVM-Translator 15 ends the process on some inputs (exit() with its error code on an
-// unsupported module, abort() on failed assertions: Debian builds it with them), which inside
-// the application would end the application. Each translation therefore runs in a child forked
-// for it, which hands back [ok byte][bytes] through a pipe and ends; the application only sees
-// an error. Calls are serialised, so no other thread is inside the bridge's namespace (its own
-// C library and allocator) when the child is forked.
-template <class Call>
-bool callBridge(const std::string& path, std::string* out, std::string* why, Call&& call) {
-  std::lock_guard<std::mutex> lock(bridgeMutex());
-  Bridge& b = bridgeAt(path);
-  if (!b.loaded) {
-    *why = b.error;
-    return false;
-  }
-  // The child's diagnostics (an assertion's text) come back through a pipe of their own, to the
-  // build log instead of the application's stderr; its writes never block (a flood is cut).
+}  // namespace
+
+bool runInChild(const std::string& what, const std::function<bool(std::string*)>& work, std::string* out,
+                std::string* why) {
+  // The child's diagnostics (an assertion's text, LLVM's fatal error) come back through a pipe
+  // of their own, to the build log instead of the application's stderr; its writes never block
+  // (a flood is cut).
   int errs[2];
   if (pipe2(errs, O_CLOEXEC | O_NONBLOCK) != 0) {
-    *why = std::string("cannot create a pipe for the SPIR-V translator: ") + std::strerror(errno);
+    *why = "cannot create a pipe for " + what + ": " + std::strerror(errno);
     return false;
   }
   auto readErrors = [&errs] {
@@ -168,7 +161,7 @@ bool callBridge(const std::string& path, std::string* out, std::string* why, Cal
   if (pipe2(fds, O_CLOEXEC) != 0) {
     close(errs[0]);
     close(errs[1]);
-    *why = std::string("cannot create a pipe for the SPIR-V translator: ") + std::strerror(errno);
+    *why = "cannot create a pipe for " + what + ": " + std::strerror(errno);
     return false;
   }
   const pid_t child = fork();
@@ -177,15 +170,14 @@ bool callBridge(const std::string& path, std::string* out, std::string* why, Cal
     close(fds[1]);
     close(errs[0]);
     close(errs[1]);
-    *why = std::string("cannot start the SPIR-V translator: ") + std::strerror(errno);
+    *why = "cannot start " + what + ": " + std::strerror(errno);
     return false;
   }
   if (child == 0) {
     close(fds[0]);
     dup2(errs[1], 2);
-    isg_spirv_bytes result{nullptr, 0}, error{nullptr, 0};
-    const char ok = call(b, &result, &error) == 0 ? 1 : 0;
-    const isg_spirv_bytes& payload = ok ? result : error;
+    std::string payload;
+    const char ok = work(&payload) ? 1 : 0;
     auto writeAll = [&](const char* data, std::size_t size) {
       while (size > 0) {
         const ssize_t n = write(fds[1], data, size);
@@ -195,10 +187,10 @@ bool callBridge(const std::string& path, std::string* out, std::string* why, Cal
         size -= std::size_t(n);
       }
     };
-    const std::uint64_t size = payload.data ? payload.size : 0;
+    const std::uint64_t size = payload.size();
     writeAll(&ok, 1);
     writeAll(reinterpret_cast<const char*>(&size), sizeof size);
-    if (size) writeAll(payload.data, size);
+    if (size) writeAll(payload.data(), size);
     _exit(0);
   }
   close(fds[1]);
@@ -219,14 +211,14 @@ bool callBridge(const std::string& path, std::string* out, std::string* why, Cal
   const bool clean = reaped != child || (WIFEXITED(status) && WEXITSTATUS(status) == 0);
   const std::string said = readErrors();
   if (!whole || !clean) {
-    *why = !complete ? "the SPIR-V translator did not finish within 120 s"
+    *why = !complete ? what + " did not finish within 120 s"
            : reaped == child && WIFSIGNALED(status)
-               ? "the SPIR-V translator failed on this module (signal " +
-                     std::to_string(WTERMSIG(status)) + ", e.g. a failed assertion)"
+               ? what + " failed on this module (signal " + std::to_string(WTERMSIG(status)) +
+                     ", e.g. a failed assertion)"
            : reaped == child && WIFEXITED(status)
-               ? "the SPIR-V translator rejected this module (it ended with status " +
+               ? what + " rejected this module (it ended with status " +
                      std::to_string(WEXITSTATUS(status)) + ")"
-               : "the SPIR-V translator ended without an answer";
+               : what + " ended without an answer";
     if (!said.empty()) *why += ": " + said;
     return false;
   }
@@ -235,8 +227,34 @@ bool callBridge(const std::string& path, std::string* out, std::string* why, Cal
     *out = payload;
     return true;
   }
-  *why = payload.empty() ? "the SPIR-V translator failed" : payload;
+  *why = payload.empty() ? what + " failed" : payload;
   return false;
+}
+
+namespace {
+
+// SPIRV-LLVM-Translator 15 ends the process on some inputs (exit() with its error code on an
+// unsupported module, abort() on failed assertions: Debian builds it with them), which inside
+// the application would end the application: each translation runs in a child. Calls are
+// serialised, so no other thread is inside the bridge's namespace (its own C library and
+// allocator) when the child is forked.
+template <class Call>
+bool callBridge(const std::string& path, std::string* out, std::string* why, Call&& call) {
+  std::lock_guard<std::mutex> lock(bridgeMutex());
+  Bridge& b = bridgeAt(path);
+  if (!b.loaded) {
+    *why = b.error;
+    return false;
+  }
+  return runInChild("the SPIR-V translator",
+                    [&](std::string* payload) {
+                      isg_spirv_bytes result{nullptr, 0}, error{nullptr, 0};
+                      const bool ok = call(b, &result, &error) == 0;
+                      const isg_spirv_bytes& bytes = ok ? result : error;
+                      if (bytes.data) payload->assign(bytes.data, bytes.size);
+                      return ok;
+                    },
+                    out, why);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // loaded once per process into a link namespace of its own.
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace isg::detail {
@@ -22,6 +23,13 @@ bool spirvToBitcode(const std::string& bridgePath, const std::string& module, st
                     std::string* why);
 bool bitcodeToSpirv(const std::string& bridgePath, const std::string& bitcode, unsigned maxVersion,
                     std::string* module, std::string* why);
+
+// Runs `work` in a child forked for it and hands back what it wrote to *out (true) or its error
+// (false, *why): for code that may end its process on bad input (the translator's assertions,
+// LLVM's fatal errors), which inside the application would end the application. A child that
+// dies, or takes over 120 s, is a failure whose *why names `what` and quotes its stderr.
+bool runInChild(const std::string& what, const std::function<bool(std::string*)>& work, std::string* out,
+                std::string* why);
 
 // The folder of the library or program that holds the rewriter (the layer's files live beside it).
 std::string ownDirectory();

@@ -6,9 +6,13 @@
 // (tools/device/run-spirv.sh); this runs everywhere.
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "isg/rewriter.h"
+#include "spirv_bridge.h"
 #include "spirv_cache.h"
 
 namespace {
@@ -180,6 +184,30 @@ __kernel void k(__global uint* o) { o[0] = intel_sub_group_shuffle(o[1], 0u); }
 )CLC");
   EXPECT_EQ(size.status, isg::RewriteResult::Status::Error);
   EXPECT_TRUE(has(size.log, "64")) << size.log;
+}
+
+// The translator and the NVPTX back end run in children (isg::detail::runInChild): whatever
+// ends the child (LLVM's fatal error, a failed assertion) is an error of the call with the
+// child's words, and the process goes on.
+TEST(ChildProcesses, WhatEndsTheChildIsAnErrorThatQuotesIt) {
+  std::string out, why;
+  EXPECT_TRUE(isg::detail::runInChild("the test's child", [](std::string* o) { *o = "PTX"; return true; },
+                                      &out, &why));
+  EXPECT_EQ(out, "PTX");
+  EXPECT_FALSE(isg::detail::runInChild("the test's child", [](std::string* o) { *o = "no"; return false; },
+                                       &out, &why));
+  EXPECT_EQ(why, "no");
+  EXPECT_FALSE(isg::detail::runInChild(
+      "the test's child",
+      [](std::string*) -> bool {
+        std::fputs("LLVM ERROR: Undefined external symbol \"expf\"\n", stderr);
+        std::abort();
+      },
+      &out, &why));
+  EXPECT_TRUE(has(why, "the test's child failed on this module (signal " + std::to_string(SIGABRT))) << why;
+  EXPECT_TRUE(has(why, "LLVM ERROR: Undefined external symbol")) << why;
+  EXPECT_FALSE(isg::detail::runInChild("the test's child", [](std::string*) -> bool { std::_Exit(1); }, &out, &why));
+  EXPECT_TRUE(has(why, "ended with status 1")) << why;
 }
 
 }  // namespace

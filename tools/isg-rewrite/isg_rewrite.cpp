@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
     m.options = in.options;
     m.traits = in.traits;
     m.output = moduleOutput;
-    m.spirvVersion = 0x00010400;
+    m.spirvVersion = isg::kSpirvReadMax;
     m.bridgePath = bridge;
     r = isg::rewriteModule(m);
   } else {

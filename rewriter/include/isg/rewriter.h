@@ -140,6 +140,10 @@ bool mayNeedRewrite(const RewriteInput& input);
 // (source, headers, options, traits).
 RewriteResult rewriteProgram(const RewriteInput& input);
 
+// The newest SPIR-V the layer reads (SPIRV-LLVM-Translator 15 reads 1.0 to 1.4 and ends the
+// process on a newer module): what it validates against, advertises and writes at most.
+constexpr unsigned kSpirvReadMax = 0x00010400;
+
 // A program from SPIR-V (clCreateProgramWithIL) as the rewriter takes it.
 struct ModuleInput {
   std::string spirv;    // the application's module
