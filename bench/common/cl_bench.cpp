@@ -101,6 +101,27 @@ std::string firstLines(const std::string& text, int lines) {
   return out;
 }
 
+namespace {
+
+// Builds `p` (the caller's: source or IL); on failure releases it and returns nullptr with
+// "clBuildProgram returned N: <log>" in *log.
+cl_program built(const Cl& cl, cl_program p, const std::string& options, std::string* log) {
+  const cl_int err = clBuildProgram(p, 1, &cl.device, options.c_str(), nullptr, nullptr);
+  if (err == CL_SUCCESS) return p;
+  if (log) {
+    size_t n = 0;
+    clGetProgramBuildInfo(p, cl.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+    std::string s(n, '\0');
+    if (n) clGetProgramBuildInfo(p, cl.device, CL_PROGRAM_BUILD_LOG, n, s.data(), nullptr);
+    while (!s.empty() && s.back() == '\0') s.pop_back();
+    *log = "clBuildProgram returned " + std::to_string(err) + ": " + s;
+  }
+  clReleaseProgram(p);
+  return nullptr;
+}
+
+}  // namespace
+
 cl_program buildProgram(const Cl& cl, const std::string& source, const std::string& options,
                         std::string* log) {
   // ISG_BENCH_SOURCES=DIR keeps every generated program, to read or to profile (ncu) by hand.
@@ -115,18 +136,7 @@ cl_program buildProgram(const Cl& cl, const std::string& source, const std::stri
   cl_int err = CL_SUCCESS;
   cl_program p = clCreateProgramWithSource(cl.context, 1, &text, &len, &err);
   check(err, "clCreateProgramWithSource");
-  err = clBuildProgram(p, 1, &cl.device, options.c_str(), nullptr, nullptr);
-  if (err == CL_SUCCESS) return p;
-  if (log) {
-    size_t n = 0;
-    clGetProgramBuildInfo(p, cl.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
-    std::string s(n, '\0');
-    if (n) clGetProgramBuildInfo(p, cl.device, CL_PROGRAM_BUILD_LOG, n, s.data(), nullptr);
-    while (!s.empty() && s.back() == '\0') s.pop_back();
-    *log = "clBuildProgram returned " + std::to_string(err) + ": " + s;
-  }
-  clReleaseProgram(p);
-  return nullptr;
+  return built(cl, p, options, log);
 }
 
 cl_kernel kernel(cl_program p, const std::string& name) {
@@ -211,17 +221,10 @@ void Programs::buildFromSpirv(const std::string& variant, const std::string& sou
   }
   cl_int err = CL_SUCCESS;
   cl_program p = clCreateProgramWithIL(cl_.context, module.data(), module.size(), &err);
-  if (p && (err = clBuildProgram(p, 1, &cl_.device, "", nullptr, nullptr)) != CL_SUCCESS) {
-    size_t n = 0;
-    clGetProgramBuildInfo(p, cl_.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
-    std::string log(n, '\0');
-    if (n) clGetProgramBuildInfo(p, cl_.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-    clReleaseProgram(p);
-    p = nullptr;
-    why = "the program from SPIR-V did not build (" + std::to_string(err) + "): " + firstLines(log, 3);
-  } else if (!p) {
-    why = "clCreateProgramWithIL returned " + std::to_string(err);
-  }
+  std::string log;
+  if (p) p = built(cl_, p, "", &log);
+  why = p ? "" : log.empty() ? "clCreateProgramWithIL returned " + std::to_string(err)
+                             : "the program from SPIR-V did not build: " + firstLines(log, 3);
   entries_.push_back({variant, p, why});
 }
 

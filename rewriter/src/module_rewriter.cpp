@@ -593,12 +593,31 @@ std::string clStd(const DeviceTraits& t) {
   return t.openclCVersion >= 300 ? "-cl-std=CL3.0" : t.openclCVersion >= 200 ? "-cl-std=CL2.0" : "-cl-std=CL1.2";
 }
 
-// PTX for NVIDIA's clCreateProgramWithBinary, which reads the binary as a C string.
-bool toPtx(const std::string& bitcode, const DeviceTraits& traits, const std::string& options,
-           std::string* ptx, std::string* log) {
-  if (!detail::spirToPtx(bitcode, traits, options, ptx, log)) return false;
-  ptx->push_back('\0');
-  return true;
+// The rewritten module `m` in the form the driver takes (`in.output`) into *binary: SPIR bitcode,
+// SPIR-V, or PTX (NUL-terminated: NVIDIA's clCreateProgramWithBinary reads it as a C string).
+// The OpenCL C 2.0 atomics go to LLVM's first where no SPIR-V consumer follows
+// (ptx_backend.h). False with the build log in *log.
+bool writeModule(const ModuleInput& in, const DeviceTraits& traits, llvm::Module& m, std::string* binary,
+                 std::string* log) {
+  if (in.output != RewriteResult::Form::Spirv) detail::lowerOpenclAtomics(m);
+  std::string bitcode;
+  llvm::raw_string_ostream os(bitcode);
+  llvm::WriteBitcodeToFile(m, os);
+  os.flush();
+  std::string why;
+  switch (in.output) {
+    case RewriteResult::Form::Spirv:
+      if (detail::bitcodeToSpirv(in.bridgePath, bitcode, in.spirvVersion, binary, &why)) return true;
+      *log = "error: the rewritten module cannot be written as SPIR-V: " + why;
+      return false;
+    case RewriteResult::Form::Ptx:
+      if (!detail::spirToPtx(bitcode, traits, in.options, binary, log)) return false;
+      binary->push_back('\0');
+      return true;
+    default:
+      *binary = std::move(bitcode);
+      return true;
+  }
 }
 
 RewriteResult rewriteModuleUncached(const ModuleInput& in) {
@@ -639,13 +658,7 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
     if (!rewriter.usesSubGroups()) {
       if (in.output == RewriteResult::Form::Spirv) return RewriteResult{};  // the driver takes it as it is
       r.kernels = rewriter.kernels();
-      detail::lowerOpenclAtomics(m);
-      std::string plain;
-      llvm::raw_string_ostream plainOs(plain);
-      llvm::WriteBitcodeToFile(m, plainOs);
-      plainOs.flush();
-      if (in.output != RewriteResult::Form::Ptx) r.binary = std::move(plain);
-      else if (!toPtx(plain, traits, in.options, &r.binary, &why)) return errorResult(why);
+      if (!writeModule(in, traits, m, &r.binary, &why)) return errorResult(why);
       return r;
     }
     RewriteInput library;
@@ -669,19 +682,7 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
                          "module:\n" + log);
     if (!rewriter.transform(std::move(compiled), &log)) return errorResult(log);
     r.kernels = rewriter.kernels();
-    if (in.output != RewriteResult::Form::Spirv) detail::lowerOpenclAtomics(m);
-    std::string out;
-    llvm::raw_string_ostream os(out);
-    llvm::WriteBitcodeToFile(m, os);
-    os.flush();
-    if (in.output == RewriteResult::Form::Spirv) {
-      if (!detail::bitcodeToSpirv(in.bridgePath, out, in.spirvVersion, &r.binary, &why))
-        return errorResult("error: the rewritten module cannot be written as SPIR-V: " + why);
-    } else if (in.output == RewriteResult::Form::Ptx) {
-      if (!toPtx(out, traits, in.options, &r.binary, &why)) return errorResult(why);
-    } else {
-      r.binary = std::move(out);
-    }
+    if (!writeModule(in, traits, m, &r.binary, &why)) return errorResult(why);
     return r;
   }
   return errorResult("error: internal error: no strategy fits the module");
@@ -698,9 +699,7 @@ bool spirvAvailable(const std::string& bridgePath, std::string* why) {
 }
 
 bool ptxAvailable(std::string* why) {
-  if (!detail::libclcPath().empty()) return true;
-  *why = "libclc's nvptx64--nvidiacl.bc is neither beside the layer nor in /usr/lib/clc (libclc-15)";
-  return false;
+  return !detail::libclcPath(why).empty();
 }
 
 bool validateModule(const std::string& spirv, std::string* why) {

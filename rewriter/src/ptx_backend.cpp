@@ -17,7 +17,7 @@
 //     parameters, as NVIDIA's own OpenCL compiler writes them.
 #include "ptx_backend.h"
 
-#include <cstring>
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -54,6 +54,7 @@
 
 #include "analysis.h"
 #include "embedded.h"
+#include "kernel_facts.h"
 #include "isg/rewriter.h"
 #include "mangled_names.h"
 #include "spirv_bridge.h"
@@ -254,9 +255,9 @@ std::string nvptxCall(const MangledFunction& sig, const std::string& args) {
 }
 
 // OpenCL C 2.0's atomics (ptx_backend.h, lowerOpenclAtomics) become LLVM's atomic
-// instructions, which the NVPTX back end writes as atom/ld/st. The forms without _explicit are sequentially consistent, as OpenCL
-// C defines them; an order that is not a constant is taken as sequentially consistent. The
-// scope is the system's, which covers every narrower one.
+// instructions, which the NVPTX back end writes as atom/ld/st. The forms without _explicit are
+// sequentially consistent, as OpenCL C defines them; an order that is not a constant is taken
+// as sequentially consistent. The scope is the system's, which covers every narrower one.
 llvm::AtomicOrdering ordering(llvm::Value* v, bool load, bool store) {
   auto* c = llvm::dyn_cast_or_null<llvm::ConstantInt>(v);
   llvm::AtomicOrdering o = llvm::AtomicOrdering::SequentiallyConsistent;
@@ -294,6 +295,8 @@ bool lowerAtomic(llvm::Function& f, const MangledFunction& sig) {
   const auto r = rmw.find(op);
   const bool cmpxchg = op == "compare_exchange_strong" || op == "compare_exchange_weak";
   if (r == rmw.end() && !cmpxchg && op != "load" && op != "store" && op != "init") return false;
+  // Fewer operands than the builtin has: not OpenCL's (the shim's compile then says so).
+  if (sig.params.size() < (cmpxchg ? 3u : op == "load" ? 1u : 2u)) return false;
   std::vector<llvm::CallBase*> calls;
   for (llvm::User* u : f.users())
     if (auto* call = llvm::dyn_cast<llvm::CallBase>(u); call && call->getCalledFunction() == &f) calls.push_back(call);
@@ -408,11 +411,8 @@ const std::string* libclcBitcode(std::string* why) {
   static std::string* bytes = nullptr;
   static std::string error;
   std::call_once(once, [] {
-    const std::string path = libclcPath();
-    if (path.empty()) {
-      error = "libclc's nvptx64--nvidiacl.bc is neither beside the layer nor in /usr/lib/clc (libclc-15)";
-      return;
-    }
+    const std::string path = libclcPath(&error);
+    if (path.empty()) return;
     auto buffer = llvm::MemoryBuffer::getFile(path);
     if (!buffer) {
       error = "cannot read " + path + ": " + buffer.getError().message();
@@ -453,16 +453,10 @@ bool linkLibclc(llvm::Module& m, std::string* log) {
   return missing.empty();
 }
 
-bool has(const std::string& options, const char* word) {
-  std::size_t at = 0;
-  const std::size_t n = std::strlen(word);
-  while ((at = options.find(word, at)) != std::string::npos) {
-    const bool starts = at == 0 || options[at - 1] == ' ';
-    const bool ends = at + n == options.size() || options[at + n] == ' ';
-    if (starts && ends) return true;
-    at += n;
-  }
-  return false;
+// Whether the application's build options name `option` (as the driver splits them).
+bool has(const std::string& options, const char* option) {
+  const std::vector<std::string> words = splitOptions(options);
+  return std::find(words.begin(), words.end(), option) != words.end();
 }
 
 std::unique_ptr<llvm::TargetMachine> targetMachine(unsigned computeCapability, const std::string& options,
@@ -553,7 +547,7 @@ void lowerOpenclAtomics(llvm::Module& m) {
   }
 }
 
-std::string libclcPath() {
+std::string libclcPath(std::string* why) {
   std::vector<std::string> candidates{ownDirectory() + "/nvptx64--nvidiacl.bc"};
 #ifdef ISG_LIBCLC_NVPTX
   candidates.push_back(ISG_LIBCLC_NVPTX);
@@ -561,6 +555,7 @@ std::string libclcPath() {
   candidates.push_back("/usr/lib/clc/nvptx64--nvidiacl.bc");
   for (const std::string& c : candidates)
     if (llvm::sys::fs::exists(c)) return c;
+  if (why) *why = "libclc's nvptx64--nvidiacl.bc is neither beside the layer nor in /usr/lib/clc (libclc-15)";
   return {};
 }
 

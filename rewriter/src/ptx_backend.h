@@ -38,7 +38,8 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
 void lowerOpenclAtomics(llvm::Module& m);
 
 // libclc's nvptx64--nvidiacl.bc as the layer finds it: beside the library that holds the
-// rewriter, else where Debian's libclc-15 installs it. "" when neither exists.
-std::string libclcPath();
+// rewriter, else where Debian's libclc-15 installs it. "" when neither exists, with the reason in
+// *why when given.
+std::string libclcPath(std::string* why = nullptr);
 
 }  // namespace isg::detail

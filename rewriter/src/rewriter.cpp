@@ -57,35 +57,6 @@ bool textMayNeedRewrite(std::string_view text) {
   return false;
 }
 
-// Build options as the driver splits them: whitespace separated, quotes group.
-std::vector<std::string> splitOptions(const std::string& options) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool have = false;
-  char quote = 0;
-  for (std::size_t i = 0; i < options.size(); ++i) {
-    char c = options[i];
-    if (quote) {
-      if (c == quote) quote = 0;
-      else if (c == '\\' && quote == '"' && i + 1 < options.size()) cur += options[++i];
-      else cur += c;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-      have = true;
-    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      if (have) out.push_back(cur);
-      cur.clear();
-      have = false;
-    } else {
-      if (c == '\\' && i + 1 < options.size()) c = options[++i];
-      cur += c;
-      have = true;
-    }
-  }
-  if (have) out.push_back(cur);
-  return out;
-}
-
 // The names of `#include "x"` / `#include <x>` lines.
 std::vector<std::string> includedNames(std::string_view text) {
   std::vector<std::string> names;
@@ -121,7 +92,7 @@ bool readSmallFile(const std::string& path, std::string* out) {
 // such as `#define SHUFFLE intel_sub_group_shuffle`), so the scan follows includes there too.
 bool diskIncludesMayNeedRewrite(const RewriteInput& input) {
   std::vector<std::string> dirs;
-  std::vector<std::string> args = splitOptions(input.options);
+  std::vector<std::string> args = detail::splitOptions(input.options);
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "-I" && i + 1 < args.size()) dirs.push_back(args[++i]);
     else if (args[i].size() > 2 && args[i].compare(0, 2, "-I") == 0) dirs.push_back(args[i].substr(2));

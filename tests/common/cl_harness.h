@@ -134,13 +134,16 @@ inline bool programsTakeImages() {
 
 // Creates and builds a program on the default device. On failure returns nullptr and puts the
 // build log into *log (when given); the caller asserts.
+// `fromSpirv`: compiled to SPIR-V and created with clCreateProgramWithIL (by default in
+// ISG_TEST_SPIRV runs only).
 inline cl_program buildProgram(const std::string& src, const std::string& options = "",
-                               std::string* log = nullptr, cl_int* status = nullptr) {
+                               std::string* log = nullptr, cl_int* status = nullptr,
+                               bool fromSpirv = spirvMode()) {
   const ClEnv& e = env();
   const char* text = src.c_str();
   cl_int err = CL_SUCCESS;
   cl_program p = nullptr;
-  if (spirvMode()) {
+  if (fromSpirv) {
     std::string module, why;
     if (!compileToSpirv(src, options, &module, &why)) {
       if (log) *log = why;

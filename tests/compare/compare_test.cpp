@@ -193,6 +193,17 @@ void setShuffleArgs(cl_kernel k, const std::vector<float>& in, cl_uint shift, Sh
   ISG_CL_CHECK(clSetKernelArg(k, 3, sizeof shift, &shift));
 }
 
+// shuffle_rotate's result (into *out) against the host model: each sub-group of 16 rotated by
+// `shift`.
+void expectRotated(const ShuffleArgs& a, const std::vector<float>& in, cl_uint shift, std::vector<float>* out) {
+  const size_t n = in.size();
+  out->resize(n);
+  ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, a.out, CL_TRUE, 0, n * sizeof(float), out->data(),
+                                   0, nullptr, nullptr));
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ((*out)[i], in[i / 16 * 16 + (i % 16 + shift) % 16] * 2.0f + 0.5f) << i;
+}
+
 const char* kPlainSource = R"CLC(
 typedef struct { float scale; int bias; } params_t;
 __kernel void plain_mix(__global const int* in, __global int* out, __local int* tmp,
@@ -304,7 +315,6 @@ TEST(Capture, IntelShuffleKernelReplaysIdentically) {
   const cl_uint shift = 3;
   ShuffleArgs a;
   ASSERT_NO_FATAL_FAILURE(setShuffleArgs(k, in, shift, &a));
-  cl_mem outBuf = a.out;
   cl_event done = nullptr;
   ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &n, &local, 0, nullptr, &done));
   // Capture keeps the application's event: it is the kernel's, and it completes.
@@ -313,11 +323,8 @@ TEST(Capture, IntelShuffleKernelReplaysIdentically) {
   ISG_CL_CHECK(clGetEventInfo(done, CL_EVENT_COMMAND_TYPE, sizeof type, &type, nullptr));
   EXPECT_EQ(type, static_cast<cl_command_type>(CL_COMMAND_NDRANGE_KERNEL));
   clReleaseEvent(done);
-  std::vector<float> out(n);
-  ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, outBuf, CL_TRUE, 0, n * sizeof(float), out.data(),
-                                   0, nullptr, nullptr));
-  for (size_t i = 0; i < n; ++i)
-    ASSERT_EQ(out[i], in[i / 16 * 16 + (i % 16 + shift) % 16] * 2.0f + 0.5f) << i;
+  std::vector<float> out;
+  ASSERT_NO_FATAL_FAILURE(expectRotated(a, in, shift, &out));
 
   Found f = onlyCaseOf(g_caseDir, "shuffle_rotate");
   const Case& c = f.c;
@@ -373,13 +380,9 @@ TEST(Capture, SpirvProgramCaseStoresTheModuleAndReplays) {
   const cl_uint shift = 5;
   ShuffleArgs a;
   ASSERT_NO_FATAL_FAILURE(setShuffleArgs(k, in, shift, &a));
-  cl_mem outBuf = a.out;
   ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &n, &local, 0, nullptr, nullptr));
-  std::vector<float> out(n);
-  ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, outBuf, CL_TRUE, 0, n * sizeof(float), out.data(),
-                                   0, nullptr, nullptr));
-  for (size_t i = 0; i < n; ++i)
-    ASSERT_EQ(out[i], in[i / 16 * 16 + (i % 16 + shift) % 16] * 2.0f + 0.5f) << i;
+  std::vector<float> out;
+  ASSERT_NO_FATAL_FAILURE(expectRotated(a, in, shift, &out));
 
   Found f = onlyCaseOf(g_caseDir, "shuffle_rotate_spv");
   EXPECT_EQ(f.c.programForm, "spirv");

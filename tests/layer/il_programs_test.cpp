@@ -160,6 +160,15 @@ bool layerBuildsSpirv() {
   return hasWord(ext, "cl_khr_spir") || ils.find("SPIR-V") != std::string::npos;
 }
 
+// Skips a test of what the layer does with modules where it builds none.
+#define ISG_REQUIRE_LAYER_SPIRV()                                                                  \
+  do {                                                                                             \
+    ISG_REQUIRE_ENV();                                                                             \
+    if (!layerBuildsSpirv() ||                                                                     \
+        !hasWord(isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS), "cl_intel_spirv_subgroups")) \
+      GTEST_SKIP() << "the layer does not build SPIR-V for this device";                          \
+  } while (0)
+
 // NVIDIA's driver: the layer writes PTX for programs from SPIR-V, which takes no images.
 bool nvidia() {
   return isgtest::deviceString(env().device, CL_DEVICE_VENDOR).find("NVIDIA") != std::string::npos;
@@ -215,10 +224,7 @@ TEST(ProgramsFromIL, TheSpirvExtensionsAreAdvertisedExactlyWhereTheyBuild) {
 // A module whose layout is whole but which the SPIR-V validator rejects (a capability operand no
 // SPIR-V version defines): CL_INVALID_VALUE where the layer builds the module itself.
 TEST(ProgramsFromIL, ModulesTheValidatorRejectsAreInvalidValue) {
-  ISG_REQUIRE_ENV();
-  const std::string ext = isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS);
-  if (!layerBuildsSpirv() || !hasWord(ext, "cl_intel_spirv_subgroups"))
-    GTEST_SKIP() << "the layer does not build SPIR-V for this device";
+  ISG_REQUIRE_LAYER_SPIRV();
   if (std::getenv("ISG_TEST_NATIVE_DRIVER"))
     GTEST_SKIP() << "a native Intel device gets modules untouched: the driver judges them";
   auto m = module();
@@ -250,10 +256,9 @@ TEST(ProgramsFromIL, ModulesTheValidatorRejectsAreInvalidValue) {
 // 16-element 16-bit block read): the first is CL_INVALID_VALUE at creation, the second fails the
 // build with a log that says why, and the application lives on either way.
 TEST(ProgramsFromIL, ModulesTheTranslatorCannotReadNeverEndTheApplication) {
-  ISG_REQUIRE_ENV();
-  const std::string ext = isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS);
-  if (!layerBuildsSpirv() || !hasWord(ext, "cl_intel_spirv_subgroups") || std::getenv("ISG_TEST_NATIVE_DRIVER"))
-    GTEST_SKIP() << "the layer does not build SPIR-V for this device";
+  ISG_REQUIRE_LAYER_SPIRV();
+  if (std::getenv("ISG_TEST_NATIVE_DRIVER"))
+    GTEST_SKIP() << "a native Intel device gets modules untouched: the driver judges them";
   auto newer = module();
   ASSERT_GE(newer.size(), 40u);
   setWord(&newer, 1, 0x00010500u);
@@ -282,10 +287,7 @@ TEST(ProgramsFromIL, ModulesTheTranslatorCannotReadNeverEndTheApplication) {
 // source does (hidden argument hidden, sub-group sizes of its own), and its binaries build a
 // program that runs again with the hidden argument set by the layer.
 TEST(ProgramsFromIL, AnIntelModuleAnswersQueriesAndRebuildsFromItsBinaries) {
-  ISG_REQUIRE_ENV();
-  const std::string ext = isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS);
-  if (!layerBuildsSpirv() || !hasWord(ext, "cl_intel_spirv_subgroups"))
-    GTEST_SKIP() << "the layer does not build SPIR-V for this device";
+  ISG_REQUIRE_LAYER_SPIRV();
   const char* source = R"CLC(
 __attribute__((intel_reqd_sub_group_size(8)))
 __kernel void reverse8(__global const int* in, __global int* out) {
@@ -293,13 +295,11 @@ __kernel void reverse8(__global const int* in, __global int* out) {
   out[gid] = intel_sub_group_shuffle(in[gid], 7u - get_sub_group_local_id()) + (int)get_sub_group_id();
 }
 )CLC";
-  std::string module, why;
-  ASSERT_TRUE(isgtest::compileToSpirv(source, "", &module, &why)) << why;
+  std::string log;
   cl_int err = CL_SUCCESS;
-  cl_program fromIl = clCreateProgramWithIL(env().context, module.data(), module.size(), &err);
+  cl_program fromIl = isgtest::buildProgram(source, "", &log, &err, /*fromSpirv=*/true);
+  ASSERT_NE(fromIl, nullptr) << err << ": " << log;
   ASSERT_EQ(err, CL_SUCCESS);
-  ASSERT_EQ(clBuildProgram(fromIl, 1, &env().device, "", nullptr, nullptr), CL_SUCCESS)
-      << isgtest::buildLog(fromIl, env().device);
 
   // Its binaries: a second program, built from them.
   size_t binarySize = 0;
