@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The three symbols the ICD loader looks for, and the dispatch tables behind them.
+// The four symbols the ICD loaders look for, and the dispatch tables behind them.
 #include <CL/cl_layer.h>
 
 #include <algorithm>
@@ -84,6 +84,16 @@ cl_int initLayer(cl_uint num_entries, const cl_icd_dispatch* target_dispatch,
   return CL_SUCCESS;
 }
 
+// The Khronos loader calls clDeinitLayer from its own destructor, before it unloads the vendors and
+// the layer. The layer is linked -z nodelete: a thread of the application may still be inside it
+// (a build runs for seconds), and its records must outlive that thread, so unloading would unmap
+// code in use. What clInitLayer opened, the log file, is closed here; a later line goes to stderr.
+cl_int deinitLayer() {
+  ISG_LOG_INFO("the loader deinitialises the layer");
+  configureLog(g_config.LOG, std::string());
+  return CL_SUCCESS;
+}
+
 }  // namespace
 
 }  // namespace isg
@@ -92,7 +102,7 @@ ISG_EXPORT CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_na
                                                           size_t param_value_size,
                                                           void* param_value,
                                                           size_t* param_value_size_ret) {
-  static const char kLayerName[] = "IntelSubgroupsLayer (cl_intel_subgroups emulation)";
+  static const char kLayerName[] = "IntelSubgroupsLayer " ISG_VERSION " (cl_intel_subgroups for any driver)";
   const void* data = nullptr;
   size_t size = 0;
   cl_layer_api_version version = CL_LAYER_API_VERSION_100;
@@ -136,4 +146,8 @@ ISG_EXPORT CL_API_ENTRY cl_int CL_API_CALL clInitLayerWithProperties(
       ISG_LOG_INFO("clInitLayerWithProperties: ignoring property 0x" << std::hex << *p);
     return err;
   });
+}
+
+ISG_EXPORT CL_API_ENTRY cl_int CL_API_CALL clDeinitLayer(void) {
+  return isg::guardedEntry("clDeinitLayer", [] { return isg::deinitLayer(); });
 }

@@ -3,17 +3,19 @@
 # Intel's OpenCL CPU runtime, the reference driver of the native and differential tests
 # (docs/compare.md). It comes from PyPI as wheels, pinned here and nowhere else, and is unpacked
 # into a per-user cache folder (no system-wide change): ocl-icd stays the loader, so
-# OPENCL_LAYERS keeps working, and the wheel's own libOpenCL.so is left out.
+# OPENCL_LAYERS keeps working, and the wheel's own libOpenCL.so (a build of the Khronos ICD
+# loader) is kept apart, in khronos-loader/, for the tests that run the layer on both loaders.
 #   tools/intel-runtime.sh install   # idempotent; prints nothing when it is already there
 #   tools/intel-runtime.sh dir       # the installed runtime's folder (exit 1 when missing)
 # The folder holds lib/ (LD_LIBRARY_PATH), vendors/ (OCL_ICD_VENDORS for Intel's driver alone)
-# and vendors-all/ (Intel's driver beside the system's ICDs, for tests that compare them).
+# vendors-all/ (Intel's driver beside the system's ICDs, for tests that compare them) and
+# khronos-loader/ (LD_LIBRARY_PATH that picks the Khronos loader instead of ocl-icd).
 set -euo pipefail
 wheels=("intel-opencl-rt==2026.2.0" "intel-cmplr-lib-rt==2026.2.0" "tbb==2023.2.0")
 cache=${ISG_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/intel-subgroups-layer}
 dir="$cache/intel-opencl-rt-2026.2.0"
 
-installed() { [ -f "$dir/.complete" ]; }
+installed() { [ -f "$dir/.complete" ] && [ -f "$dir/khronos-loader/libOpenCL.so.1" ]; }
 
 case "${1:-}" in
   dir)
@@ -42,11 +44,15 @@ for wheel in glob.glob(os.path.join(out, "wheels", "*.whl")):
             if len(parts) != 4 or parts[1:3] != ["data", "lib"] or not parts[3]:
                 continue
             name = parts[3]
-            if name.startswith("libOpenCL.so"):  # ocl-icd is the loader
-                continue
+            folder = lib
+            if name.startswith("libOpenCL.so"):  # ocl-icd is the loader; this one stays apart
+                if name != "libOpenCL.so.1":
+                    continue
+                folder = os.path.join(out, "khronos-loader")
+                os.makedirs(folder, exist_ok=True)
             key = (info.CRC, info.file_size)
-            target = os.path.join(lib, name)
-            if key in seen and info.file_size > 4096:
+            target = os.path.join(folder, name)
+            if key in seen and info.file_size > 4096 and folder == lib:
                 os.symlink(seen[key], target)
                 continue
             with z.open(info) as src, open(target, "wb") as dst:
@@ -55,10 +61,12 @@ for wheel in glob.glob(os.path.join(out, "wheels", "*.whl")):
                     if not chunk:
                         break
                     dst.write(chunk)
-            seen[key] = name
+            if folder == lib:
+                seen[key] = name
 EOF
     rm -rf "$dir.tmp/wheels"
     [ -f "$dir.tmp/lib/libintelocl.so" ] || { echo "the wheel has no libintelocl.so" >&2; exit 1; }
+    [ -f "$dir.tmp/khronos-loader/libOpenCL.so.1" ] || { echo "the wheel has no libOpenCL.so.1" >&2; exit 1; }
     mkdir -p "$dir.tmp/vendors" "$dir.tmp/vendors-all"
     echo "$dir/lib/libintelocl.so" > "$dir.tmp/vendors/intel-cpu.icd"
     cp "$dir.tmp/vendors/intel-cpu.icd" "$dir.tmp/vendors-all/"

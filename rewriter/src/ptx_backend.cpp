@@ -548,14 +548,14 @@ void lowerOpenclAtomics(llvm::Module& m) {
 }
 
 std::string libclcPath(std::string* why) {
-  std::vector<std::string> candidates{ownDirectory() + "/nvptx64--nvidiacl.bc"};
+  std::vector<std::string> candidates{layerFile("nvptx64--nvidiacl.bc")};
 #ifdef ISG_LIBCLC_NVPTX
   candidates.push_back(ISG_LIBCLC_NVPTX);
 #endif
   candidates.push_back("/usr/lib/clc/nvptx64--nvidiacl.bc");
   for (const std::string& c : candidates)
-    if (llvm::sys::fs::exists(c)) return c;
-  if (why) *why = "libclc's nvptx64--nvidiacl.bc is neither beside the layer nor in /usr/lib/clc (libclc-15)";
+    if (!c.empty() && llvm::sys::fs::exists(c)) return c;
+  if (why) *why = "libclc's nvptx64--nvidiacl.bc is neither with the layer's files nor in /usr/lib/clc (libclc-15)";
   return {};
 }
 

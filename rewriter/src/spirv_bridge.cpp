@@ -81,9 +81,15 @@ std::mutex& bridgeMutex() {
 
 Bridge& bridgeAt(const std::string& requested) {
   static auto* bridges = new std::map<std::string, Bridge>;
-  const std::string path = requested.empty() ? ownDirectory() + "/libIntelSubgroupsSpirv.so" : requested;
+  std::string searched;
+  const std::string path = requested.empty() ? layerFile("libIntelSubgroupsSpirv.so", &searched) : requested;
   Bridge& b = (*bridges)[path];
   if (b.loaded || !b.error.empty()) return b;
+  if (path.empty()) {
+    b.error = "the SPIR-V bridge libIntelSubgroupsSpirv.so is not installed (searched " + searched +
+              "); the package intel-subgroups-layer-spirv holds it";
+    return b;
+  }
   // A namespace of its own: the bridge's libLLVM-15 is never the application's or the
   // driver's (PoCL has its own), and none of its symbols can bind to the layer's.
   void* h = dlmopen(LM_ID_NEWLM, path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -280,12 +286,30 @@ bool bitcodeToSpirv(const std::string& bridgePath, const std::string& bitcode, u
   });
 }
 
-std::string ownDirectory() {
+// The folder of the library or program that holds the rewriter.
+static std::string ownDirectory() {
   Dl_info info{};
   if (!dladdr(reinterpret_cast<void*>(&ownDirectory), &info) || !info.dli_fname) return ".";
   std::string path = info.dli_fname;
   std::size_t slash = path.rfind('/');
   return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+
+std::string layerFile(const std::string& name, std::string* searched) {
+  // ISG_PRIVATE_LIBDIR (CMake: <libdir>/intel-subgroups-layer, relative to the prefix) is where
+  // `cmake --install` and the package put these files.
+  const std::string privateDir = ISG_PRIVATE_LIBDIR;
+  const std::string own = ownDirectory();
+  const std::string folders[] = {own, own + privateDir.substr(privateDir.rfind('/')),
+                                 own + "/../" + privateDir};
+  std::string list;
+  for (const std::string& folder : folders) {
+    const std::string path = folder + "/" + name;
+    if (access(path.c_str(), R_OK) == 0) return path;
+    list += (list.empty() ? "" : ", ") + folder;
+  }
+  if (searched) *searched = list;
+  return {};
 }
 
 }  // namespace isg::detail

@@ -16,8 +16,7 @@ bool validateSpirv(const std::string& module, std::string* why);
 
 // SPIR-V -> LLVM bitcode, and LLVM bitcode -> SPIR-V of at most `maxVersion` with core and KHR
 // capabilities only. False with the reason in *why (including "the bridge cannot be loaded").
-// `bridgePath` "" means libIntelSubgroupsSpirv.so beside the library or program that holds the
-// rewriter.
+// `bridgePath` "" means libIntelSubgroupsSpirv.so where layerFile finds it.
 bool bridgeLoads(const std::string& bridgePath, std::string* why);
 bool spirvToBitcode(const std::string& bridgePath, const std::string& module, std::string* bitcode,
                     std::string* why);
@@ -31,7 +30,10 @@ bool bitcodeToSpirv(const std::string& bridgePath, const std::string& bitcode, u
 bool runInChild(const std::string& what, const std::function<bool(std::string*)>& work, std::string* out,
                 std::string* why);
 
-// The folder of the library or program that holds the rewriter (the layer's files live beside it).
-std::string ownDirectory();
+// One of the layer's own files (the translator bridge, libclc's bitcode): beside the library or
+// program that holds the rewriter (a build tree), in the installed layer's private folder beside
+// it (<libdir>/intel-subgroups-layer), or in that folder seen from an installed program in
+// <prefix>/bin. "" when none holds it, with the folders searched in *searched.
+std::string layerFile(const std::string& name, std::string* searched = nullptr);
 
 }  // namespace isg::detail

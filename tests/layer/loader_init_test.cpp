@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The loader contract (GUIDE §4) checked against the built library directly: what it exports,
-// and how clInitLayer(WithProperties) fills a table for ocl-icd (149 entries) and the Khronos
-// loader (150 entries).
+// how clInitLayer(WithProperties) fills a table for ocl-icd (149 entries) and the Khronos
+// loader (150 entries), and the Khronos loader's clDeinitLayer and unloading. (tests/install
+// runs both real loaders over the installed layer.)
 #include <CL/cl_layer.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdio>
@@ -24,6 +26,7 @@ typedef cl_properties cl_layer_properties;
 using InitWithProperties = cl_int(CL_API_CALL*)(cl_uint, const cl_icd_dispatch*, cl_uint*,
                                                 const cl_icd_dispatch**,
                                                 const cl_layer_properties*);
+using Deinit = cl_int(CL_API_CALL*)(void);
 
 constexpr size_t kHeaderEntries = sizeof(cl_icd_dispatch) / sizeof(void*);
 
@@ -56,6 +59,8 @@ class LoaderInit : public ::testing::Test {
     ASSERT_NE(getInfo_, nullptr);
     ASSERT_NE(init_, nullptr);
     ASSERT_NE(initWithProperties_, nullptr);
+    deinit_ = reinterpret_cast<Deinit>(dlsym(handle_, "clDeinitLayer"));
+    ASSERT_NE(deinit_, nullptr);
   }
   void TearDown() override {
     unsetenv("ISG_DISABLE");
@@ -107,6 +112,7 @@ class LoaderInit : public ::testing::Test {
   pfn_clGetLayerInfo getInfo_ = nullptr;
   pfn_clInitLayer init_ = nullptr;
   InitWithProperties initWithProperties_ = nullptr;
+  Deinit deinit_ = nullptr;
 };
 
 TEST_F(LoaderInit, LayerInfoReportsApiVersionAndName) {
@@ -122,6 +128,7 @@ TEST_F(LoaderInit, LayerInfoReportsApiVersionAndName) {
   ASSERT_EQ(getInfo_(CL_LAYER_NAME, size, name.data(), nullptr), CL_SUCCESS);
   EXPECT_EQ(name.back(), '\0');
   EXPECT_NE(name.find("IntelSubgroups"), std::string::npos) << name;
+  EXPECT_NE(name.find(ISG_VERSION), std::string::npos) << name;
 
   EXPECT_EQ(getInfo_(CL_LAYER_API_VERSION, 1, &version, nullptr), CL_INVALID_VALUE);
   EXPECT_EQ(getInfo_(0x1234, sizeof version, &version, nullptr), CL_INVALID_VALUE);
@@ -161,7 +168,57 @@ TEST_F(LoaderInit, DisableHandsBackTheTargetTable) {
   for (size_t i = 0; i < returned; ++i) EXPECT_EQ(entries[i], target.entries[i]) << "entry " << i;
 }
 
-TEST(LayerLibrary, ExportsOnlyTheThreeLoaderSymbols) {
+// The Khronos loader's order: init, (calls), deinit, dlclose; and a loader loaded again in the
+// same process initialises the layer again.
+TEST_F(LoaderInit, DeinitThenInitAgain) {
+  FakeTarget target(150);
+  cl_uint returned = 0;
+  const cl_icd_dispatch* layer = nullptr;
+  ASSERT_EQ(initWithProperties_(150, target.table(), &returned, &layer, nullptr), CL_SUCCESS);
+  EXPECT_EQ(deinit_(), CL_SUCCESS);
+  EXPECT_EQ(deinit_(), CL_SUCCESS);
+  expectFilledTable(150, callInitNullProps);
+  EXPECT_EQ(deinit_(), CL_SUCCESS);
+}
+
+// Deinit closes the log file clInitLayer opened; what the layer logs after it is not lost.
+TEST_F(LoaderInit, DeinitClosesTheLogFile) {
+  char path[] = "/tmp/isg-loader-init-log-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  setenv("ISG_LOG", "info", 1);
+  setenv("ISG_LOG_FILE", path, 1);
+  FakeTarget target(150);
+  cl_uint returned = 0;
+  const cl_icd_dispatch* layer = nullptr;
+  ASSERT_EQ(initWithProperties_(150, target.table(), &returned, &layer, nullptr), CL_SUCCESS);
+  EXPECT_EQ(deinit_(), CL_SUCCESS);
+  unsetenv("ISG_LOG");
+  unsetenv("ISG_LOG_FILE");
+  std::FILE* f = std::fopen(path, "r");
+  ASSERT_NE(f, nullptr);
+  std::string text;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+  std::fclose(f);
+  std::remove(path);
+  EXPECT_NE(text.find("deinitialises"), std::string::npos) << text;
+}
+
+// Linked -z nodelete (loader_entry.cpp says why): the Khronos loader's dlclose after clDeinitLayer
+// leaves the library mapped.
+TEST(LayerLibrary, StaysLoadedAfterDlclose) {
+  void* handle = dlopen(ISG_LAYER_PATH, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  ASSERT_EQ(dlclose(handle), 0);
+  void* again = dlopen(ISG_LAYER_PATH, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  EXPECT_NE(again, nullptr) << "the layer was unmapped by dlclose";
+  if (again) dlclose(again);
+}
+
+TEST(LayerLibrary, ExportsOnlyTheFourLoaderSymbols) {
   std::string command = std::string("nm -D --defined-only '") + ISG_LAYER_PATH + "'";
   FILE* pipe = popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
@@ -176,7 +233,8 @@ TEST(LayerLibrary, ExportsOnlyTheThreeLoaderSymbols) {
   }
   ASSERT_EQ(pclose(pipe), 0) << command;
   EXPECT_EQ(exported,
-            (std::set<std::string>{"clGetLayerInfo", "clInitLayer", "clInitLayerWithProperties"}));
+            (std::set<std::string>{"clGetLayerInfo", "clInitLayer", "clInitLayerWithProperties",
+                                   "clDeinitLayer"}));
 }
 
 }  // namespace

@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Stages, from a build, what the GPU machine runs: the layer (stripped: Clang is inside, and the
-# device tool carries at most 64 MiB), the test executables that reach OpenCL only through the
+# Stages, from a build, what the GPU machine runs: the layer as `cmake --install --strip` lays it
+# out (stripped: Clang is inside, and the device tool carries at most 64 MiB; the SPIR-V bridge
+# in the layer's private folder), the test executables that reach OpenCL only through the
 # loader, the demo, and run-suite.sh. Then pack it with ../shared/device/bundle.sh:
 #   tools/device/stage.sh build .gpu [SPIRV_CACHE] && ../shared/device/bundle.sh .gpu .device
-# Programs from SPIR-V need the translator bridge and libclc beside the layer, and, for the
-# SPIR-V test runs (run-spirv.sh), the test programs' modules compiled here (SPIRV_CACHE).
+# Programs from SPIR-V on NVIDIA also need libclc (the GPU machine has no libclc-15: a copy goes
+# into the private folder) and, for the SPIR-V test runs (run-spirv.sh), the test programs'
+# modules compiled here (SPIRV_CACHE).
 set -euo pipefail
 build=${1:-build}
 out=${2:-.gpu}
 cache=${3:-}
 rm -rf "$out" && mkdir -p "$out/bin"
-cp "$build/layer/libIntelSubgroupsLayer.so" "$out/" && strip "$out/libIntelSubgroupsLayer.so"
-cp "$build/layer/libIntelSubgroupsSpirv.so" "$build/layer/nvptx64--nvidiacl.bc" "$out/"
-strip "$out/libIntelSubgroupsSpirv.so"
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+for component in layer spirv; do
+  cmake --install "$build" --prefix "$prefix" --strip --component "$component" > /dev/null
+done
+libdir=$(dirname "$(find "$prefix" -name libIntelSubgroupsLayer.so)")
+mv "$libdir/libIntelSubgroupsLayer.so" "$libdir/intel-subgroups-layer" "$out/"
+cp "$build/layer/nvptx64--nvidiacl.bc" "$out/intel-subgroups-layer/"
 if [ -n "$cache" ]; then mkdir -p "$out/spirv-cache" && cp "$cache"/*.spv "$out/spirv-cache/"; fi
 for dir in tests/layer tests/e2e tests/realworld tests/nvidia tools/isg-demo tools/isg-binary bench; do
   [ -d "$build/$dir" ] || continue

@@ -22,8 +22,12 @@ int fail(const std::string& what, cl_int err) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--version") {
+    std::cout << "isg-binary " ISG_VERSION "\n";
+    return 0;
+  }
   if (argc < 3) {
-    std::cerr << "usage: isg-binary FILE.cl OUT [OPTIONS...]\n";
+    std::cerr << "usage: isg-binary FILE.cl OUT [OPTIONS...] | --version\n";
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);

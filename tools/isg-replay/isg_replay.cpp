@@ -51,6 +51,7 @@ void check(cl_int err, const std::string& what) {
 const char* kUsage =
     "usage: isg-replay CASE_DIR [--platform INDEX|SUBSTR] [--device INDEX|SUBSTR]\n"
     "                  [--ulp N] [--rtol X] [--atol X] [--repeat N] [--no-compare]\n"
+    "       isg-replay --version\n"
     "Runs a case captured with ISG_CAPTURE_DIR and compares its outputs (docs/compare.md).\n"
     "Floats match when bit-identical, within N ulp, or within atol + rtol*|captured|;\n"
     "integers must be bit-exact. Exit status: 0 match, 1 mismatch, 2 error.\n";
@@ -70,6 +71,9 @@ bool parseOptions(int argc, char** argv, Options* o) {
     };
     if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (a == "--version") {
+      std::puts("isg-replay " ISG_VERSION);
       std::exit(0);
     } else if (a == "--platform") {
       o->platform = value();

@@ -38,8 +38,9 @@ int usage() {
                "module the driver would get, LLVM bitcode for cl_khr_spir drivers (default) or\n"
                "SPIR-V (--module-output spirv) or PTX for NVIDIA's driver (--module-output ptx,\n"
                "for --nv-sm); --spirv-bridge names libIntelSubgroupsSpirv.so\n"
-               "(default: beside the program). --declarations prints overloadable declarations\n"
-               "of every builtin of the table (for compiling Intel code with clang-15).\n";
+               "(default: the installed one, or beside the program). --version prints the version.\n"
+               "--declarations prints overloadable declarations of every builtin of the table\n"
+               "(for compiling Intel code with clang-15).\n";
   return 2;
 }
 
@@ -130,6 +131,9 @@ int main(int argc, char** argv) {
       in.headers.push_back(std::move(h));
     } else if (a == "--help" || a == "-h") {
       return usage();
+    } else if (a == "--version") {
+      std::cout << "isg-rewrite " ISG_VERSION "\n";
+      return 0;
     } else if (i == argc - 1) {
       file = a;
     } else {

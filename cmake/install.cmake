@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: MIT
+# What `cmake --install` and the packages (cmake/package.cmake) put where; docs/install.md is the
+# user's side of it. Two components: `layer` (the layer, the tools, the docs, the registration and
+# the CMake package; no Clang/LLVM at run time, they are linked in) and `spirv` (the SPIR-V
+# translator bridge, which needs Debian's shared libLLVM-15 and SPIRV-LLVM-Translator).
+
+install(TARGETS IntelSubgroupsLayer EXPORT IntelSubgroupsLayerTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT layer)
+set(isg_installed_tools "")
+foreach(tool isg-replay isg-rewrite isg-binary isg-demo)
+  if(TARGET ${tool})
+    list(APPEND isg_installed_tools ${tool})
+  endif()
+endforeach()
+install(TARGETS ${isg_installed_tools} EXPORT IntelSubgroupsLayerTargets
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT layer)
+if(TARGET IntelSubgroupsSpirv)
+  install(TARGETS IntelSubgroupsSpirv
+          LIBRARY DESTINATION ${ISG_INSTALL_PRIVATEDIR} COMPONENT spirv)
+endif()
+
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE
+        DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT layer)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
+        COMPONENT layer FILES_MATCHING PATTERN "*.md")
+
+# The registration file (.lay) holds the installed layer's absolute path, so it is written at
+# install time for the prefix installed to (a package is made with the prefix /usr and DESTDIR;
+# cmake --install --prefix P writes P's path). Its folder follows GNUInstallDirs' rule for
+# sysconfdir, /etc for /usr, unless ISG_LAYER_REGISTRY_DIR names one.
+install(CODE "
+  set(isg_registry \"${ISG_LAYER_REGISTRY_DIR}\")
+  if(NOT isg_registry)
+    if(CMAKE_INSTALL_PREFIX STREQUAL \"/usr\" OR CMAKE_INSTALL_PREFIX STREQUAL \"/usr/\")
+      set(isg_registry /etc/OpenCL/layers)
+    elseif(CMAKE_INSTALL_PREFIX MATCHES \"^/opt/\")
+      set(isg_registry \"/etc\${CMAKE_INSTALL_PREFIX}/OpenCL/layers\")
+    else()
+      set(isg_registry \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_SYSCONFDIR}/OpenCL/layers\")
+    endif()
+  endif()
+  # One staging folder per destination: installs to several prefixes may run at once.
+  string(MD5 isg_key \"\$ENV{DESTDIR}\${isg_registry}\")
+  set(isg_lay \"${CMAKE_BINARY_DIR}/install-registry/\${isg_key}/intel-subgroups-layer.lay\")
+  file(WRITE \"\${isg_lay}\"
+       \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:IntelSubgroupsLayer>\\n\")
+  file(INSTALL DESTINATION \"\${isg_registry}\" TYPE FILE FILES \"\${isg_lay}\")
+" COMPONENT layer)
+
+# find_package(IntelSubgroupsLayer) gives IntelSubgroupsLayer::IntelSubgroupsLayer (its
+# TARGET_FILE is what OPENCL_LAYERS takes) and the tools as imported executables.
+include(CMakePackageConfigHelpers)
+set(isg_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/IntelSubgroupsLayer)
+install(EXPORT IntelSubgroupsLayerTargets NAMESPACE IntelSubgroupsLayer:: DESTINATION ${isg_cmake_dir}
+        COMPONENT layer)
+file(WRITE ${CMAKE_BINARY_DIR}/install-cmake/IntelSubgroupsLayerConfig.cmake
+     "include(\"\${CMAKE_CURRENT_LIST_DIR}/IntelSubgroupsLayerTargets.cmake\")\n")
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/install-cmake/IntelSubgroupsLayerConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/install-cmake/IntelSubgroupsLayerConfig.cmake
+              ${CMAKE_BINARY_DIR}/install-cmake/IntelSubgroupsLayerConfigVersion.cmake
+        DESTINATION ${isg_cmake_dir} COMPONENT layer)

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: MIT
+# The Debian packages (`cpack` in the build folder; docs/install.md): one per install component
+# (cmake/install.cmake). Dependencies come from dpkg-shlibdeps on what each package holds, so the
+# layer's are the C/C++ runtime, zlib and libtinfo (Clang and LLVM are linked in) and the SPIR-V
+# package's are Debian's libLLVM-15 and SPIRV-LLVM-Translator, plus libclc-15 (the OpenCL C
+# library that programs from SPIR-V are linked with on NVIDIA).
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME intel-subgroups-layer)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_VENDOR "intel-subgroups-layer developers")
+set(CPACK_PACKAGE_CONTACT "intel-subgroups-layer developers <intel-subgroups-layer@users.noreply.github.com>")
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
+set(CPACK_PACKAGE_DIRECTORY ${CMAKE_BINARY_DIR}/packages)
+set(CPACK_STRIP_FILES ON)  # Clang inside makes the unstripped layer several times larger
+# The registration file's path is absolute and written at install time (cmake/install.cmake):
+# packages install with the prefix they are for, into a DESTDIR.
+set(CPACK_SET_DESTDIR ON)
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_INSTALL_PREFIX /usr)
+
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL layer spirv)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION libs)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
+
+set(CPACK_COMPONENT_LAYER_DISPLAY_NAME "OpenCL layer")
+set(CPACK_DEBIAN_LAYER_PACKAGE_NAME intel-subgroups-layer)
+# The first line is the synopsis, the rest the extended description (with no
+# CPACK_PACKAGE_DESCRIPTION_SUMMARY, CPack takes them as they are).
+set(CPACK_DEBIAN_LAYER_DESCRIPTION
+    "OpenCL layer that adds Intel's sub-group extensions to any OpenCL driver
+Intel's cl_intel_subgroups family (shuffles, block reads and writes, media block IO,
+reductions and scans, required sub-group sizes) for any OpenCL driver, as an ICD-loader
+layer: it rewrites the Intel builtins per device into NVIDIA warp instructions, the
+driver's cl_khr_subgroup builtins or a local-memory emulation, and answers the sub-group
+queries. It registers itself in /etc/OpenCL/layers for the loaders that read system
+layers (the Khronos ICD loader, ocl-icd 2.3.2 and later); with Debian 12's ocl-icd 2.3.1,
+enable it with OPENCL_LAYERS. Tools: isg-replay, isg-rewrite, isg-binary, isg-demo.")
+set(CPACK_DEBIAN_LAYER_PACKAGE_RECOMMENDS "intel-subgroups-layer-spirv")
+set(CPACK_DEBIAN_LAYER_PACKAGE_SUGGESTS "clinfo")
+# A file shipped in /etc is the administrator's (Debian policy 10.7): kept on remove, gone on purge.
+file(WRITE ${CMAKE_BINARY_DIR}/package-control/conffiles "/etc/OpenCL/layers/intel-subgroups-layer.lay\n")
+set(CPACK_DEBIAN_LAYER_PACKAGE_CONTROL_EXTRA ${CMAKE_BINARY_DIR}/package-control/conffiles)
+
+set(CPACK_COMPONENT_SPIRV_DISPLAY_NAME "SPIR-V input for the OpenCL layer")
+set(CPACK_DEBIAN_SPIRV_PACKAGE_NAME intel-subgroups-layer-spirv)
+set(CPACK_COMPONENT_SPIRV_DEPENDS layer)
+set(CPACK_DEBIAN_SPIRV_PACKAGE_DEPENDS "libclc-15")
+set(CPACK_DEBIAN_SPIRV_PACKAGE_SECTION libs)
+set(CPACK_DEBIAN_SPIRV_DESCRIPTION
+    "SPIR-V programs (clCreateProgramWithIL) for intel-subgroups-layer
+The bridge between intel-subgroups-layer and SPIRV-LLVM-Translator: with it the layer
+reads SPIR-V modules that use SPV_INTEL_subgroups, rewrites them like OpenCL C programs
+and hands the driver SPIR-V, SPIR or, on NVIDIA, PTX.")
+
+include(CPack)

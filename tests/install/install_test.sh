@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The installed layer as users get it (docs/install.md), one stage per CTest:
+#   install_test.sh prefix  BUILD SRC   cmake --install --prefix: the tree, the layer through
+#                                       ocl-icd (OPENCL_LAYERS) and through the Khronos loader
+#                                       (its .lay registration, OPENCL_LAYER_PATH), the demo,
+#                                       SPIR-V through the installed bridge, the tools' version
+#   install_test.sh destdir BUILD SRC   DESTDIR staging for /usr (what packagers do) and the
+#                                       CMake package a consumer finds with find_package
+#   install_test.sh package BUILD SRC   cpack: the two .debs' contents, fields and
+#                                       dependencies, and the layer taken out of the package
+# PoCL is the device; the Khronos loader is the one Intel's runtime wheel carries
+# (tools/intel-runtime.sh).
+set -euo pipefail
+stage=$1
+build=$(cd "$2" && pwd)
+src=$(cd "$3" && pwd)
+work="$build/install-test/$stage"
+rm -rf "$work" && mkdir -p "$work"
+export POCL_CACHE_DIR="$build/pocl-cache"
+unset OPENCL_LAYERS OPENCL_LAYER_PATH ISG_DISABLE ISG_STRATEGY
+version=$(sed -n 's/^project([^)]* VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
+arch=$(gcc -print-multiarch 2>/dev/null || true)
+libdir=lib${arch:+/$arch}
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_file() { [ -f "$1" ] || fail "missing $1"; }
+# Runs a command and checks its output for each of the extended regular expressions after "--".
+expect_output() {
+  local args=() patterns=() seen=0
+  for a in "$@"; do
+    if [ "$seen" = 0 ] && [ "$a" = "--" ]; then seen=1; continue; fi
+    if [ "$seen" = 0 ]; then args+=("$a"); else patterns+=("$a"); fi
+  done
+  local out pattern
+  out=$("${args[@]}" 2>&1) || fail "${args[*]} exited with $?: $(tail -5 <<<"$out")"
+  for pattern in "${patterns[@]}"; do
+    grep -Eq -- "$pattern" <<<"$out" || fail "${args[*]}: no line matches '$pattern'; it printed: $(tail -20 <<<"$out")"
+  done
+}
+khronos_loader() {
+  local rt
+  rt=$("$src/tools/intel-runtime.sh" dir) ||
+    fail "the Khronos loader comes with Intel's runtime: tools/intel-runtime.sh install"
+  [ -f "$rt/khronos-loader/libOpenCL.so.1" ] || fail "no Khronos loader in $rt (tools/intel-runtime.sh install)"
+  echo "$rt/khronos-loader:$rt/lib"
+}
+intel_extensions='cl_intel_subgroups( |$)'
+
+case "$stage" in
+  prefix)
+    p="$work/prefix"
+    cmake --install "$build" --prefix "$p" --strip > "$work/install.log"
+    layer="$p/$libdir/libIntelSubgroupsLayer.so"
+    for f in "$layer" "$p/$libdir/intel-subgroups-layer/libIntelSubgroupsSpirv.so" \
+             "$p/bin/isg-replay" "$p/bin/isg-rewrite" "$p/bin/isg-binary" "$p/bin/isg-demo" \
+             "$p/share/doc/intel-subgroups-layer/README.md" "$p/share/doc/intel-subgroups-layer/install.md" \
+             "$p/etc/OpenCL/layers/intel-subgroups-layer.lay"; do
+      expect_file "$f"
+    done
+    [ "$(cat "$p/etc/OpenCL/layers/intel-subgroups-layer.lay")" = "$layer" ] ||
+      fail "the registration names '$(cat "$p/etc/OpenCL/layers/intel-subgroups-layer.lay")', not $layer"
+    file "$layer" | grep -q "stripped" && ! file "$layer" | grep -q "not stripped" || fail "--strip left $layer unstripped"
+    for tool in isg-replay isg-rewrite isg-binary; do
+      expect_output "$p/bin/$tool" --version -- "^$tool $version\$"
+    done
+    # ocl-icd (Debian 12's 2.3.1 reads no system layers): OPENCL_LAYERS names the installed layer.
+    # cl_intel_spirv_subgroups proves it found its bridge in the private folder.
+    expect_output env OPENCL_LAYERS="$layer" clinfo -- "$intel_extensions" 'cl_intel_required_subgroup_size' \
+      'cl_intel_spirv_subgroups' 'Sub-group sizes \(Intel\) +[0-9]'
+    expect_output env OPENCL_LAYERS="$layer" "$p/bin/isg-demo" -- '^PASS: matches the host reference'
+    # The Khronos loader reads the registration (OPENCL_LAYER_PATH instead of /etc/OpenCL/layers),
+    # initialises with clInitLayerWithProperties and calls clDeinitLayer at exit.
+    loader=$(khronos_loader)
+    expect_output env LD_LIBRARY_PATH="$loader" OPENCL_LAYER_PATH="$p/etc/OpenCL/layers" \
+      OCL_ICD_ENABLE_TRACE=1 ISG_LOG=info clinfo -- "successfully added layer $layer" "$intel_extensions" \
+      'cl_intel_spirv_subgroups' 'the loader deinitialises the layer'
+    expect_output env LD_LIBRARY_PATH="$loader" OPENCL_LAYER_PATH="$p/etc/OpenCL/layers" "$p/bin/isg-demo" \
+      -- '^PASS: matches the host reference'
+    # Without the registration the Khronos loader has no layer: what enabled it was the .lay.
+    out=$(env LD_LIBRARY_PATH="$loader" OPENCL_LAYER_PATH="$work/none" clinfo 2>&1) || fail "clinfo without layers"
+    ! grep -Eq "$intel_extensions" <<<"$out" || fail "PoCL advertises cl_intel_subgroups by itself"
+    ;;
+  destdir)
+    stage_dir="$work/stage"
+    DESTDIR="$stage_dir" cmake --install "$build" --prefix /usr > "$work/install.log"
+    expect_file "$stage_dir/usr/$libdir/libIntelSubgroupsLayer.so"
+    expect_file "$stage_dir/usr/$libdir/intel-subgroups-layer/libIntelSubgroupsSpirv.so"
+    expect_file "$stage_dir/etc/OpenCL/layers/intel-subgroups-layer.lay"
+    [ "$(cat "$stage_dir/etc/OpenCL/layers/intel-subgroups-layer.lay")" = "/usr/$libdir/libIntelSubgroupsLayer.so" ] ||
+      fail "the staged registration names '$(cat "$stage_dir/etc/OpenCL/layers/intel-subgroups-layer.lay")'"
+    ! grep -q "$stage_dir" "$stage_dir/etc/OpenCL/layers/intel-subgroups-layer.lay" || fail "DESTDIR leaked into the .lay"
+    # Everything went under DESTDIR.
+    outside=$(find "$stage_dir" -mindepth 1 -maxdepth 1 -printf '%f\n' | grep -Ev '^(usr|etc)$' || true)
+    [ -z "$outside" ] || fail "unexpected top-level folders in the staging: $outside"
+    # A consumer's CMake finds the installed layer and its version.
+    prefix="$work/prefix"
+    cmake --install "$build" --prefix "$prefix" > "$work/install-prefix.log"
+    mkdir -p "$work/consumer"
+    cat > "$work/consumer/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.20)
+project(consumer LANGUAGES CXX)  # a language: find_package searches lib/<triplet> only then
+find_package(IntelSubgroupsLayer $version EXACT REQUIRED)
+file(GENERATE OUTPUT found.txt CONTENT "\$<TARGET_FILE:IntelSubgroupsLayer::IntelSubgroupsLayer> \${IntelSubgroupsLayer_VERSION} \$<TARGET_FILE:IntelSubgroupsLayer::isg-replay>\n")
+EOF
+    cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_PREFIX_PATH="$prefix" > "$work/consumer.log" 2>&1 ||
+      fail "find_package(IntelSubgroupsLayer $version) failed: $(tail -20 "$work/consumer.log")"
+    [ "$(cat "$work/consumer/build/found.txt")" = "$prefix/$libdir/libIntelSubgroupsLayer.so $version $prefix/bin/isg-replay" ] ||
+      fail "find_package found: $(cat "$work/consumer/build/found.txt")"
+    # ... and refuses another version.
+    sed -i "s/$version EXACT/99.0 EXACT/" "$work/consumer/CMakeLists.txt"
+    ! cmake -S "$work/consumer" -B "$work/consumer/build2" -DCMAKE_PREFIX_PATH="$prefix" > "$work/consumer2.log" 2>&1 ||
+      fail "find_package(IntelSubgroupsLayer 99.0) accepted version $version"
+    ;;
+  package)
+    (cd "$work" && cpack --config "$build/CPackConfig.cmake" -B "$work/packages" > "$work/cpack.log" 2>&1) ||
+      fail "cpack: $(tail -20 "$work/cpack.log")"
+    debarch=$(dpkg --print-architecture)
+    main="$work/packages/intel-subgroups-layer_${version}_${debarch}.deb"
+    spirv="$work/packages/intel-subgroups-layer-spirv_${version}_${debarch}.deb"
+    expect_file "$main"
+    expect_file "$spirv"
+    dpkg-deb -c "$main" > "$work/main.list"
+    for f in "./usr/$libdir/libIntelSubgroupsLayer.so" ./etc/OpenCL/layers/intel-subgroups-layer.lay \
+             ./usr/bin/isg-replay ./usr/bin/isg-rewrite ./usr/bin/isg-binary ./usr/bin/isg-demo \
+             ./usr/share/doc/intel-subgroups-layer/README.md ./usr/share/doc/intel-subgroups-layer/install.md \
+             "./usr/$libdir/cmake/IntelSubgroupsLayer/IntelSubgroupsLayerConfigVersion.cmake"; do
+      grep -q " $f\$" "$work/main.list" || fail "$main lacks $f"
+    done
+    ! grep -q "libIntelSubgroupsSpirv" "$work/main.list" || fail "the bridge is in the main package"
+    dpkg-deb -c "$spirv" | grep -q " ./usr/$libdir/intel-subgroups-layer/libIntelSubgroupsSpirv.so\$" ||
+      fail "$spirv lacks the bridge"
+    [ "$(dpkg-deb -f "$main" Package)" = intel-subgroups-layer ] || fail "package name"
+    [ "$(dpkg-deb -f "$main" Version)" = "$version" ] || fail "package version"
+    depends=$(dpkg-deb -f "$main" Depends)
+    for d in libc6 libstdc++6 zlib1g libtinfo6; do
+      grep -q "\b$d\b" <<<"$depends" || fail "Depends lacks $d: $depends"
+    done
+    ! grep -Eqi 'llvm|clang|spirv' <<<"$depends" || fail "the layer depends on Clang/LLVM at run time: $depends"
+    grep -q "intel-subgroups-layer-spirv" <<<"$(dpkg-deb -f "$main" Recommends)" || fail "Recommends lacks the SPIR-V package"
+    sdepends=$(dpkg-deb -f "$spirv" Depends)
+    for d in "intel-subgroups-layer (= $version)" libllvm15 libllvmspirvlib15 libclc-15; do
+      grep -qF "$d" <<<"$sdepends" || fail "the SPIR-V package's Depends lacks $d: $sdepends"
+    done
+    dpkg-deb --ctrl-tarfile "$main" | tar -xO ./conffiles | grep -qx /etc/OpenCL/layers/intel-subgroups-layer.lay ||
+      fail "the registration is not a conffile"
+    # The layer out of the package: registered for /usr, stripped, and it works.
+    dpkg-deb -x "$main" "$work/root"
+    dpkg-deb -x "$spirv" "$work/root"
+    [ "$(cat "$work/root/etc/OpenCL/layers/intel-subgroups-layer.lay")" = "/usr/$libdir/libIntelSubgroupsLayer.so" ] ||
+      fail "the package's registration names '$(cat "$work/root/etc/OpenCL/layers/intel-subgroups-layer.lay")'"
+    layer="$work/root/usr/$libdir/libIntelSubgroupsLayer.so"
+    ! file "$layer" | grep -q "not stripped" || fail "the packaged layer is not stripped"
+    expect_output env OPENCL_LAYERS="$layer" clinfo -- "$intel_extensions" 'cl_intel_spirv_subgroups'
+    ;;
+  *)
+    echo "usage: $0 prefix|destdir|package BUILD SRC" >&2
+    exit 2
+    ;;
+esac
+echo "PASS: install $stage"
