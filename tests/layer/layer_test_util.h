@@ -5,6 +5,7 @@
 #pragma once
 
 #include <CL/cl.h>
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,21 @@
 #include "cl_harness.h"
 
 namespace isgtest {
+
+using SubGroupInfoFn = cl_int(CL_API_CALL*)(cl_kernel, cl_device_id, cl_kernel_sub_group_info,
+                                            size_t, const void*, size_t, void*, size_t*);
+
+// clGetKernelSubGroupInfoKHR as the loader exports it: ocl-icd does, the Khronos loader exports
+// no extension function (applications take the address from
+// clGetExtensionFunctionAddressForPlatform). nullptr only where ISG_TEST_LOADER=khronos says the
+// run is on the Khronos loader (tests/native); anywhere else a missing export fails the test.
+inline SubGroupInfoFn loaderKhrExport() {
+  return reinterpret_cast<SubGroupInfoFn>(dlsym(RTLD_DEFAULT, "clGetKernelSubGroupInfoKHR"));
+}
+inline bool onKhronosLoader() {
+  const char* loader = std::getenv("ISG_TEST_LOADER");
+  return loader && std::string(loader) == "khronos";
+}
 
 // Where work-item `linear` of a work-group of `groupSize` items sits, for sub-group size S.
 struct SubGroupPosition {
