@@ -28,6 +28,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR
 # install time for the prefix installed to (a package is made with the prefix /usr and DESTDIR;
 # cmake --install --prefix P writes P's path). Its folder follows GNUInstallDirs' rule for
 # sysconfdir, /etc for /usr, unless ISG_LAYER_REGISTRY_DIR names one.
+set(ISG_LAYER_REGISTRATION intel-subgroups-layer.lay)
 install(CODE "
   set(isg_registry \"${ISG_LAYER_REGISTRY_DIR}\")
   if(NOT isg_registry)
@@ -41,7 +42,7 @@ install(CODE "
   endif()
   # One staging folder per destination: installs to several prefixes may run at once.
   string(MD5 isg_key \"\$ENV{DESTDIR}\${isg_registry}\")
-  set(isg_lay \"${CMAKE_BINARY_DIR}/install-registry/\${isg_key}/intel-subgroups-layer.lay\")
+  set(isg_lay \"${CMAKE_BINARY_DIR}/install-registry/\${isg_key}/${ISG_LAYER_REGISTRATION}\")
   file(WRITE \"\${isg_lay}\"
        \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:IntelSubgroupsLayer>\\n\")
   file(INSTALL DESTINATION \"\${isg_registry}\" TYPE FILE FILES \"\${isg_lay}\")

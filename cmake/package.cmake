@@ -41,7 +41,7 @@ enable it with OPENCL_LAYERS. Tools: isg-replay, isg-rewrite, isg-binary, isg-de
 set(CPACK_DEBIAN_LAYER_PACKAGE_RECOMMENDS "intel-subgroups-layer-spirv")
 set(CPACK_DEBIAN_LAYER_PACKAGE_SUGGESTS "clinfo")
 # A file shipped in /etc is the administrator's (Debian policy 10.7): kept on remove, gone on purge.
-file(WRITE ${CMAKE_BINARY_DIR}/package-control/conffiles "/etc/OpenCL/layers/intel-subgroups-layer.lay\n")
+file(WRITE ${CMAKE_BINARY_DIR}/package-control/conffiles "/etc/OpenCL/layers/${ISG_LAYER_REGISTRATION}\n")
 set(CPACK_DEBIAN_LAYER_PACKAGE_CONTROL_EXTRA ${CMAKE_BINARY_DIR}/package-control/conffiles)
 
 set(CPACK_COMPONENT_SPIRV_DISPLAY_NAME "SPIR-V input for the OpenCL layer")
