@@ -401,7 +401,7 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
       if (local_work_size[d] == 0) return CL_INVALID_WORK_GROUP_SIZE;
   if (!(summary.hasHiddenArgs || summary.recordsArgs || summary.checksImages ||
         summary.checksRows) ||
-      work_dim < 1 || work_dim > 3 || !global_work_size)
+      work_dim < 1 || work_dim > 3)
     return enqueue(kernel, local_work_size);
   std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
   if (!record) return enqueue(kernel, local_work_size);
@@ -411,6 +411,17 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
   if (err != CL_SUCCESS) return enqueue(kernel, local_work_size);  // the driver names the error
   const DeviceProfile* profile = DeviceStrategy::of(device);
   if (!profile) return enqueue(kernel, local_work_size);
+  if (!global_work_size) {
+    // OpenCL 2.1 and newer: an empty launch succeeds trivially, once the driver has checked the
+    // arguments, the hidden ones included (any work-group size will do for those).
+    if (hidden) {
+      std::lock_guard<std::mutex> lock(record->enqueueMutex);
+      err = setHiddenArguments(kernel, device, *profile, record->manifest, 1);
+      if (err == CL_SUCCESS) err = enqueue(kernel, local_work_size);
+      return err;
+    }
+    return enqueue(kernel, local_work_size);
+  }
 
   // The scratch is sized per work-group, so the layer must know the work-group size.
   size_t chosen[3] = {1, 1, 1};
@@ -427,6 +438,11 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
   if (local) {
     items = 1;
     for (cl_uint d = 0; d < work_dim; ++d) items *= local[d];
+    // The device's limits, named as the driver names them, before the scratch of a work-group
+    // that cannot exist is sized (which would say CL_OUT_OF_RESOURCES).
+    if (items > profile->maxWorkGroupSize) return CL_INVALID_WORK_GROUP_SIZE;
+    for (cl_uint d = 0; d < work_dim && d < profile->maxWorkItemSizes.size(); ++d)
+      if (local[d] > profile->maxWorkItemSizes[d]) return CL_INVALID_WORK_ITEM_SIZE;
   }
   if (checkRows && items != local[0] && local[0] % record->rowMultiple != 0) {
     ISG_LOG_ERROR("kernel " << record->manifest.name << ": a work-group of "
@@ -511,6 +527,9 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel_layer(cl_command_queue queue, cl_kerne
                                                 const cl_event* event_wait_list, cl_event* event) {
   return guardedEntry("clEnqueueNDRangeKernel", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clEnqueueNDRangeKernel);
+    // The spec's answers where PoCL 3.1 alone dereferences NULL.
+    if (queue && !kernel) return CL_INVALID_KERNEL;
+    if (queue && num_events_in_wait_list && !event_wait_list) return CL_INVALID_EVENT_WAIT_LIST;
     capture::EnqueueCapture capture({"clEnqueueNDRangeKernel", queue, kernel, work_dim,
                                      global_work_offset, global_work_size, local_work_size,
                                      num_events_in_wait_list, event_wait_list});
@@ -526,6 +545,8 @@ cl_int CL_API_CALL clEnqueueTask_layer(cl_command_queue queue, cl_kernel kernel,
                                        const cl_event* event_wait_list, cl_event* event) {
   return guardedEntry("clEnqueueTask", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clEnqueueTask);
+    if (queue && !kernel) return CL_INVALID_KERNEL;  // as clEnqueueNDRangeKernel
+    if (queue && num_events_in_wait_list && !event_wait_list) return CL_INVALID_EVENT_WAIT_LIST;
     // A task is an ND-range of one work-item in one work-group, and is recorded as one.
     static const size_t kOne[1] = {1};
     capture::EnqueueCapture capture({"clEnqueueTask", queue, kernel, 1, nullptr, kOne, kOne,

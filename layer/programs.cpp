@@ -223,6 +223,12 @@ void CL_CALLBACK notifyWithAppProgram(cl_program, void* data) {
   n->pfn(n->app, n->userData);
 }
 
+// A NULL entry in a device list is CL_INVALID_DEVICE by the spec; drivers dereference it (PoCL
+// 3.1 crashes), so the layer answers before forwarding.
+bool listHasNullDevice(cl_uint num_devices, const cl_device_id* device_list) {
+  return device_list && std::find(device_list, device_list + num_devices, nullptr) != device_list + num_devices;
+}
+
 bool programHasKernels(cl_program program) {
   return kernelRegistry().any([&](const KernelRecord& k) { return k.appProgram == program; });
 }
@@ -302,6 +308,7 @@ cl_int CL_API_CALL clBuildProgram_layer(cl_program program, cl_uint num_devices,
     // Malformed arguments are the driver's to report.
     if ((num_devices == 0) != (device_list == nullptr) || (!pfn_notify && user_data))
       return build(program, options, pfn_notify, user_data);
+    if (listHasNullDevice(num_devices, device_list)) return CL_INVALID_DEVICE;
     // The driver cannot see kernels made from the shadow, so the layer enforces this rule.
     if (programHasKernels(program)) return CL_INVALID_OPERATION;
     return rewriteAndCall(
@@ -325,8 +332,12 @@ cl_int CL_API_CALL clCompileProgram_layer(cl_program program, cl_uint num_device
                                      driverHeaderList, header_include_names, notify, data);
     };
     if ((num_devices == 0) != (device_list == nullptr) || (!pfn_notify && user_data) ||
-        (num_input_headers != 0 && (!input_headers || !header_include_names)))
+        (num_input_headers != 0 && (!input_headers || !header_include_names))) {
+      // Headers announced but not given: the spec's CL_INVALID_VALUE (PoCL 3.1 crashes on it).
+      if (num_input_headers != 0 && (!input_headers || !header_include_names)) return CL_INVALID_VALUE;
       return compile(program, options, pfn_notify, user_data);
+    }
+    if (listHasNullDevice(num_devices, device_list)) return CL_INVALID_DEVICE;
     if (programHasKernels(program)) return CL_INVALID_OPERATION;
 
     std::vector<SourceFile> headers;
@@ -421,6 +432,10 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
                                   input_programs, pfn_notify, user_data, errcode_ret);
     };
     if (num_input_programs == 0 || !input_programs || (!pfn_notify && user_data)) return forward();
+    if (listHasNullDevice(num_devices, device_list)) {
+      if (errcode_ret) *errcode_ret = CL_INVALID_DEVICE;
+      return nullptr;
+    }
 
     auto prototype = std::make_shared<ProgramRecord>();
     prototype->kind = ProgramRecord::Kind::Linked;

@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: MIT
+// Misuse of the entry points the layer intercepts (docs/reliability.md). For the table of cases,
+// the OpenCL spec leaves the answer to the driver (which error of several applies first, what a
+// NUL in a source means), so the layer must answer exactly what the driver alone does. Each case
+// returns what the application sees ("code" or "code value") and runs on two kernels of the same
+// signature: one in plain OpenCL C, and one with Intel builtins that the layer rewrites (adding
+// hidden arguments, building a shadow program). CTest runs this binary twice (tests/layer):
+//   Misuse.RecordTheDriverAlone        without the layer: the plain flavour into ISG_MISUSE_BASELINE
+//   Misuse.TheLayerAnswersAsTheDriver  through the layer: both flavours, compared line by line
+// The cases where the spec itself names the answer and only the layer can give it (programs from
+// SPIR-V, sub-group queries, required sizes) are tests of their own below, through the layer.
+#include <CL/cl_ext.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cl_harness.h"
+#include "layer_test_util.h"
+
+namespace {
+
+using isgtest::env;
+
+// The same signature and arguments in both flavours; only the body differs.
+const char* kPlainKernel =
+    "kernel void k(global int* out, int v) { out[get_global_id(0)] = v + (int)get_local_id(0); }\n";
+const char* kIntelKernel =
+    "kernel void k(global int* out, int v) {\n"
+    "  out[get_global_id(0)] = intel_sub_group_shuffle(v, 0) + (int)get_sub_group_local_id();\n"
+    "}\n";
+const char* kOptions = "-cl-kernel-arg-info";
+
+std::string code(cl_int err) { return std::to_string(err); }
+std::string code(cl_int err, const std::string& value) {
+  return err == CL_SUCCESS ? std::to_string(err) + " " + value : std::to_string(err);
+}
+
+// A program from `source` (explicit length: it may hold NUL bytes), built with `options`; what
+// clBuildProgram said.
+std::string buildCode(const std::string& source, const char* options = kOptions) {
+  const char* text = source.data();
+  const size_t length = source.size();
+  cl_int err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithSource(env().context, 1, &text, &length, &err);
+  if (!p) return "create " + code(err);
+  err = clBuildProgram(p, 1, &env().device, options, nullptr, nullptr);
+  clReleaseProgram(p);
+  return code(err);
+}
+
+struct Objects {
+  std::string kernelSource;
+  cl_program program = nullptr;   // built
+  cl_program unbuilt = nullptr;   // created from the same source, never built
+  cl_kernel kernel = nullptr;     // the SetKernelArg cases' (which may leave arguments set)
+  cl_kernel unset = nullptr;      // never given an argument
+  cl_kernel ready = nullptr;      // both arguments set
+  cl_mem buffer = nullptr;
+  cl_context otherContext = nullptr;
+};
+
+struct Case {
+  const char* name;
+  std::function<std::string(Objects&)> run;
+};
+
+const size_t kGlobal[] = {64};
+const size_t kLocal[] = {16};
+
+// What an enqueue said, once its command has finished.
+std::string enqueueCode(cl_int err) {
+  clFinish(env().queue);
+  return code(err);
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> c;
+  auto add = [&](const char* name, std::function<std::string(Objects&)> run) {
+    c.push_back({name, std::move(run)});
+  };
+  // clGetDeviceInfo
+  add("GetDeviceInfo(NULL device)", [](Objects&) {
+    char name[64];
+    return code(clGetDeviceInfo(nullptr, CL_DEVICE_NAME, sizeof name, name, nullptr));
+  });
+  add("GetDeviceInfo(bad param)", [](Objects&) {
+    char v[64];
+    return code(clGetDeviceInfo(env().device, 0x7fff, sizeof v, v, nullptr));
+  });
+  add("GetDeviceInfo(EXTENSIONS, size 1)", [](Objects&) {
+    char v[1];
+    return code(clGetDeviceInfo(env().device, CL_DEVICE_EXTENSIONS, sizeof v, v, nullptr));
+  });
+  add("GetDeviceInfo(NAME, size 0, value)", [](Objects&) {
+    char v[8];
+    return code(clGetDeviceInfo(env().device, CL_DEVICE_NAME, 0, v, nullptr));
+  });
+  // clCreateProgramWithBinary
+  add("CreateProgramWithBinary(NULL context)", [](Objects&) {
+    const unsigned char bytes[] = {1, 2, 3};
+    const unsigned char* b = bytes;
+    const size_t n = sizeof bytes;
+    cl_int err = CL_SUCCESS, status = 0;
+    clCreateProgramWithBinary(nullptr, 1, &env().device, &n, &b, &status, &err);
+    return code(err);
+  });
+  add("CreateProgramWithBinary(no device)", [](Objects&) {
+    const unsigned char bytes[] = {1, 2, 3};
+    const unsigned char* b = bytes;
+    const size_t n = sizeof bytes;
+    cl_int err = CL_SUCCESS;
+    clCreateProgramWithBinary(env().context, 0, &env().device, &n, &b, nullptr, &err);
+    return code(err);
+  });
+  add("CreateProgramWithBinary(NULL lengths)", [](Objects&) {
+    const unsigned char bytes[] = {1, 2, 3};
+    const unsigned char* b = bytes;
+    cl_int err = CL_SUCCESS;
+    clCreateProgramWithBinary(env().context, 1, &env().device, nullptr, &b, nullptr, &err);
+    return code(err);
+  });
+  add("CreateProgramWithBinary(length 0)", [](Objects&) {
+    const unsigned char bytes[] = {1, 2, 3};
+    const unsigned char* b = bytes;
+    const size_t n = 0;
+    cl_int err = CL_SUCCESS;
+    clCreateProgramWithBinary(env().context, 1, &env().device, &n, &b, nullptr, &err);
+    return code(err);
+  });
+  add("CreateProgramWithBinary(garbage)", [](Objects&) {
+    std::string bytes(4096, '\x5a');
+    const unsigned char* b = reinterpret_cast<const unsigned char*>(bytes.data());
+    const size_t n = bytes.size();
+    cl_int err = CL_SUCCESS, status = 0;
+    cl_program p = clCreateProgramWithBinary(env().context, 1, &env().device, &n, &b, &status, &err);
+    if (p) clReleaseProgram(p);
+    return code(err) + " status " + code(status);
+  });
+  // clBuildProgram
+  add("BuildProgram(NULL program)",
+      [](Objects&) { return code(clBuildProgram(nullptr, 1, &env().device, kOptions, nullptr, nullptr)); });
+  add("BuildProgram(1 device, NULL list)",
+      [](Objects& o) { return code(clBuildProgram(o.unbuilt, 1, nullptr, kOptions, nullptr, nullptr)); });
+  add("BuildProgram(0 devices, a list)",
+      [](Objects& o) { return code(clBuildProgram(o.unbuilt, 0, &env().device, kOptions, nullptr, nullptr)); });
+  add("BuildProgram(user data, no callback)", [](Objects& o) {
+    int data = 0;
+    return code(clBuildProgram(o.unbuilt, 1, &env().device, kOptions, nullptr, &data));
+  });
+  add("BuildProgram(kernels attached)",
+      [](Objects& o) { return code(clBuildProgram(o.program, 1, &env().device, kOptions, nullptr, nullptr)); });
+  add("BuildProgram(unknown option)", [](Objects& o) {
+    return buildCode(o.kernelSource, "-cl-isg-no-such-option");
+  });
+  add("BuildProgram(syntax error)", [](Objects& o) { return buildCode(o.kernelSource + "kernel void broken( {\n"); });
+  add("BuildProgram(missing include)", [](Objects& o) {
+    return buildCode("#include \"isg-no-such-header.h\"\n" + o.kernelSource);
+  });
+  add("BuildProgram(NUL byte in the source)", [](Objects& o) {
+    return buildCode(o.kernelSource + std::string("\0 trailing words\n", 17));
+  });
+  add("BuildProgram(300-deep parentheses)", [](Objects& o) {
+    return buildCode("constant int deep = " + std::string(300, '(') + "1" + std::string(300, ')') + ";\n" +
+                     o.kernelSource);
+  });
+  add("BuildProgram(500-deep macro expansion)", [](Objects& o) {
+    std::string src = "#define M0(x) (x)\n";
+    for (int i = 1; i <= 500; ++i)
+      src += "#define M" + std::to_string(i) + "(x) M" + std::to_string(i - 1) + "(x)\n";
+    return buildCode(src + "constant int deep = M500(1);\n" + o.kernelSource);
+  });
+  // clCompileProgram, clLinkProgram
+  add("CompileProgram(NULL program)", [](Objects&) {
+    return code(clCompileProgram(nullptr, 1, &env().device, "", 0, nullptr, nullptr, nullptr, nullptr));
+  });
+  add("CompileProgram(kernels attached)", [](Objects& o) {
+    return code(clCompileProgram(o.program, 1, &env().device, "", 0, nullptr, nullptr, nullptr, nullptr));
+  });
+  add("LinkProgram(NULL context)", [](Objects& o) {
+    cl_int err = CL_SUCCESS;
+    clLinkProgram(nullptr, 1, &env().device, "", 1, &o.program, nullptr, nullptr, &err);
+    return code(err);
+  });
+  add("LinkProgram(no input)", [](Objects&) {
+    cl_int err = CL_SUCCESS;
+    clLinkProgram(env().context, 1, &env().device, "", 0, nullptr, nullptr, nullptr, &err);
+    return code(err);
+  });
+  add("LinkProgram(1 input, NULL list)", [](Objects&) {
+    cl_int err = CL_SUCCESS;
+    clLinkProgram(env().context, 1, &env().device, "", 1, nullptr, nullptr, nullptr, &err);
+    return code(err);
+  });
+  // clReleaseProgram, clReleaseKernel
+  add("ReleaseProgram(NULL)", [](Objects&) { return code(clReleaseProgram(nullptr)); });
+  add("ReleaseKernel(NULL)", [](Objects&) { return code(clReleaseKernel(nullptr)); });
+  // clGetProgramInfo, clGetProgramBuildInfo
+  add("GetProgramInfo(NULL program)", [](Objects&) {
+    cl_uint n = 0;
+    return code(clGetProgramInfo(nullptr, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, nullptr));
+  });
+  add("GetProgramInfo(bad param)", [](Objects& o) {
+    char v[64];
+    return code(clGetProgramInfo(o.program, 0x7fff, sizeof v, v, nullptr));
+  });
+  add("GetProgramInfo(NUM_KERNELS)", [](Objects& o) {
+    size_t n = 0;
+    cl_int err = clGetProgramInfo(o.program, CL_PROGRAM_NUM_KERNELS, sizeof n, &n, nullptr);
+    return code(err, std::to_string(n));
+  });
+  add("GetProgramInfo(KERNEL_NAMES)", [](Objects& o) {
+    char v[256] = {0};
+    cl_int err = clGetProgramInfo(o.program, CL_PROGRAM_KERNEL_NAMES, sizeof v, v, nullptr);
+    return code(err, v);
+  });
+  add("GetProgramInfo(NUM_KERNELS, not built)", [](Objects& o) {
+    size_t n = 0;
+    return code(clGetProgramInfo(o.unbuilt, CL_PROGRAM_NUM_KERNELS, sizeof n, &n, nullptr));
+  });
+  add("GetProgramInfo(SOURCE, size 1)", [](Objects& o) {
+    char v[1];
+    return code(clGetProgramInfo(o.program, CL_PROGRAM_SOURCE, sizeof v, v, nullptr));
+  });
+  add("GetProgramInfo(SOURCE size)", [](Objects& o) {
+    size_t n = 0;
+    cl_int err = clGetProgramInfo(o.program, CL_PROGRAM_SOURCE, 0, nullptr, &n);
+    return code(err, n == o.kernelSource.size() + 1 ? "the application's" : std::to_string(n));
+  });
+  add("GetProgramInfo(BINARY_SIZES, size 1)", [](Objects& o) {
+    char v[1];
+    return code(clGetProgramInfo(o.program, CL_PROGRAM_BINARY_SIZES, sizeof v, v, nullptr));
+  });
+  add("GetProgramInfo(BINARIES, size 1)", [](Objects& o) {
+    char v[1];
+    return code(clGetProgramInfo(o.program, CL_PROGRAM_BINARIES, sizeof v, v, nullptr));
+  });
+  add("GetProgramBuildInfo(NULL program)", [](Objects&) {
+    cl_build_status s = 0;
+    return code(clGetProgramBuildInfo(nullptr, env().device, CL_PROGRAM_BUILD_STATUS, sizeof s, &s, nullptr));
+  });
+  add("GetProgramBuildInfo(NULL device)", [](Objects& o) {
+    cl_build_status s = 0;
+    return code(clGetProgramBuildInfo(o.program, nullptr, CL_PROGRAM_BUILD_STATUS, sizeof s, &s, nullptr));
+  });
+  add("GetProgramBuildInfo(bad param)", [](Objects& o) {
+    char v[64];
+    return code(clGetProgramBuildInfo(o.program, env().device, 0x7fff, sizeof v, v, nullptr));
+  });
+  add("GetProgramBuildInfo(STATUS)", [](Objects& o) {
+    cl_build_status s = 0;
+    cl_int err = clGetProgramBuildInfo(o.program, env().device, CL_PROGRAM_BUILD_STATUS, sizeof s, &s, nullptr);
+    return code(err, std::to_string(s));
+  });
+  add("GetProgramBuildInfo(STATUS, not built)", [](Objects& o) {
+    cl_build_status s = 0;
+    cl_int err = clGetProgramBuildInfo(o.unbuilt, env().device, CL_PROGRAM_BUILD_STATUS, sizeof s, &s, nullptr);
+    return code(err, std::to_string(s));
+  });
+  add("GetProgramBuildInfo(OPTIONS)", [](Objects& o) {
+    char v[256] = {0};
+    cl_int err = clGetProgramBuildInfo(o.program, env().device, CL_PROGRAM_BUILD_OPTIONS, sizeof v, v, nullptr);
+    return code(err, v);
+  });
+  add("GetProgramBuildInfo(STATUS, size 1)", [](Objects& o) {
+    char v[1];
+    return code(clGetProgramBuildInfo(o.program, env().device, CL_PROGRAM_BUILD_STATUS, sizeof v, v, nullptr));
+  });
+  // clCreateKernel, clCreateKernelsInProgram, clCloneKernel
+  add("CreateKernel(NULL program)", [](Objects&) {
+    cl_int err = CL_SUCCESS;
+    clCreateKernel(nullptr, "k", &err);
+    return code(err);
+  });
+  add("CreateKernel(NULL name)", [](Objects& o) {
+    cl_int err = CL_SUCCESS;
+    clCreateKernel(o.program, nullptr, &err);
+    return code(err);
+  });
+  add("CreateKernel(unknown name)", [](Objects& o) {
+    cl_int err = CL_SUCCESS;
+    clCreateKernel(o.program, "isg_no_such_kernel", &err);
+    return code(err);
+  });
+  add("CreateKernel(not built)", [](Objects& o) {
+    cl_int err = CL_SUCCESS;
+    clCreateKernel(o.unbuilt, "k", &err);
+    return code(err);
+  });
+  add("CreateKernelsInProgram(NULL program)", [](Objects&) {
+    cl_uint n = 0;
+    return code(clCreateKernelsInProgram(nullptr, 0, nullptr, &n));
+  });
+  add("CreateKernelsInProgram(count)", [](Objects& o) {
+    cl_uint n = 0;
+    cl_int err = clCreateKernelsInProgram(o.program, 0, nullptr, &n);
+    return code(err, std::to_string(n));
+  });
+  add("CreateKernelsInProgram(array of 0)", [](Objects& o) {
+    cl_kernel k[1] = {nullptr};
+    return code(clCreateKernelsInProgram(o.program, 0, k, nullptr));
+  });
+  add("CreateKernelsInProgram(not built)", [](Objects& o) {
+    cl_uint n = 0;
+    return code(clCreateKernelsInProgram(o.unbuilt, 0, nullptr, &n));
+  });
+  add("CloneKernel(NULL)", [](Objects&) {
+    cl_int err = CL_SUCCESS;
+    clCloneKernel(nullptr, &err);
+    return code(err);
+  });
+  // clSetKernelArg, clSetKernelArgSVMPointer: index 2 is where the layer's hidden arguments begin.
+  add("SetKernelArg(NULL kernel)", [](Objects&) {
+    int v = 0;
+    return code(clSetKernelArg(nullptr, 1, sizeof v, &v));
+  });
+  add("SetKernelArg(index 2, the first hidden)", [](Objects& o) {
+    int v = 0;
+    return code(clSetKernelArg(o.kernel, 2, sizeof v, &v));
+  });
+  add("SetKernelArg(index 3)", [](Objects& o) {
+    int v = 0;
+    return code(clSetKernelArg(o.kernel, 3, sizeof v, &v));
+  });
+  add("SetKernelArg(index 1000)", [](Objects& o) {
+    int v = 0;
+    return code(clSetKernelArg(o.kernel, 1000, sizeof v, &v));
+  });
+  add("SetKernelArg(bad size)", [](Objects& o) {
+    int v = 0;
+    return code(clSetKernelArg(o.kernel, 1, 3, &v));
+  });
+  add("SetKernelArg(NULL value by value)", [](Objects& o) { return code(clSetKernelArg(o.kernel, 1, sizeof(int), nullptr)); });
+  add("SetKernelArg(buffer, bad size)", [](Objects& o) { return code(clSetKernelArg(o.kernel, 0, 3, &o.buffer)); });
+  add("SetKernelArg(NULL buffer)", [](Objects& o) {
+    cl_mem none = nullptr;
+    return code(clSetKernelArg(o.kernel, 0, sizeof none, &none));
+  });
+  add("SetKernelArg(local size for a global)", [](Objects& o) { return code(clSetKernelArg(o.kernel, 0, 64, nullptr)); });
+  add("SetKernelArgSVMPointer(NULL kernel)", [](Objects&) {
+    return code(clSetKernelArgSVMPointer(nullptr, 0, nullptr));
+  });
+  add("SetKernelArgSVMPointer(index 2)", [](Objects& o) {
+    return code(clSetKernelArgSVMPointer(o.kernel, 2, nullptr));
+  });
+  // clGetKernelInfo, clGetKernelArgInfo
+  add("GetKernelInfo(NULL kernel)", [](Objects&) {
+    cl_uint n = 0;
+    return code(clGetKernelInfo(nullptr, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr));
+  });
+  add("GetKernelInfo(bad param)", [](Objects& o) {
+    char v[64];
+    return code(clGetKernelInfo(o.kernel, 0x7fff, sizeof v, v, nullptr));
+  });
+  add("GetKernelInfo(NUM_ARGS)", [](Objects& o) {
+    cl_uint n = 0;
+    cl_int err = clGetKernelInfo(o.kernel, CL_KERNEL_NUM_ARGS, sizeof n, &n, nullptr);
+    return code(err, std::to_string(n));
+  });
+  add("GetKernelInfo(NUM_ARGS, size 1)", [](Objects& o) {
+    char v[1];
+    return code(clGetKernelInfo(o.kernel, CL_KERNEL_NUM_ARGS, sizeof v, v, nullptr));
+  });
+  add("GetKernelInfo(FUNCTION_NAME, size 1)", [](Objects& o) {
+    char v[1];
+    return code(clGetKernelInfo(o.kernel, CL_KERNEL_FUNCTION_NAME, sizeof v, v, nullptr));
+  });
+  add("GetKernelInfo(PROGRAM is the application's)", [](Objects& o) {
+    cl_program p = nullptr;
+    cl_int err = clGetKernelInfo(o.kernel, CL_KERNEL_PROGRAM, sizeof p, &p, nullptr);
+    return code(err, p == o.program ? "same" : "other");
+  });
+  add("GetKernelArgInfo(NULL kernel)", [](Objects&) {
+    char v[64];
+    return code(clGetKernelArgInfo(nullptr, 0, CL_KERNEL_ARG_NAME, sizeof v, v, nullptr));
+  });
+  add("GetKernelArgInfo(index 2, the first hidden)", [](Objects& o) {
+    char v[64];
+    return code(clGetKernelArgInfo(o.kernel, 2, CL_KERNEL_ARG_NAME, sizeof v, v, nullptr));
+  });
+  add("GetKernelArgInfo(bad param)", [](Objects& o) {
+    char v[64];
+    return code(clGetKernelArgInfo(o.kernel, 0, 0x7fff, sizeof v, v, nullptr));
+  });
+  add("GetKernelArgInfo(NAME of 1)", [](Objects& o) {
+    char v[64] = {0};
+    cl_int err = clGetKernelArgInfo(o.kernel, 1, CL_KERNEL_ARG_NAME, sizeof v, v, nullptr);
+    return code(err, v);
+  });
+  add("GetKernelArgInfo(NAME, size 1)", [](Objects& o) {
+    char v[1];
+    return code(clGetKernelArgInfo(o.kernel, 1, CL_KERNEL_ARG_NAME, sizeof v, v, nullptr));
+  });
+  // clEnqueueNDRangeKernel, clEnqueueTask
+  add("EnqueueNDRange(NULL queue)", [](Objects& o) {
+    return code(clEnqueueNDRangeKernel(nullptr, o.ready, 1, nullptr, kGlobal, kLocal, 0, nullptr, nullptr));
+  });
+  add("EnqueueNDRange(arguments not set)", [](Objects& o) {
+    return enqueueCode(clEnqueueNDRangeKernel(env().queue, o.unset, 1, nullptr, kGlobal, kLocal, 0, nullptr, nullptr));
+  });
+  add("EnqueueNDRange(work_dim 0)", [](Objects& o) {
+    return enqueueCode(clEnqueueNDRangeKernel(env().queue, o.ready, 0, nullptr, kGlobal, kLocal, 0, nullptr, nullptr));
+  });
+  add("EnqueueNDRange(work_dim 4)", [](Objects& o) {
+    const size_t g[] = {64, 1, 1, 1}, l[] = {16, 1, 1, 1};
+    return enqueueCode(clEnqueueNDRangeKernel(env().queue, o.ready, 4, nullptr, g, l, 0, nullptr, nullptr));
+  });
+  add("EnqueueNDRange(NULL global)", [](Objects& o) {
+    return enqueueCode(clEnqueueNDRangeKernel(env().queue, o.ready, 1, nullptr, nullptr, kLocal, 0, nullptr, nullptr));
+  });
+  add("EnqueueNDRange(local does not divide)", [](Objects& o) {
+    const size_t l[] = {24};
+    return enqueueCode(clEnqueueNDRangeKernel(env().queue, o.ready, 1, nullptr, kGlobal, l, 0, nullptr, nullptr));
+  });
+  add("EnqueueNDRange(local 0)", [](Objects& o) {
+    const size_t l[] = {0};
+    return enqueueCode(clEnqueueNDRangeKernel(env().queue, o.ready, 1, nullptr, kGlobal, l, 0, nullptr, nullptr));
+  });
+  add("EnqueueNDRange(local too large)", [](Objects& o) {
+    const size_t g[] = {1 << 20}, l[] = {1 << 20};
+    return enqueueCode(clEnqueueNDRangeKernel(env().queue, o.ready, 1, nullptr, g, l, 0, nullptr, nullptr));
+  });
+  add("EnqueueNDRange(0 events, a list)", [](Objects& o) {
+    cl_event none = nullptr;
+    return enqueueCode(clEnqueueNDRangeKernel(env().queue, o.ready, 1, nullptr, kGlobal, kLocal, 0, &none, nullptr));
+  });
+  add("EnqueueNDRange(kernel of another context)", [](Objects& o) {
+    cl_int err = CL_SUCCESS;
+    cl_command_queue q = clCreateCommandQueue(o.otherContext, env().device, 0, &err);
+    if (!q) return "queue " + code(err);
+    err = clEnqueueNDRangeKernel(q, o.ready, 1, nullptr, kGlobal, kLocal, 0, nullptr, nullptr);
+    clFinish(q);
+    clReleaseCommandQueue(q);
+    return code(err);
+  });
+  add("EnqueueNDRange(valid)", [](Objects& o) {
+    return enqueueCode(clEnqueueNDRangeKernel(env().queue, o.ready, 1, nullptr, kGlobal, kLocal, 0, nullptr, nullptr));
+  });
+  add("EnqueueTask(NULL queue)", [](Objects& o) { return code(clEnqueueTask(nullptr, o.ready, 0, nullptr, nullptr)); });
+  add("EnqueueTask(arguments not set)", [](Objects& o) {
+    return enqueueCode(clEnqueueTask(env().queue, o.unset, 0, nullptr, nullptr));
+  });
+  // clGetExtensionFunctionAddressForPlatform
+  add("GetExtensionFunctionAddressForPlatform(unknown)", [](Objects&) {
+    void* f = clGetExtensionFunctionAddressForPlatform(env().platform, "clIsgNoSuchFunction");
+    return std::string(f ? "found" : "NULL");
+  });
+  return c;
+}
+
+// Builds the objects the cases use from one flavour's kernel.
+bool makeObjects(const char* kernelSource, Objects* o, std::string* why) {
+  o->kernelSource = kernelSource;
+  cl_int err = CL_SUCCESS;
+  o->program = isgtest::buildProgram(kernelSource, kOptions, why, nullptr, false);
+  if (!o->program) return false;
+  const char* text = kernelSource;
+  o->unbuilt = clCreateProgramWithSource(env().context, 1, &text, nullptr, &err);
+  o->kernel = clCreateKernel(o->program, "k", &err);
+  o->ready = clCreateKernel(o->program, "k", &err);
+  o->unset = clCreateKernel(o->program, "k", &err);
+  o->buffer = clCreateBuffer(env().context, CL_MEM_READ_WRITE, 1 << 22, nullptr, &err);
+  o->otherContext = clCreateContext(nullptr, 1, &env().device, nullptr, nullptr, &err);
+  const int v = 5;
+  if (!o->unbuilt || !o->kernel || !o->ready || !o->unset || !o->buffer || !o->otherContext ||
+      clSetKernelArg(o->ready, 0, sizeof o->buffer, &o->buffer) != CL_SUCCESS ||
+      clSetKernelArg(o->ready, 1, sizeof v, &v) != CL_SUCCESS) {
+    *why = "cannot create the objects";
+    return false;
+  }
+  return true;
+}
+
+void releaseObjects(Objects* o) {
+  for (cl_kernel k : {o->kernel, o->ready, o->unset})
+    if (k) clReleaseKernel(k);
+  for (cl_program p : {o->program, o->unbuilt})
+    if (p) clReleaseProgram(p);
+  if (o->buffer) clReleaseMemObject(o->buffer);
+  if (o->otherContext) clReleaseContext(o->otherContext);
+}
+
+std::vector<std::pair<std::string, std::string>> runCases(const char* kernelSource) {
+  Objects o;
+  std::string why;
+  std::vector<std::pair<std::string, std::string>> out;
+  EXPECT_TRUE(makeObjects(kernelSource, &o, &why)) << why;
+  if (why.empty() || o.program)
+    for (const Case& c : cases()) {
+      std::printf("[misuse] %s\n", c.name);  // names the case should one end the process
+      std::fflush(stdout);
+      out.emplace_back(c.name, c.run(o));
+    }
+  releaseObjects(&o);
+  return out;
+}
+
+// Where PoCL 3.1 alone ends the process, the layer answers what the spec names.
+struct SpecCase {
+  const char* name;
+  cl_int expected;
+  std::function<cl_int(Objects&)> run;
+};
+std::vector<SpecCase> specCases() {
+  return {
+      {"BuildProgram(NULL in the device list)", CL_INVALID_DEVICE,
+       [](Objects& o) {
+         cl_device_id list[] = {nullptr};
+         return clBuildProgram(o.unbuilt, 1, list, kOptions, nullptr, nullptr);
+       }},
+      {"CompileProgram(NULL in the device list)", CL_INVALID_DEVICE,
+       [](Objects& o) {
+         cl_device_id list[] = {nullptr};
+         return clCompileProgram(o.unbuilt, 1, list, "", 0, nullptr, nullptr, nullptr, nullptr);
+       }},
+      {"LinkProgram(NULL in the device list)", CL_INVALID_DEVICE,
+       [](Objects& o) {
+         cl_device_id list[] = {nullptr};
+         cl_int err = CL_SUCCESS;
+         clLinkProgram(env().context, 1, list, "", 1, &o.program, nullptr, nullptr, &err);
+         return err;
+       }},
+      {"EnqueueNDRange(NULL kernel)", CL_INVALID_KERNEL,
+       [](Objects&) {
+         const cl_int err = clEnqueueNDRangeKernel(env().queue, nullptr, 1, nullptr, kGlobal, kLocal, 0,
+                                                   nullptr, nullptr);
+         clFinish(env().queue);
+         return err;
+       }},
+      {"EnqueueTask(NULL kernel)", CL_INVALID_KERNEL,
+       [](Objects&) {
+         const cl_int err = clEnqueueTask(env().queue, nullptr, 0, nullptr, nullptr);
+         clFinish(env().queue);
+         return err;
+       }},
+      {"EnqueueNDRange(1 event, NULL list)", CL_INVALID_EVENT_WAIT_LIST,
+       [](Objects& o) {
+         const cl_int err = clEnqueueNDRangeKernel(env().queue, o.ready, 1, nullptr, kGlobal, kLocal, 1,
+                                                   nullptr, nullptr);
+         clFinish(env().queue);
+         return err;
+       }},
+      {"EnqueueTask(1 event, NULL list)", CL_INVALID_EVENT_WAIT_LIST,
+       [](Objects& o) {
+         const cl_int err = clEnqueueTask(env().queue, o.ready, 1, nullptr, nullptr);
+         clFinish(env().queue);
+         return err;
+       }},
+      {"CompileProgram(1 header, NULL list)", CL_INVALID_VALUE,
+       [](Objects& o) {
+         return clCompileProgram(o.unbuilt, 1, &env().device, "", 1, nullptr, nullptr, nullptr, nullptr);
+       }},
+      {"CompileProgram(1 header, NULL names)", CL_INVALID_VALUE,
+       [](Objects& o) {
+         return clCompileProgram(o.unbuilt, 1, &env().device, "", 1, &o.program, nullptr, nullptr, nullptr);
+       }},
+  };
+}
+
+TEST(Misuse, WhereTheDriverAloneCrashesTheLayerAnswersTheSpec) {
+  ISG_REQUIRE_ENV();
+  for (const char* flavour : {kPlainKernel, kIntelKernel}) {
+    Objects o;
+    std::string why;
+    ASSERT_TRUE(makeObjects(flavour, &o, &why)) << why;
+    for (const SpecCase& c : specCases()) {
+      std::printf("[misuse] %s\n", c.name);
+      std::fflush(stdout);
+      EXPECT_EQ(c.run(o), c.expected) << c.name;
+    }
+    releaseObjects(&o);
+  }
+}
+
+const char* baselinePath() {
+  const char* p = std::getenv("ISG_MISUSE_BASELINE");
+  return p ? p : "misuse-baseline.txt";
+}
+
+TEST(Misuse, RecordTheDriverAlone) {
+  ISG_REQUIRE_ENV();
+  ASSERT_EQ(std::getenv("OPENCL_LAYERS"), nullptr) << "the baseline is the driver without the layer";
+  std::ofstream out(baselinePath());
+  for (const auto& [name, result] : runCases(kPlainKernel)) out << name << "\t" << result << "\n";
+  ASSERT_TRUE(out.good());
+}
+
+TEST(Misuse, TheLayerAnswersAsTheDriver) {
+  ISG_REQUIRE_ENV();
+  std::ifstream in(baselinePath());
+  ASSERT_TRUE(in.good()) << "no baseline at " << baselinePath() << " (Misuse.RecordTheDriverAlone)";
+  std::map<std::string, std::string> baseline;
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t tab = line.find('\t');
+    if (tab != std::string::npos) baseline[line.substr(0, tab)] = line.substr(tab + 1);
+  }
+  // Where the layer answers the spec's code on purpose and PoCL alone does not (the reason says
+  // why); only for the kernel the layer rewrites.
+  const std::map<std::string, std::string> byDesign = {
+      {"EnqueueNDRange(local 0)",
+       std::to_string(CL_INVALID_WORK_GROUP_SIZE) +
+           ": no work-group of 0 items divides the global size; NVIDIA's driver dies of SIGFPE on it"},
+  };
+  size_t compared = 0, wrong = 0;
+  for (const char* flavour : {kPlainKernel, kIntelKernel}) {
+    const bool intel = flavour == kIntelKernel;
+    for (const auto& [name, result] : runCases(flavour)) {
+      auto it = baseline.find(name);
+      ASSERT_NE(it, baseline.end()) << name << " is not in the baseline";
+      ++compared;
+      auto designed = byDesign.find(name);
+      if (intel && designed != byDesign.end()) {
+        EXPECT_EQ(result, designed->second.substr(0, designed->second.find(':'))) << name;
+        continue;
+      }
+      if (it->second != result) ++wrong;
+      EXPECT_EQ(result, it->second) << (intel ? "Intel kernel" : "plain kernel") << ", " << name
+                                    << ": the layer answers '" << result << "', the driver alone '"
+                                    << it->second << "'";
+    }
+  }
+  std::printf("[misuse] %zu cases compared with the driver alone (%zu per kernel flavour), %zu differ\n",
+              compared, compared / 2, wrong);
+}
+
+}  // namespace
