@@ -6,16 +6,24 @@
 #                        # captured and replayed with isg-replay; then captured on Intel's own
 #                        # driver and replayed through the layer (docs/compare.md)
 #   tools/dev.sh test    # the whole suite (CTest), as CI runs it
+#   tools/dev.sh sanitize  # the suite again on a build with ASan and UBSan (build-sanitize/;
+#                          # docs/reliability.md): the project's code instrumented, the
+#                          # suppressions in tests/sanitizers/ for what is proven PoCL's
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 what=${1:-}
-case "$what" in demo|test) ;; *) echo "usage: $0 demo|test" >&2; exit 2;; esac
+case "$what" in demo|test|sanitize) ;; *) echo "usage: $0 demo|test|sanitize" >&2; exit 2;; esac
 
 "$root/tools/install-deps.sh" >/dev/null
 jobs=$(nproc 2>/dev/null || echo 2)
 build=${ISG_BUILD_DIR:-$root/build}
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+sanitize_args=()
+if [ "$what" = sanitize ]; then
+  build=${ISG_SANITIZE_BUILD_DIR:-$root/build-sanitize}
+  sanitize_args=(-DISG_SANITIZE=address,undefined -DISG_BUILD_BENCH=OFF)
+fi
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${sanitize_args[@]}" >/dev/null
 cmake --build "$build" -j"$jobs"
 layer="$build/layer/libIntelSubgroupsLayer.so"
 
@@ -50,5 +58,14 @@ case "$what" in
     ;;
   test)
     exec ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 900
+    ;;
+  sanitize)
+    # Test executables link the runtimes first; hosts that are not ours (clinfo) fail to load
+    # the instrumented layer, so their tests are left out here.
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+    export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    exec ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 1800 \
+      -E 'clinfo|^install\.|fuzz\.'
     ;;
 esac
