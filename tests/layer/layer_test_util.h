@@ -26,6 +26,13 @@ using SubGroupInfoFn = cl_int(CL_API_CALL*)(cl_kernel, cl_device_id, cl_kernel_s
 inline SubGroupInfoFn loaderKhrExport() {
   return reinterpret_cast<SubGroupInfoFn>(dlsym(RTLD_DEFAULT, "clGetKernelSubGroupInfoKHR"));
 }
+// Where a test that compares the layer with the driver alone keeps the driver's figures: the file
+// `variable` names (CTest sets it, tests/layer/CMakeLists.txt), else `fallback` here.
+inline std::string baselinePath(const char* variable, const char* fallback) {
+  const char* p = std::getenv(variable);
+  return p ? p : fallback;
+}
+
 inline bool onKhronosLoader() {
   const char* loader = std::getenv("ISG_TEST_LOADER");
   return loader && std::string(loader) == "khronos";

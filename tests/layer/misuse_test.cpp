@@ -579,10 +579,7 @@ TEST(Misuse, WhereTheDriverAloneCrashesTheLayerAnswersTheSpec) {
   }
 }
 
-const char* baselinePath() {
-  const char* p = std::getenv("ISG_MISUSE_BASELINE");
-  return p ? p : "misuse-baseline.txt";
-}
+std::string baselinePath() { return isgtest::baselinePath("ISG_MISUSE_BASELINE", "misuse-baseline.txt"); }
 
 TEST(Misuse, RecordTheDriverAlone) {
   ISG_REQUIRE_ENV();

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cl_harness.h"
+#include "layer_test_util.h"
 
 namespace {
 
@@ -113,10 +114,7 @@ int cycles() {
   return c ? std::max(10, std::atoi(c)) : 300;
 }
 
-const char* baselinePath() {
-  const char* p = std::getenv("ISG_SOAK_BASELINE");
-  return p ? p : "soak-baseline.txt";
-}
+std::string baselinePath() { return isgtest::baselinePath("ISG_SOAK_BASELINE", "soak-baseline.txt"); }
 
 TEST(Soak, RecordTheDriverAlone) {
   ISG_REQUIRE_ENV();
