@@ -384,6 +384,15 @@ cl_int CL_API_CALL clGetKernelArgInfo_layer(cl_kernel kernel, cl_uint arg_index,
 
 namespace {
 
+// The spec's answers to a launch where PoCL 3.1 alone dereferences NULL (a NULL kernel, a wait
+// list counted but not given); CL_SUCCESS when neither applies. A NULL queue is the driver's.
+cl_int nullLaunchArgument(cl_command_queue queue, cl_kernel kernel, cl_uint num_events,
+                          const cl_event* wait_list) {
+  if (queue && !kernel) return CL_INVALID_KERNEL;
+  if (queue && num_events && !wait_list) return CL_INVALID_EVENT_WAIT_LIST;
+  return CL_SUCCESS;
+}
+
 cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
                       const size_t* global_work_offset, const size_t* global_work_size,
                       const size_t* local_work_size, cl_uint num_events_in_wait_list,
@@ -527,9 +536,7 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel_layer(cl_command_queue queue, cl_kerne
                                                 const cl_event* event_wait_list, cl_event* event) {
   return guardedEntry("clEnqueueNDRangeKernel", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clEnqueueNDRangeKernel);
-    // The spec's answers where PoCL 3.1 alone dereferences NULL.
-    if (queue && !kernel) return CL_INVALID_KERNEL;
-    if (queue && num_events_in_wait_list && !event_wait_list) return CL_INVALID_EVENT_WAIT_LIST;
+    if (cl_int err = nullLaunchArgument(queue, kernel, num_events_in_wait_list, event_wait_list)) return err;
     capture::EnqueueCapture capture({"clEnqueueNDRangeKernel", queue, kernel, work_dim,
                                      global_work_offset, global_work_size, local_work_size,
                                      num_events_in_wait_list, event_wait_list});
@@ -545,8 +552,7 @@ cl_int CL_API_CALL clEnqueueTask_layer(cl_command_queue queue, cl_kernel kernel,
                                        const cl_event* event_wait_list, cl_event* event) {
   return guardedEntry("clEnqueueTask", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clEnqueueTask);
-    if (queue && !kernel) return CL_INVALID_KERNEL;  // as clEnqueueNDRangeKernel
-    if (queue && num_events_in_wait_list && !event_wait_list) return CL_INVALID_EVENT_WAIT_LIST;
+    if (cl_int err = nullLaunchArgument(queue, kernel, num_events_in_wait_list, event_wait_list)) return err;
     // A task is an ND-range of one work-item in one work-group, and is recorded as one.
     static const size_t kOne[1] = {1};
     capture::EnqueueCapture capture({"clEnqueueTask", queue, kernel, 1, nullptr, kOne, kOne,

@@ -331,12 +331,10 @@ cl_int CL_API_CALL clCompileProgram_layer(cl_program program, cl_uint num_device
       return next().clCompileProgram(target, num_devices, device_list, opts, num_input_headers,
                                      driverHeaderList, header_include_names, notify, data);
     };
-    if ((num_devices == 0) != (device_list == nullptr) || (!pfn_notify && user_data) ||
-        (num_input_headers != 0 && (!input_headers || !header_include_names))) {
-      // Headers announced but not given: the spec's CL_INVALID_VALUE (PoCL 3.1 crashes on it).
-      if (num_input_headers != 0 && (!input_headers || !header_include_names)) return CL_INVALID_VALUE;
+    // Headers announced but not given: the spec's CL_INVALID_VALUE (PoCL 3.1 crashes on it).
+    if (num_input_headers != 0 && (!input_headers || !header_include_names)) return CL_INVALID_VALUE;
+    if ((num_devices == 0) != (device_list == nullptr) || (!pfn_notify && user_data))
       return compile(program, options, pfn_notify, user_data);
-    }
     if (listHasNullDevice(num_devices, device_list)) return CL_INVALID_DEVICE;
     if (programHasKernels(program)) return CL_INVALID_OPERATION;
 
