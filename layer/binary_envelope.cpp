@@ -11,7 +11,13 @@ namespace isg {
 namespace {
 
 constexpr unsigned char kMagic[8] = {0x89, 'I', 'S', 'G', 'B', 'I', 'N', '\n'};
-constexpr size_t kHeaderSize = sizeof kMagic + 4 + 8;
+constexpr size_t kHeaderSize = sizeof kMagic + 4 + 8 + 8 + 8;
+
+uint64_t fnv1a(uint64_t hash, const unsigned char* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) hash = (hash ^ p[i]) * 0x100000001b3ull;
+  return hash;
+}
+constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ull;
 
 class Writer {
  public:
@@ -149,12 +155,20 @@ std::string encodeEnvelopePayload(const EnvelopePayload& p) {
   return w.take();
 }
 
-std::string envelopeHeader(const std::string& encodedPayload) {
+std::string envelopeHeader(const std::string& encodedPayload, const unsigned char* driver,
+                           size_t driverSize) {
+  const auto* payload = reinterpret_cast<const unsigned char*>(encodedPayload.data());
   Writer w;
   w.u32(kEnvelopeVersion);
   w.u64(encodedPayload.size());
+  w.u64(driverSize);
+  w.u64(fnv1a(fnv1a(kFnvBasis, payload, encodedPayload.size()), driver, driverSize));
   return std::string(reinterpret_cast<const char*>(kMagic), sizeof kMagic) + w.take() +
          encodedPayload;
+}
+
+size_t envelopeHeaderSize(const std::string& encodedPayload) {
+  return kHeaderSize + encodedPayload.size();
 }
 
 EnvelopeCheck openEnvelope(const unsigned char* data, size_t size, EnvelopePayload* out,
@@ -168,16 +182,23 @@ EnvelopeCheck openEnvelope(const unsigned char* data, size_t size, EnvelopePaylo
   };
   Reader header(data + sizeof kMagic, size - sizeof kMagic);
   uint32_t version = 0;
-  uint64_t payloadSize = 0;
-  if (!header.u32(&version) || !header.u64(&payloadSize))
+  uint64_t payloadSize = 0, driverBytes = 0, checksum = 0;
+  if (!header.u32(&version))
     return invalid("the binary is truncated inside the layer's header");
   if (version != kEnvelopeVersion)
     return invalid("the binary was written by a layer with binary format " +
                    std::to_string(version) + ", this layer reads format " +
                    std::to_string(kEnvelopeVersion) + "; build the program from source again");
-  if (payloadSize > size - kHeaderSize)
-    return invalid("the binary is truncated inside the layer's kernel information");
+  if (!header.u64(&payloadSize) || !header.u64(&driverBytes) || !header.u64(&checksum))
+    return invalid("the binary is truncated inside the layer's header");
+  if (payloadSize > size - kHeaderSize || driverBytes != size - kHeaderSize - payloadSize)
+    return invalid("the binary has " + std::to_string(size) + " bytes where the layer wrote " +
+                   std::to_string(kHeaderSize + payloadSize + driverBytes) +
+                   " (cut short or padded since)");
   const unsigned char* payload = data + kHeaderSize;
+  if (fnv1a(kFnvBasis, payload, size - kHeaderSize) != checksum)
+    return invalid("the binary's checksum does not match its contents (changed since it was "
+                   "written)");
   Reader r(payload, static_cast<size_t>(payloadSize));
   EnvelopePayload p;
   uint32_t strategy = 0, kernels = 0;

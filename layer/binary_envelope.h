@@ -3,7 +3,8 @@
 // A rewritten program's kernels have hidden arguments and sub-group facts only the rewrite
 // knows; an application that caches CL_PROGRAM_BINARIES and creates the program from them on
 // its next run must get the same kernels back. So CL_PROGRAM_BINARIES of such a program is
-//   magic (8 bytes) | envelope version (u32) | payload size (u64) | payload | driver binary
+//   magic (8 bytes) | envelope version (u32) | payload size (u64) | driver binary size (u64) |
+//   FNV-1a 64 of payload and driver binary (u64) | payload | driver binary
 // with the payload holding what the layer needs (docs/design.md §3), and
 // clCreateProgramWithBinary strips it again before the driver sees the binary. Binaries of
 // programs the layer passed through are the driver's, byte for byte. Pure data: no OpenCL
@@ -21,7 +22,10 @@ namespace isg {
 // Bumped whenever the payload or the hidden-argument contract between the builtins library and
 // the layer changes: binaries of another version are refused with CL_INVALID_BINARY, and the
 // application builds from source again, as it does when a driver update invalidates its cache.
-constexpr unsigned kEnvelopeVersion = 1;
+// Version 2 added the driver binary's size and the checksum: a cache cut short by a full disk
+// or a flipped bit is refused here instead of reaching a driver that crashes on it (PoCL 3.1
+// does).
+constexpr unsigned kEnvelopeVersion = 2;
 
 // What a rewritten program's binary carries besides the driver's bytes.
 struct EnvelopePayload {
@@ -38,8 +42,11 @@ struct EnvelopePayload {
 };
 
 std::string encodeEnvelopePayload(const EnvelopePayload& payload);
-// The envelope's bytes before the driver binary.
-std::string envelopeHeader(const std::string& encodedPayload);
+// The envelope's bytes before the driver binary `driver` of `driverSize` bytes.
+std::string envelopeHeader(const std::string& encodedPayload, const unsigned char* driver,
+                           size_t driverSize);
+// How many bytes envelopeHeader adds in front of any driver binary.
+size_t envelopeHeaderSize(const std::string& encodedPayload);
 
 enum class EnvelopeCheck {
   NotEnveloped,  // no magic: a driver binary (or garbage) for the driver to judge

@@ -59,11 +59,11 @@ cl_int envelopedBinaryInfo(const ProgramRecord& record, cl_program_info param,
   cl_int err =
       queryArray(ISG_QUERY_LAMBDA(clGetProgramInfo, target, CL_PROGRAM_BINARY_SIZES), &sizes);
   if (err != CL_SUCCESS) return err;
-  const std::string header = envelopeHeader(encodeEnvelopePayload(payloadOf(record)));
+  const std::string payload = encodeEnvelopePayload(payloadOf(record));
   if (param == CL_PROGRAM_BINARY_SIZES) {
     // A device the driver has no binary for (0) still has none.
     for (size_t& size : sizes)
-      if (size) size += header.size();
+      if (size) size += envelopeHeaderSize(payload);
     return writeArray(param_value_size, param_value, param_value_size_ret, sizes);
   }
   const size_t bytes = sizes.size() * sizeof(unsigned char*);
@@ -83,6 +83,7 @@ cl_int envelopedBinaryInfo(const ProgramRecord& record, cl_program_info param,
   if (err != CL_SUCCESS) return err;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (!out[i] || !sizes[i]) continue;  // NULL entries are skipped, as the spec says
+    const std::string header = envelopeHeader(payload, driverBinaries[i].data(), sizes[i]);
     std::memcpy(out[i], header.data(), header.size());
     std::memcpy(out[i] + header.size(), driverBinaries[i].data(), sizes[i]);
   }

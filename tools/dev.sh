@@ -6,9 +6,10 @@
 #                        # captured and replayed with isg-replay; then captured on Intel's own
 #                        # driver and replayed through the layer (docs/compare.md)
 #   tools/dev.sh test    # the whole suite (CTest), as CI runs it
-#   tools/dev.sh sanitize  # the suite again on a build with ASan and UBSan (build-sanitize/;
-#                          # docs/reliability.md): the project's code instrumented, the
-#                          # suppressions in tests/sanitizers/ for what is proven PoCL's
+#   tools/dev.sh sanitize  # what CI runs after `test` (docs/reliability.md): the suite on PoCL
+#                          # again on a build with ASan and UBSan (build-sanitize/), then the
+#                          # layer's API tests on a build with TSan (build-tsan/); the
+#                          # suppressions in tests/sanitizers/ for what is proven not ours
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -23,7 +24,8 @@ if [ "$what" = sanitize ]; then
   build=${ISG_SANITIZE_BUILD_DIR:-$root/build-sanitize}
   sanitize_args=(-DISG_SANITIZE=address,undefined -DISG_BUILD_BENCH=OFF)
 fi
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${sanitize_args[@]}" >/dev/null
+configure() { cmake -S "$root" -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${@:2}" >/dev/null; }
+configure "$build" "${sanitize_args[@]}"
 cmake --build "$build" -j"$jobs"
 layer="$build/layer/libIntelSubgroupsLayer.so"
 
@@ -64,10 +66,19 @@ case "$what" in
     # load the instrumented layer, and Intel's runtime (native.*, khr_intel.*, differential.*)
     # runs its builtin suites for tens of minutes under an instrumented host, so those are left
     # out here.
-    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
-    export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
-    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-    exec ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 1800 \
-      -E 'clinfo|^install\.|^fuzz\.|^native\.|^khr_intel\.|^differential\.'
+    (
+      export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+      export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
+      export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+      ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 1800 \
+        -E 'clinfo|^install\.|^fuzz\.|^native\.|^khr_intel\.|^differential\.'
+    )
+    # ThreadSanitizer: the tests that drive the layer from several threads live among the
+    # layer's API tests (label layer_api); the rest of the suite is single-threaded.
+    tsan=${ISG_TSAN_BUILD_DIR:-$root/build-tsan}
+    configure "$tsan" -DISG_SANITIZE=thread -DISG_BUILD_BENCH=OFF
+    cmake --build "$tsan" --target isg_layer_api_tests -j"$jobs"
+    export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/sanitizers/tsan.supp"
+    exec ctest --test-dir "$tsan" --output-on-failure -j"$jobs" --timeout 1800 -L layer_api -E clinfo
     ;;
 esac

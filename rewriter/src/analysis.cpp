@@ -17,6 +17,7 @@
 #include <clang/Basic/FileManager.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Basic/Stack.h>
+#include <clang/Driver/Driver.h>
 #include <clang/Driver/Options.h>
 #include <clang/CodeGen/CodeGenAction.h>
 #include <llvm/IR/Module.h>
@@ -28,6 +29,7 @@
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Option/ArgList.h>
+#include <llvm/ADT/Statistic.h>
 #include <llvm/Option/OptTable.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/CrashRecoveryContext.h>
@@ -845,12 +847,31 @@ class AnalysisAction : public clang::ASTFrontendAction {
 
 }  // namespace
 
+namespace {
+// Clang and LLVM initialize a few statics on first use (the driver's option table, the spelling
+// of --driver-mode, the lock of LLVM's statistics). That is thread-safe (C++ statics, LLVM's
+// double-checked ManagedStatic), but the fast paths sit in Clang's and LLVM's archives, which
+// are not instrumented, so ThreadSanitizer sees no order between one build's initialization and
+// another thread's use and reports a race. Initializing them under a static of ours, which
+// every build passes first, gives it an order it can see.
+void initializeClangStatics() {
+  static const bool initialized = [] {
+    (void)clang::driver::getDriverOptTable();
+    (void)clang::driver::getDriverMode("clang", {});
+    (void)llvm::GetStatistics();  // creates the statistics' lock
+    return true;
+  }();
+  (void)initialized;
+}
+}  // namespace
+
 std::vector<std::string> clangArgsFromOptions(const std::string& options) {
   namespace opts = clang::driver::options;
   llvm::BumpPtrAllocator alloc;
   llvm::StringSaver saver(alloc);
   llvm::SmallVector<const char*, 32> argv;
   llvm::cl::TokenizeGNUCommandLine(options, saver, argv);
+  initializeClangStatics();
   const llvm::opt::OptTable& table = clang::driver::getDriverOptTable();
   unsigned missingIndex = 0, missingCount = 0;
   llvm::opt::InputArgList args = table.ParseArgs(argv, missingIndex, missingCount);

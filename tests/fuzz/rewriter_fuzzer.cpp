@@ -23,7 +23,7 @@ namespace {
 // Build options applications pass in practice: sizes and types through -D (including a
 // function-like macro and token pasting material), -cl-* options Clang knows, options it does
 // not (dropped for the parse), quoting, and -U. No -I: findings should not depend on the
-// machine's files (run-smoke.sh runs in an empty directory for the same reason).
+// machine's files (run.sh runs in an empty directory for the same reason).
 const char* const kVariants[] = {
     "",
     "-cl-std=CL1.2 -cl-mad-enable -cl-fast-relaxed-math",

@@ -12,6 +12,7 @@
 #include <CL/cl_ext.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -79,6 +80,88 @@ const size_t kLocal[] = {16};
 std::string enqueueCode(cl_int err) {
   clFinish(env().queue);
   return code(err);
+}
+
+// What a launch of `k` (arguments set, or `keepArguments`) reports and computes: the code, the
+// argument count the application sees, what setting the first index past it says, and the
+// first items' results (the same in both flavours: v + local id with sub-groups of 16).
+std::string launchFacts(cl_kernel k, cl_mem buffer, bool keepArguments = false) {
+  cl_uint args = 0;
+  cl_int err = clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr);
+  if (err != CL_SUCCESS) return "NUM_ARGS " + code(err);
+  const int v = 5, hidden = 0;
+  std::string facts = "args " + std::to_string(args) + " set[" + std::to_string(args) + "] " +
+                      code(clSetKernelArg(k, args, sizeof hidden, &hidden));
+  if (!keepArguments) {
+    clSetKernelArg(k, 0, sizeof buffer, &buffer);
+    clSetKernelArg(k, 1, sizeof v, &v);
+  }
+  cl_int zero = 0;
+  clEnqueueFillBuffer(env().queue, buffer, &zero, sizeof zero, 0, 64 * sizeof(cl_int), 0, nullptr, nullptr);
+  err = clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, kGlobal, kLocal, 0, nullptr, nullptr);
+  facts += " launch " + code(err);
+  cl_int out[20] = {};
+  if (err == CL_SUCCESS &&
+      clEnqueueReadBuffer(env().queue, buffer, CL_TRUE, 0, sizeof out, out, 0, nullptr, nullptr) == CL_SUCCESS)
+    for (int i : {0, 1, 15, 16, 19}) facts += " " + std::to_string(out[i]);
+  clFinish(env().queue);
+  return facts;
+}
+
+// A program compiled from `source` (clCompileProgram) and, unless that failed, linked with
+// `linkOptions`; the code and, when linked, the launch facts of its kernel.
+std::string compileAndLink(Objects& o, const char* linkOptions) {
+  const char* text = o.kernelSource.c_str();
+  cl_int err = CL_SUCCESS;
+  cl_program object = clCreateProgramWithSource(env().context, 1, &text, nullptr, &err);
+  err = clCompileProgram(object, 1, &env().device, kOptions, 0, nullptr, nullptr, nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    clReleaseProgram(object);
+    return "compile " + code(err);
+  }
+  cl_program linked = clLinkProgram(env().context, 1, &env().device, linkOptions, 1, &object,
+                                    nullptr, nullptr, &err);
+  clReleaseProgram(object);
+  std::string facts = "link " + code(err);
+  if (!linked) return facts;
+  cl_kernel k = clCreateKernel(linked, "k", &err);
+  facts += " kernel " + code(err);
+  if (k) {
+    facts += " " + launchFacts(k, o.buffer);
+    clReleaseKernel(k);
+  }
+  clReleaseProgram(linked);
+  return facts;
+}
+
+// The program's own binary for the device, cut to `keep` bytes (all of it: SIZE_MAX).
+std::vector<unsigned char> ownBinary(cl_program p, size_t keep = SIZE_MAX) {
+  size_t size = 0;
+  clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr);
+  std::vector<unsigned char> binary(size);
+  unsigned char* at = binary.data();
+  clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof at, &at, nullptr);
+  if (keep < binary.size()) binary.resize(keep);
+  return binary;
+}
+
+// A program from `binary`, built with `build` unless it is NULL, and its kernel's launch facts.
+std::string fromBinary(Objects& o, const std::vector<unsigned char>& binary, bool build) {
+  const unsigned char* b = binary.data();
+  const size_t n = binary.size();
+  cl_int err = CL_SUCCESS, status = 0;
+  cl_program p = clCreateProgramWithBinary(env().context, 1, &env().device, &n, &b, &status, &err);
+  std::string facts = "create " + code(err) + " status " + code(status);
+  if (!p) return facts;
+  if (build) facts += " build " + code(clBuildProgram(p, 1, &env().device, kOptions, nullptr, nullptr));
+  cl_kernel k = clCreateKernel(p, "k", &err);
+  facts += " kernel " + code(err);
+  if (k) {
+    facts += " " + launchFacts(k, o.buffer);
+    clReleaseKernel(k);
+  }
+  clReleaseProgram(p);
+  return facts;
 }
 
 std::vector<Case> cases() {
@@ -199,6 +282,20 @@ std::vector<Case> cases() {
     clLinkProgram(env().context, 1, &env().device, "", 1, nullptr, nullptr, nullptr, &err);
     return code(err);
   });
+  add("LinkProgram(a compiled object: kernel, first index past the arguments, launch)",
+      [](Objects& o) { return compileAndLink(o, ""); });
+  add("LinkProgram(unknown linker option)", [](Objects& o) { return compileAndLink(o, "-no-such-linker-option"); });
+  add("LinkProgram(an input never compiled)", [](Objects& o) {
+    cl_int err = CL_SUCCESS;
+    cl_program p = clLinkProgram(env().context, 1, &env().device, "", 1, &o.unbuilt, nullptr, nullptr, &err);
+    if (p) clReleaseProgram(p);
+    return code(err);
+  });
+  // Programs rebuilt from CL_PROGRAM_BINARIES: the layer's hidden arguments must survive.
+  add("CreateProgramWithBinary(its own binary: build, kernel, launch)",
+      [](Objects& o) { return fromBinary(o, ownBinary(o.program), true); });
+  add("CreateProgramWithBinary(its own binary, not built)",
+      [](Objects& o) { return fromBinary(o, ownBinary(o.program), false); });
   // clReleaseProgram, clReleaseKernel
   add("ReleaseProgram(NULL)", [](Objects&) { return code(clReleaseProgram(nullptr)); });
   add("ReleaseKernel(NULL)", [](Objects&) { return code(clReleaseKernel(nullptr)); });
@@ -315,6 +412,14 @@ std::vector<Case> cases() {
     cl_int err = CL_SUCCESS;
     clCloneKernel(nullptr, &err);
     return code(err);
+  });
+  add("CloneKernel(a kernel with its arguments set: launch)", [](Objects& o) {
+    cl_int err = CL_SUCCESS;
+    cl_kernel clone = clCloneKernel(o.ready, &err);
+    if (!clone) return code(err);
+    std::string facts = launchFacts(clone, o.buffer, true);
+    clReleaseKernel(clone);
+    return facts;
   });
   // clSetKernelArg, clSetKernelArgSVMPointer: index 2 is where the layer's hidden arguments begin.
   add("SetKernelArg(NULL kernel)", [](Objects&) {
@@ -577,6 +682,30 @@ TEST(Misuse, WhereTheDriverAloneCrashesTheLayerAnswersTheSpec) {
     }
     releaseObjects(&o);
   }
+}
+
+// A rewritten program's binary that was cut short or changed since (a cache written to a full
+// disk, a flipped bit) is refused with CL_INVALID_BINARY; PoCL 3.1 alone crashes on a cut binary
+// of its own, so there is no driver answer to compare with.
+TEST(Misuse, ACutOrChangedBinaryOfARewrittenProgramIsRefused) {
+  ISG_REQUIRE_ENV();
+  Objects o;
+  std::string why;
+  ASSERT_TRUE(makeObjects(kIntelKernel, &o, &why)) << why;
+  const std::vector<unsigned char> whole = ownBinary(o.program);
+  ASSERT_GT(whole.size(), 64u);
+  const std::string refused = "create " + code(CL_INVALID_BINARY) + " status " + code(CL_INVALID_BINARY);
+  EXPECT_EQ(fromBinary(o, ownBinary(o.program, whole.size() / 2), true), refused) << "cut in half";
+  EXPECT_EQ(fromBinary(o, ownBinary(o.program, whole.size() - 1), true), refused) << "one byte short";
+  std::vector<unsigned char> changed = whole;
+  changed[changed.size() - 100] ^= 0x10;
+  EXPECT_EQ(fromBinary(o, changed, true), refused) << "a flipped bit in the driver's bytes";
+  std::vector<unsigned char> padded = whole;
+  padded.push_back(0);
+  EXPECT_EQ(fromBinary(o, padded, true), refused) << "padded";
+  const std::string facts = fromBinary(o, whole, true);
+  EXPECT_EQ(facts.substr(0, facts.find(" args")), "create 0 status 0 build 0 kernel 0") << facts;
+  releaseObjects(&o);
 }
 
 std::string baselinePath() { return isgtest::baselinePath("ISG_MISUSE_BASELINE", "misuse-baseline.txt"); }
