@@ -7,7 +7,7 @@
 #     TARGET rewriter: isg::rewriteProgram alone (rewriter_fuzzer.cpp, corpus/); CTest's 30 s
 #                      smoke run
 #     TARGET api:      the layer through the real OpenCL API on the default device
-#                      (api_fuzzer.cpp, api-corpus/); campaigns by hand (README.md)
+#                      (api_fuzzer.cpp, api-corpus/ and corpus/); campaigns by hand (README.md)
 # Defaults: build-fuzz, 30 s. Extra options go to libFuzzer (a campaign that should carry on
 # past findings: -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1).
 # The mutation seed is fixed (ISG_FUZZ_SEED, default 1) so that CI explores the same inputs on
@@ -20,9 +20,10 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 target=${1:-}
 case "$target" in
-  rewriter) fuzzer=isg_rewriter_fuzzer seeds="$here/corpus" limits=(-rss_limit_mb=4096 -timeout=20 -max_len=8192) ;;
-  # A compile by PoCL takes a fraction of a second and its LLVM a few hundred MB.
-  api) fuzzer=isg_api_fuzzer seeds="$here/api-corpus" limits=(-rss_limit_mb=8192 -timeout=60 -max_len=16384) ;;
+  rewriter) fuzzer=isg_rewriter_fuzzer seeds=("$here/corpus") limits=(-rss_limit_mb=4096 -timeout=20 -max_len=8192) ;;
+  # A compile by PoCL takes a fraction of a second and its LLVM a few hundred MB. The rewriter's
+  # seeds are programs too (their first byte means something else here, which is fine).
+  api) fuzzer=isg_api_fuzzer seeds=("$here/api-corpus" "$here/corpus") limits=(-rss_limit_mb=8192 -timeout=60 -max_len=16384) ;;
   *) echo "usage: $0 rewriter|api [BUILD_DIR] [SECONDS] [LIBFUZZER_OPTION...]" >&2; exit 2 ;;
 esac
 build=$(mkdir -p "${2:-$root/build-fuzz}" && cd "${2:-$root/build-fuzz}" && pwd)
@@ -65,7 +66,7 @@ rc=0
 "$build/tests/fuzz/$fuzzer" \
   -seed="${ISG_FUZZ_SEED:-1}" -max_total_time="$seconds" "${limits[@]}" \
   -dict="$here/opencl.dict" -artifact_prefix="$work/" -print_final_stats=1 "$@" \
-  "$work/corpus" "$seeds" >"$work/fuzz.log" 2>&1 || rc=$?
+  "$work/corpus" "${seeds[@]}" >"$work/fuzz.log" 2>&1 || rc=$?
 if [ "$rc" -ne 0 ]; then
   tail -n 150 "$work/fuzz.log" >&2
   echo "run.sh: the fuzzer found a problem (exit $rc); inputs: $(ls "$work" | grep -E '^(crash|leak|timeout|oom|slow-unit)-' | tr '\n' ' ')" >&2

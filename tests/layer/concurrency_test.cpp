@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -221,11 +222,14 @@ std::string builder(int index, cl_command_queue queue) {
   return "";
 }
 
-std::string launcher(int index, cl_command_queue queue, const Shared& shared) {
+// 12 launches of kernels that `make` returns for a shared program (`which`) and a round; what
+// went wrong, empty when all was right.
+std::string launchRounds(int index, cl_command_queue queue,
+                         const std::function<cl_kernel(int which, int round, cl_int* err)>& make) {
   for (int round = 0; round < 12; ++round) {
     const int which = (index + round) % 3;
     cl_int err = CL_SUCCESS;
-    cl_kernel k = clCreateKernel(shared.programs[which], round % 2 ? "rotate_lanes" : "sum_lanes", &err);
+    cl_kernel k = make(which, round, &err);
     if (err != CL_SUCCESS) return "kernel: " + std::to_string(err);
     std::string problem = launchAndCheck(queue, k, kSizes[which], 7, index * 100 + round);
     clReleaseKernel(k);
@@ -234,17 +238,16 @@ std::string launcher(int index, cl_command_queue queue, const Shared& shared) {
   return "";
 }
 
+std::string launcher(int index, cl_command_queue queue, const Shared& shared) {
+  return launchRounds(index, queue, [&](int which, int round, cl_int* err) {
+    return clCreateKernel(shared.programs[which], round % 2 ? "rotate_lanes" : "sum_lanes", err);
+  });
+}
+
 std::string cloner(int index, cl_command_queue queue, const Shared& shared) {
-  for (int round = 0; round < 12; ++round) {
-    const int which = (index + round) % 3;
-    cl_int err = CL_SUCCESS;
-    cl_kernel k = clCloneKernel(shared.prototypes[which], &err);
-    if (err != CL_SUCCESS) return "clone: " + std::to_string(err);
-    std::string problem = launchAndCheck(queue, k, kSizes[which], 7, index * 100 + round);
-    clReleaseKernel(k);
-    if (!problem.empty()) return problem;
-  }
-  return "";
+  return launchRounds(index, queue, [&](int which, int, cl_int* err) {
+    return clCloneKernel(shared.prototypes[which], err);
+  });
 }
 
 std::string querier(const Shared& shared) {
