@@ -4,8 +4,10 @@
 // about the application's program is routed to where the answer lives.
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "device_strategy.h"
@@ -36,6 +38,50 @@ void releaseShadow(const std::shared_ptr<ProgramRecord>& record) {
 namespace {
 
 using ProgramCallback = void(CL_CALLBACK*)(cl_program, void*);
+
+// The application programs the layer is building (or compiling) right now. A build replaces the
+// program's record and releases the previous build's shadow, so a second build of the same
+// program at once would release the shadow the first one is still building; it gets
+// CL_INVALID_OPERATION instead, the code the spec names for a build begun while another has
+// not completed.
+class BuildsInProgress {
+ public:
+  bool begin(cl_program program) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return programs_.insert(program).second;
+  }
+  void end(cl_program program) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    programs_.erase(program);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_set<cl_program> programs_;
+};
+
+BuildsInProgress& buildsInProgress() {
+  static auto* builds = new BuildsInProgress;  // never destroyed, like the registries
+  return *builds;
+}
+
+// The calling thread's claim on building `program`; claimed() is false while another build of it
+// is in progress.
+class BuildClaim {
+ public:
+  explicit BuildClaim(cl_program program)
+      : program_(program), claimed_(buildsInProgress().begin(program)) {}
+  ~BuildClaim() {
+    if (claimed_) buildsInProgress().end(program_);
+  }
+  BuildClaim(const BuildClaim&) = delete;
+  BuildClaim& operator=(const BuildClaim&) = delete;
+  bool claimed() const { return claimed_; }
+
+ private:
+  cl_program program_;
+  bool claimed_;
+};
 
 struct RewritePlan {
   enum class Action { Forward, Shadow, Fail };
@@ -259,6 +305,12 @@ cl_int rewriteAndCall(cl_program program, cl_uint num_devices, const cl_device_i
   if (planRewrite(program, num_devices, device_list, options, std::move(headers), &plan) !=
       CL_SUCCESS)
     return forward();
+  // A program the layer has never rewritten and does not rewrite now is the driver's alone,
+  // concurrent builds included.
+  if (plan.action == RewritePlan::Action::Forward && !plan.il && !programRegistry().find(program))
+    return forward();
+  BuildClaim claim(program);
+  if (!claim.claimed()) return CL_INVALID_OPERATION;
   switch (plan.action) {
     case RewritePlan::Action::Forward:
       // A program created from a rewritten program's binaries has no source, and stays the

@@ -260,6 +260,41 @@ std::vector<Case> cases() {
       src += "#define M" + std::to_string(i) + "(x) M" + std::to_string(i - 1) + "(x)\n";
     return buildCode(src + "constant int deep = M500(1);\n" + o.kernelSource);
   });
+  add("BuildProgram(an 8 MiB source)", [](Objects& o) {
+    // Mostly comment lines, and a constant table of 100,000 entries the kernel does not use.
+    std::string src = "constant int table[100000] = {";
+    for (int i = 0; i < 100000; ++i) src += std::to_string(i * 7 % 1000) + (i % 16 == 15 ? ",\n" : ",");
+    src += "};\n";
+    const std::string line = "// " + std::string(76, 'x') + "\n";
+    while (src.size() < (8u << 20)) src += line;
+    return buildCode(src + o.kernelSource);
+  });
+  add("BuildProgram(300 kernels: kernels, arguments)", [](Objects& o) {
+    std::string src;
+    for (int i = 0; i < 300; ++i) {
+      std::string k = o.kernelSource;
+      k.replace(k.find("void k("), 7, "void k" + std::to_string(i) + "(");
+      src += k;
+    }
+    const char* text = src.c_str();
+    cl_int err = CL_SUCCESS;
+    cl_program p = clCreateProgramWithSource(env().context, 1, &text, nullptr, &err);
+    err = clBuildProgram(p, 1, &env().device, kOptions, nullptr, nullptr);
+    std::string facts = "build " + code(err);
+    cl_uint n = 0;
+    std::vector<cl_kernel> kernels(400);
+    err = clCreateKernelsInProgram(p, 400, kernels.data(), &n);
+    facts += " kernels " + code(err, std::to_string(n));
+    size_t twoArguments = 0;
+    for (cl_uint i = 0; i < n; ++i) {
+      cl_uint args = 0;
+      clGetKernelInfo(kernels[i], CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr);
+      twoArguments += args == 2;
+      clReleaseKernel(kernels[i]);
+    }
+    clReleaseProgram(p);
+    return facts + " with 2 arguments " + std::to_string(twoArguments);
+  });
   // clCompileProgram, clLinkProgram
   add("CompileProgram(NULL program)", [](Objects&) {
     return code(clCompileProgram(nullptr, 1, &env().device, "", 0, nullptr, nullptr, nullptr, nullptr));
@@ -706,6 +741,50 @@ TEST(Misuse, ACutOrChangedBinaryOfARewrittenProgramIsRefused) {
   const std::string facts = fromBinary(o, whole, true);
   EXPECT_EQ(facts.substr(0, facts.find(" args")), "create 0 status 0 build 0 kernel 0") << facts;
   releaseObjects(&o);
+}
+
+// Several threads building one program at once: the spec lets each build that finds another
+// in progress fail with CL_INVALID_OPERATION; at least one builds it, and the program then
+// works. On both kernels, 20 programs, 8 threads each.
+TEST(Misuse, ConcurrentBuildsOfOneProgram) {
+  ISG_REQUIRE_ENV();
+  for (const char* flavour : {kPlainKernel, kIntelKernel}) {
+    Objects o;
+    std::string why;
+    ASSERT_TRUE(makeObjects(flavour, &o, &why)) << why;
+    size_t refused = 0;
+    for (int round = 0; round < 20; ++round) {
+      cl_int err = CL_SUCCESS;
+      cl_program p = clCreateProgramWithSource(env().context, 1, &flavour, nullptr, &err);
+      ASSERT_EQ(err, CL_SUCCESS);
+      std::vector<cl_int> codes(8, 1);
+      std::atomic<int> ready{0};
+      std::vector<std::thread> threads;
+      for (size_t t = 0; t < codes.size(); ++t)
+        threads.emplace_back([&, t] {
+          ready.fetch_add(1);
+          while (ready.load() < int(codes.size())) {
+          }
+          codes[t] = clBuildProgram(p, 1, &env().device, kOptions, nullptr, nullptr);
+        });
+      for (std::thread& t : threads) t.join();
+      size_t built = 0;
+      for (cl_int c : codes) {
+        EXPECT_TRUE(c == CL_SUCCESS || c == CL_INVALID_OPERATION) << c;
+        built += c == CL_SUCCESS;
+        refused += c == CL_INVALID_OPERATION;
+      }
+      EXPECT_GE(built, 1u);
+      cl_kernel k = clCreateKernel(p, "k", &err);
+      ASSERT_EQ(err, CL_SUCCESS);
+      EXPECT_EQ(launchFacts(k, o.buffer), "args 2 set[2] -49 launch 0 5 6 20 5 8") << round;
+      clReleaseKernel(k);
+      clReleaseProgram(p);
+    }
+    std::printf("[misuse] %s kernel: 160 concurrent builds, %zu refused with CL_INVALID_OPERATION\n",
+                flavour == kIntelKernel ? "Intel" : "plain", refused);
+    releaseObjects(&o);
+  }
 }
 
 std::string baselinePath() { return isgtest::baselinePath("ISG_MISUSE_BASELINE", "misuse-baseline.txt"); }
