@@ -67,7 +67,7 @@ struct Reached {
 } reached;
 
 [[noreturn]] void violated(const char* what, cl_int code) {
-  std::fprintf(stderr, "api fuzzer: the spec rules this out: %s (%d)\n", what, code);
+  std::fprintf(stderr, "ERROR: api fuzzer: the spec rules this out: %s (%d)\n", what, code);
   std::abort();
 }
 
@@ -79,22 +79,24 @@ cl_int checked(cl_int code, const char* where) {
   violated(where, code);
 }
 
-bool setUp() {
+// Why the set-up failed, or nullptr. libFuzzer's fork mode keeps only the lines of a child's log
+// that contain "ERROR:", so the message says that.
+const char* setUp() {
   Session s;
   cl_uint n = 0;
-  if (clGetPlatformIDs(1, &s.platform, &n) != CL_SUCCESS || n == 0) return false;
+  if (clGetPlatformIDs(1, &s.platform, &n) != CL_SUCCESS || n == 0) return "clGetPlatformIDs";
   if (clGetDeviceIDs(s.platform, CL_DEVICE_TYPE_ALL, 1, &s.device, &n) != CL_SUCCESS || n == 0)
-    return false;
+    return "clGetDeviceIDs";
   cl_int err = CL_SUCCESS;
   s.context = clCreateContext(nullptr, 1, &s.device, nullptr, nullptr, &err);
-  if (err != CL_SUCCESS) return false;
+  if (err != CL_SUCCESS) return "clCreateContext";
   s.queue = clCreateCommandQueue(s.context, s.device, 0, &err);
-  if (err != CL_SUCCESS) return false;
+  if (err != CL_SUCCESS) return "clCreateCommandQueue";
   std::vector<unsigned char> zeros(1 << 20, 0);
   for (int i = 0; i < 4; ++i) {
     s.buffers.push_back(clCreateBuffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                        zeros.size(), zeros.data(), &err));
-    if (err != CL_SUCCESS) return false;
+    if (err != CL_SUCCESS) return "clCreateBuffer";
   }
   cl_image_format format{CL_RGBA, CL_UNSIGNED_INT8};
   cl_image_desc desc{};
@@ -106,10 +108,15 @@ bool setUp() {
   s.sampler = clCreateSampler(s.context, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err);
   if (err != CL_SUCCESS) s.sampler = nullptr;
   char dir[] = "/tmp/isg-api-fuzz-XXXXXX";
-  if (!mkdtemp(dir)) return false;
+  if (!mkdtemp(dir)) return "mkdtemp";
   s.headerDir = dir;
   session = new Session(s);
-  return true;
+  // The header directory goes with the process (a campaign starts one process per job).
+  std::atexit([] {
+    std::remove((session->headerDir + "/fuzz.h").c_str());
+    std::remove(session->headerDir.c_str());
+  });
+  return nullptr;
 }
 
 std::string infoString(cl_kernel k, cl_uint index, cl_kernel_arg_info what) {
@@ -373,8 +380,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 #ifdef ISG_FUZZ_LAYER
   setenv("OPENCL_LAYERS", ISG_FUZZ_LAYER, 0);  // the build's layer unless the caller names one
 #endif
-  if (!setUp()) {
-    std::fprintf(stderr, "api fuzzer: no OpenCL device to fuzz on\n");
+  if (const char* failed = setUp()) {
+    std::fprintf(stderr, "ERROR: api fuzzer: no OpenCL device to fuzz on (%s failed)\n", failed);
     std::exit(1);
   }
   return 0;
