@@ -119,6 +119,10 @@ bool readKernel(Reader& r, KernelManifest* k) {
   k->blockImageArgs.resize(images);
   for (unsigned& index : k->blockImageArgs)
     if (!r.u32(&index) || index >= k->numUserArgs) return false;
+  if (!r.count(&images, 4)) return false;
+  k->mixedImageArgs.resize(images);
+  for (unsigned& index : k->mixedImageArgs)
+    if (!r.u32(&index) || index >= k->numUserArgs) return false;
   // Sizes the layer divides and multiplies by.
   return !k->name.empty() && k->subGroupSize >= 1 && k->subGroupSize <= 128;
 }
@@ -146,6 +150,8 @@ std::string encodeEnvelopePayload(const EnvelopePayload& p) {
     w.u32(k.wholeSubGroups);
     w.u32(static_cast<uint32_t>(k.blockImageArgs.size()));
     for (unsigned index : k.blockImageArgs) w.u32(index);
+    w.u32(static_cast<uint32_t>(k.mixedImageArgs.size()));
+    for (unsigned index : k.mixedImageArgs) w.u32(index);
   }
   w.strings(p.contextFunctions);
   w.strings(p.externalFunctions);

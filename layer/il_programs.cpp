@@ -6,6 +6,7 @@
 // API specification asks. The layer keeps the module (CL_PROGRAM_IL, and the rewrite at build,
 // programs.cpp). Where a device's driver has no IL (PoCL, NVIDIA) the application's handle is an
 // empty source program of the driver's, a placeholder the build replaces with a shadow.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -104,17 +105,38 @@ CreateWithIL driverKhrEntry(cl_context context) {
       next().clGetExtensionFunctionAddressForPlatform(platform, "clCreateProgramWithILKHR"));
 }
 
+// The driver's IL entry where it has one (the KHR extension's, else the core one); a driver
+// without either gets the layer's placeholder from createFromIL, or CL_INVALID_OPERATION.
 cl_program CL_API_CALL clCreateProgramWithILKHR_layer(cl_context context, const void* il,
                                                       size_t length, cl_int* errcode_ret) {
   return guardedCreate<cl_program>("clCreateProgramWithILKHR", errcode_ret, [&]() -> cl_program {
     CreateWithIL driver = driverKhrEntry(context);
-    if (!driver) {
-      if (errcode_ret) *errcode_ret = CL_INVALID_CONTEXT;
-      return nullptr;
-    }
+    if (!driver) driver = next().clCreateProgramWithIL;
     return createFromIL("clCreateProgramWithILKHR", context, il, length, errcode_ret,
-                        [&] { return driver(context, il, length, errcode_ret); });
+                        [&]() -> cl_program {
+                          if (!driver) {
+                            if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION;
+                            return nullptr;
+                          }
+                          return driver(context, il, length, errcode_ret);
+                        });
   });
+}
+
+// Whether the layer advertises cl_khr_il_program on a device of `platform`.
+bool layerBuildsSpirvOn(cl_platform_id platform) {
+  if (!platform || !next().clGetDeviceIDs) return false;
+  cl_uint count = 0;
+  if (next().clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS)
+    return false;
+  std::vector<cl_device_id> devices(count);
+  if (next().clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, devices.data(), &count) !=
+      CL_SUCCESS)
+    return false;
+  devices.resize(std::min<size_t>(count, devices.size()));
+  for (cl_device_id d : devices)
+    if (const DeviceProfile* p = DeviceStrategy::of(d); p && p->buildsSpirv) return true;
+  return false;
 }
 
 }  // namespace
@@ -133,10 +155,14 @@ cl_program CL_API_CALL clCreateProgramWithIL_layer(cl_context context, const voi
   });
 }
 
-// The layer's clCreateProgramWithILKHR, for clGetExtensionFunctionAddress(ForPlatform): only
-// where the driver has its own (`driverHas`), which the wrapper then calls.
-void* ilExtensionFunction(const char* name, bool driverHas) {
-  if (driverHas && name && std::strcmp(name, "clCreateProgramWithILKHR") == 0)
+// The layer's clCreateProgramWithILKHR, for clGetExtensionFunctionAddress(ForPlatform): where
+// the driver has its own (`driverHas`), which the wrapper then calls, and on every platform
+// where the layer advertises cl_khr_il_program itself. `platform` null (the deprecated
+// clGetExtensionFunctionAddress names none): any platform; the entry answers
+// CL_INVALID_OPERATION for contexts whose devices take no SPIR-V.
+void* ilExtensionFunction(const char* name, bool driverHas, cl_platform_id platform) {
+  if (!name || std::strcmp(name, "clCreateProgramWithILKHR") != 0) return nullptr;
+  if (driverHas || !platform || layerBuildsSpirvOn(platform))
     return reinterpret_cast<void*>(&clCreateProgramWithILKHR_layer);
   return nullptr;
 }

@@ -11,6 +11,7 @@
 #include "enqueue_capture.h"
 #include "device_strategy.h"
 #include "driver_queries.h"
+#include "image_views.h"
 #include "kernel_records.h"
 #include "layer_api.h"
 #include "object_registry.h"
@@ -65,11 +66,13 @@ void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::s
     record->manifest.numUserArgs = args;
   }
   record->rowMultiple = rowMultipleFor(program, record->manifest);
-  // Only kernels with hidden arguments (the local strategy, the khr double) keep copies: they
-  // are the ones an H100 refused (the exchanges need registers), and their clSetKernelArg
-  // already goes through the record; nvidia-ptx kernels launch at 1024 as built (measured).
-  record->recordsArgs = !record->manifest.hiddenArgs.empty() && mayCapRegisters(program);
-  if (record->recordsArgs) record->args.resize(record->manifest.numUserArgs);
+  // Every kernel of a rewritten program keeps copies where the driver may refuse a work-group
+  // for registers (NVIDIA): the driver answers 256 for CL_KERNEL_WORK_GROUP_SIZE whatever the
+  // kernel, and a kernel with a private array refuses 1024 unless capped (docs/strategies.md).
+  if (mayCapRegisters(program)) {
+    record->argStore = std::make_unique<KernelRecord::ArgStore>();
+    record->argStore->values.resize(record->manifest.numUserArgs);
+  }
   // The driver kernel keeps the shadow alive; the application's program must stay alive as
   // long as a kernel can name it (CL_KERNEL_PROGRAM).
   if (program.kind == ProgramRecord::Kind::Shadowed && next().clRetainProgram) {
@@ -141,12 +144,6 @@ cl_int setHiddenArguments(cl_kernel kernel, cl_device_id device, const DevicePro
   return CL_SUCCESS;
 }
 
-// Per call (clSetKernelArg): the lock-free index, never the registry's mutex.
-bool hidesArgument(cl_kernel kernel, cl_uint arg_index) noexcept {
-  KernelSummary summary;
-  return g_kernelRegistry->index().find(kernel, &summary) && arg_index >= summary.numUserArgs;
-}
-
 // Whether an enqueue of `kernel` has hidden arguments to set; pass-through kernels and kernels
 // without hidden arguments are told apart without a lock.
 bool needsHiddenArguments(cl_kernel kernel) noexcept {
@@ -156,11 +153,10 @@ bool needsHiddenArguments(cl_kernel kernel) noexcept {
 
 // Keeps the value of an argument of a kernel that may have to switch to its register-capped
 // build (register_cap.h); `svm` non-null for clSetKernelArgSVMPointer.
-void rememberArg(KernelRecord& record, cl_uint index, size_t size, const void* value,
+void rememberArg(KernelRecord::ArgStore& store, cl_uint index, size_t size, const void* value,
                  const void* svm) {
-  std::lock_guard<std::mutex> lock(record.enqueueMutex);
-  if (index >= record.args.size()) return;
-  KernelRecord::ArgValue& a = record.args[index];
+  if (index >= store.values.size()) return;
+  KernelRecord::ArgValue& a = store.values[index];
   a.size = size;
   a.svm = svm;
   a.bytes.clear();
@@ -172,40 +168,6 @@ void rememberArg(KernelRecord& record, cl_uint index, size_t size, const void* v
     a.kind = KernelRecord::ArgValue::Kind::Value;
     a.bytes.assign(static_cast<const unsigned char*>(value),
                    static_cast<const unsigned char*>(value) + size);
-  }
-}
-
-std::string hex(unsigned v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%x", v);
-  return buf;
-}
-
-// The image formats whose bits builtins-cl/common/75-image.cl recovers exactly from
-// read_image*/write_image* (keep the two lists alike): block IO moves raw bits, Intel's hardware
-// for every format. `name` says which part of the format is not exact, for the log.
-bool exactForBlockIO(const cl_image_format& f, std::string* name) {
-  switch (f.image_channel_order) {
-    case CL_R: case CL_A: case CL_INTENSITY: case CL_LUMINANCE: case CL_RG: case CL_RA:
-    case CL_RGBA: case CL_BGRA: case CL_ARGB:
-      break;
-    default:
-      *name = "channel order 0x" + hex(f.image_channel_order);
-      return false;
-  }
-  switch (f.image_channel_data_type) {
-    case CL_UNSIGNED_INT8: case CL_UNSIGNED_INT16: case CL_UNSIGNED_INT32: case CL_SIGNED_INT8:
-    case CL_SIGNED_INT16: case CL_SIGNED_INT32: case CL_UNORM_INT8: case CL_UNORM_INT16:
-    case CL_HALF_FLOAT: case CL_FLOAT:
-      return true;
-    case CL_SNORM_INT8: *name = "CL_SNORM_INT8"; return false;
-    case CL_SNORM_INT16: *name = "CL_SNORM_INT16"; return false;
-    case CL_UNORM_SHORT_565: *name = "CL_UNORM_SHORT_565"; return false;
-    case CL_UNORM_SHORT_555: *name = "CL_UNORM_SHORT_555"; return false;
-    case CL_UNORM_INT_101010: *name = "CL_UNORM_INT_101010"; return false;
-    default:
-      *name = "channel data type 0x" + hex(f.image_channel_data_type);
-      return false;
   }
 }
 
@@ -226,26 +188,25 @@ void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const 
     exactForBlockIO(format, &inexact);
   std::lock_guard<std::mutex> lock(record.enqueueMutex);
   if (inexact.empty()) record.inexactImages.erase(index);
-  else record.inexactImages[index] = inexact;
+  else record.inexactImages[index] = {mem, inexact};
 }
 
-// What the layer keeps of a set argument: its value for the register-capped build, the
-// format of a block IO image. One lookup of the record for both; none for the other kernels.
-void noteArg(cl_kernel kernel, cl_uint index, size_t size, const void* value, const void* svm) {
-  KernelSummary summary;
-  if (!g_kernelRegistry->index().find(kernel, &summary) ||
-      !(summary.recordsArgs || summary.checksImages))
-    return;
-  std::shared_ptr<KernelRecord> record = g_kernelRegistry->find(kernel);
-  if (!record) return;
-  if (summary.recordsArgs) rememberArg(*record, index, size, value, svm);
-  if (summary.checksImages && !svm) checkBlockImageArg(*record, index, size, value);
+// What the layer keeps of a set argument: its value for the register-capped build (lock-free),
+// the format of a block IO image (through the record).
+void noteArg(cl_kernel kernel, const KernelSummary& summary, cl_uint index, size_t size,
+             const void* value, const void* svm) {
+  if (summary.recordsArgs)
+    if (KernelRecord::ArgStore* store = g_kernelRegistry->index().argStore(kernel))
+      rememberArg(*store, index, size, value, svm);
+  if (!summary.checksImages || svm) return;
+  if (std::shared_ptr<KernelRecord> record = g_kernelRegistry->find(kernel))
+    checkBlockImageArg(*record, index, size, value);
 }
 
 // Sets the application's arguments on `target` (the register-capped build of the kernel).
-cl_int replayArgs(const KernelRecord& record, cl_kernel target) {
-  for (cl_uint i = 0; i < record.args.size(); ++i) {
-    const KernelRecord::ArgValue& a = record.args[i];
+cl_int replayArgs(const KernelRecord::ArgStore& store, cl_kernel target) {
+  for (cl_uint i = 0; i < store.values.size(); ++i) {
+    const KernelRecord::ArgValue& a = store.values[i];
     cl_int err = CL_SUCCESS;
     switch (a.kind) {
       case KernelRecord::ArgValue::Kind::Unset:
@@ -283,10 +244,9 @@ cl_kernel CL_API_CALL clCloneKernel_layer(cl_kernel source_kernel, cl_int* errco
     auto record = std::make_shared<KernelRecord>();
     record->appProgram = source->appProgram;
     record->manifest = source->manifest;
-    record->recordsArgs = source->recordsArgs;
-    {
-      std::lock_guard<std::mutex> lock(source->enqueueMutex);
-      record->args = source->args;  // a clone starts with the source's argument values
+    if (source->argStore) {  // a clone starts with the source's argument values
+      record->argStore = std::make_unique<KernelRecord::ArgStore>();
+      record->argStore->values = source->argStore->values;
     }
     if (source->holdsAppProgram && next().clRetainProgram) {
       next().clRetainProgram(record->appProgram);
@@ -312,6 +272,8 @@ cl_int CL_API_CALL clReleaseKernel_layer(cl_kernel kernel) {
       if (record) kernelRegistry().put(kernel, record);
       return err;
     }
+    if (record)
+      for (auto& [index, view] : record->rawViews) view.release();
     if (record && record->cappedKernel) next().clReleaseKernel(record->cappedKernel);
     if (record && record->cappedProgram && next().clReleaseProgram)
       next().clReleaseProgram(record->cappedProgram);
@@ -326,11 +288,14 @@ cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, siz
                                         const void* arg_value) {
   return guardedEntry("clSetKernelArg", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clSetKernelArg);
-    if (hidesArgument(kernel, arg_index)) return CL_INVALID_ARG_INDEX;
+    // One lock-free lookup per call (handle_index.h).
+    KernelSummary summary;
+    const bool known = g_kernelRegistry->index().find(kernel, &summary);
+    if (known && arg_index >= summary.numUserArgs) return CL_INVALID_ARG_INDEX;
     cl_int err = next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
-    if (err == CL_SUCCESS && capture::enabled())
-      capture::rememberArg(kernel, arg_index, arg_size, arg_value);
-    if (err == CL_SUCCESS) noteArg(kernel, arg_index, arg_size, arg_value, nullptr);
+    if (err != CL_SUCCESS) return err;
+    if (capture::enabled()) capture::rememberArg(kernel, arg_index, arg_size, arg_value);
+    if (known) noteArg(kernel, summary, arg_index, arg_size, arg_value, nullptr);
     return err;
   });
 }
@@ -339,11 +304,13 @@ cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel, cl_uint arg_
                                                   const void* arg_value) {
   return guardedEntry("clSetKernelArgSVMPointer", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clSetKernelArgSVMPointer);
-    if (hidesArgument(kernel, arg_index)) return CL_INVALID_ARG_INDEX;
+    KernelSummary summary;
+    const bool known = g_kernelRegistry->index().find(kernel, &summary);
+    if (known && arg_index >= summary.numUserArgs) return CL_INVALID_ARG_INDEX;
     cl_int err = next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
-    if (err == CL_SUCCESS && capture::enabled())
-      capture::rememberSvmArg(kernel, arg_index, arg_value);
-    if (err == CL_SUCCESS) noteArg(kernel, arg_index, 0, nullptr, arg_value);
+    if (err != CL_SUCCESS) return err;
+    if (capture::enabled()) capture::rememberSvmArg(kernel, arg_index, arg_value);
+    if (known) noteArg(kernel, summary, arg_index, 0, nullptr, arg_value);
     return err;
   });
 }
@@ -376,7 +343,9 @@ cl_int CL_API_CALL clGetKernelArgInfo_layer(cl_kernel kernel, cl_uint arg_index,
                                             void* param_value, size_t* param_value_size_ret) {
   return guardedEntry("clGetKernelArgInfo", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clGetKernelArgInfo);
-    if (hidesArgument(kernel, arg_index)) return CL_INVALID_ARG_INDEX;
+    KernelSummary summary;
+    if (g_kernelRegistry->index().find(kernel, &summary) && arg_index >= summary.numUserArgs)
+      return CL_INVALID_ARG_INDEX;
     return next().clGetKernelArgInfo(kernel, arg_index, param_name, param_value_size, param_value,
                                      param_value_size_ret);
   });
@@ -397,9 +366,13 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
                       const size_t* global_work_offset, const size_t* global_work_size,
                       const size_t* local_work_size, cl_uint num_events_in_wait_list,
                       const cl_event* event_wait_list, cl_event* event) {
-  auto enqueue = [&](cl_kernel k, const size_t* local) {
+  auto enqueueWith = [&](cl_kernel k, const size_t* local, cl_uint waits, const cl_event* wait,
+                         cl_event* done) {
     return next().clEnqueueNDRangeKernel(queue, k, work_dim, global_work_offset, global_work_size,
-                                         local, num_events_in_wait_list, event_wait_list, event);
+                                         local, waits, wait, done);
+  };
+  auto enqueue = [&](cl_kernel k, const size_t* local) {
+    return enqueueWith(k, local, num_events_in_wait_list, event_wait_list, event);
   };
   KernelSummary summary;
   if (!g_kernelRegistry->index().find(kernel, &summary)) return enqueue(kernel, local_work_size);
@@ -408,10 +381,20 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
   if (local_work_size && work_dim >= 1 && work_dim <= 3)
     for (cl_uint d = 0; d < work_dim; ++d)
       if (local_work_size[d] == 0) return CL_INVALID_WORK_GROUP_SIZE;
-  if (!(summary.hasHiddenArgs || summary.recordsArgs || summary.checksImages ||
-        summary.checksRows) ||
-      work_dim < 1 || work_dim > 3)
-    return enqueue(kernel, local_work_size);
+  if (work_dim < 1 || work_dim > 3) return enqueue(kernel, local_work_size);
+  // A kernel with nothing to set or check launches as it is, without a lock; one that keeps
+  // argument copies goes on below only once the driver refuses a work-group for resources.
+  bool refused = false;
+  if (!(summary.hasHiddenArgs || summary.checksImages || summary.checksRows)) {
+    KernelRecord::ArgStore* store =
+        summary.recordsArgs ? g_kernelRegistry->index().argStore(kernel) : nullptr;
+    if (!store) return enqueue(kernel, local_work_size);
+    if (!store->capped.load(std::memory_order_acquire)) {
+      const cl_int err = enqueue(kernel, local_work_size);
+      if (err != CL_OUT_OF_RESOURCES || !local_work_size) return err;
+      refused = true;
+    }
+  }
   std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
   if (!record) return enqueue(kernel, local_work_size);
   const bool hidden = !record->manifest.hiddenArgs.empty();
@@ -464,25 +447,46 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
   }
 
   std::lock_guard<std::mutex> lock(record->enqueueMutex);
-  if (!record->inexactImages.empty()) {
-    const auto& [index, format] = *record->inexactImages.begin();
-    ISG_LOG_ERROR("kernel " << record->manifest.name << ": argument " << index
-                            << " is an image of format " << format
-                            << ", whose bits block and media IO (intel_sub_group_block_* and "
-                               "intel_sub_group_media_block_*) cannot move exactly on this device "
-                               "(docs/builtins.md lists the formats that can)");
-    return CL_IMAGE_FORMAT_NOT_SUPPORTED;
+  // Images whose format the library cannot move exactly get a raw-bits view (image_views.h).
+  std::map<cl_uint, cl_mem> viewImages;
+  for (const auto& [index, inexact] : record->inexactImages) {
+    const auto& mixed = record->manifest.mixedImageArgs;
+    if (std::find(mixed.begin(), mixed.end(), index) != mixed.end()) {
+      ISG_LOG_ERROR("kernel " << record->manifest.name << ": argument " << index
+                              << " is an image of format " << inexact.format
+                              << ", whose bits block and media IO (intel_sub_group_block_* and "
+                                 "intel_sub_group_media_block_*) move through a raw-bits view on "
+                                 "this device, and the kernel also passes it to other image "
+                                 "functions; pass the image as a second argument for those "
+                                 "(docs/builtins.md)");
+      return CL_IMAGE_FORMAT_NOT_SUPPORTED;
+    }
+    viewImages[index] = inexact.image;
   }
+  auto launch = [&](cl_kernel k, const size_t* local) -> cl_int {
+    if (viewImages.empty()) return enqueue(k, local);
+    RawViewLaunch views(queue, k, viewImages, &record->rawViews);
+    cl_int e = views.prepare(num_events_in_wait_list, event_wait_list);
+    if (e != CL_SUCCESS) return e;
+    cl_event launched = nullptr;
+    e = enqueueWith(k, local, views.numWaits(), views.waitList(), &launched);
+    const cl_int after = views.finish(e == CL_SUCCESS ? launched : nullptr, event);
+    return e != CL_SUCCESS ? e : after;
+  };
   // Work-groups the driver refused for resources run on the register-capped build.
   const bool capped = record->cappedKernel && items >= record->refusedFrom &&
                       items <= record->cappedFor;
   if (!capped) {
-    if (hidden) {
-      err = setHiddenArguments(kernel, device, *profile, record->manifest, items);
-      if (err != CL_SUCCESS) return err;
+    if (refused) {  // the launch above, as it is
+      err = CL_OUT_OF_RESOURCES;
+    } else {
+      if (hidden) {
+        err = setHiddenArguments(kernel, device, *profile, record->manifest, items);
+        if (err != CL_SUCCESS) return err;
+      }
+      err = launch(kernel, local);
     }
-    err = enqueue(kernel, local);
-    if (err != CL_OUT_OF_RESOURCES || !record->recordsArgs || items == 0) return err;
+    if (err != CL_OUT_OF_RESOURCES || !record->argStore || items == 0) return err;
     record->refusedFrom = record->refusedFrom ? std::min(record->refusedFrom, items) : items;
     if (!record->cappedKernel || items > record->cappedFor) {
       std::shared_ptr<ProgramRecord> program = programRegistry().find(record->appProgram);
@@ -496,13 +500,14 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
       record->cappedKernel = k;
       record->cappedProgram = built;
       record->cappedFor = items;
+      record->argStore->capped.store(true, std::memory_order_release);
     }
   }
-  err = replayArgs(*record, record->cappedKernel);
+  err = replayArgs(*record->argStore, record->cappedKernel);
   if (err == CL_SUCCESS && hidden)
     err = setHiddenArguments(record->cappedKernel, device, *profile, record->manifest, items);
   if (err != CL_SUCCESS) return err;
-  return enqueue(record->cappedKernel, local);
+  return launch(record->cappedKernel, local);
 }
 
 cl_int enqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint num_events_in_wait_list,

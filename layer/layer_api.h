@@ -51,8 +51,9 @@ ISG_INTERCEPTED_ENTRIES(ISG_DECLARE_LAYER_ENTRY)
 #pragma GCC diagnostic pop
 
 // clCreateProgramWithILKHR for clGetExtensionFunctionAddress(ForPlatform), where the driver has
-// one (`driverHas`); nullptr for every other name (il_programs.cpp).
-void* ilExtensionFunction(const char* name, bool driverHas);
+// one (`driverHas`) or the layer advertises cl_khr_il_program on `platform`; nullptr for every
+// other name (il_programs.cpp).
+void* ilExtensionFunction(const char* name, bool driverHas, cl_platform_id platform);
 
 namespace detail {
 

@@ -7,6 +7,7 @@
 
 #include <CL/cl.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "handle_index.h"
+#include "image_views.h"
 #include "isg/rewriter.h"
 
 namespace isg {
@@ -63,15 +65,21 @@ struct KernelRecord {
 
   // NVIDIA (register_cap.h): the argument values the application set, so that an enqueue the
   // driver refuses for resources can run the same kernel built with a register cap instead.
-  // Guarded by enqueueMutex.
+  // Written by clSetKernelArg without a lock: the spec leaves concurrent clSetKernelArg,
+  // clCloneKernel and launches of one kernel object to the application to serialise, and
+  // NVIDIA's own clSetKernelArg costs about as much as one uncontended mutex.
   struct ArgValue {
     enum class Kind { Unset, Value, Local, Svm } kind = Kind::Unset;
     size_t size = 0;
     std::vector<unsigned char> bytes;
     const void* svm = nullptr;
   };
-  bool recordsArgs = false;  // set before the record is shared
-  std::vector<ArgValue> args;
+  struct ArgStore {
+    std::vector<ArgValue> values;  // one per user argument, sized before the record is shared
+    // Whether a launch has run on the capped build: later launches must look for it.
+    std::atomic<bool> capped{false};
+  };
+  std::unique_ptr<ArgStore> argStore;  // set before the record is shared; null: no copies kept
   cl_program cappedProgram = nullptr;  // owned
   cl_kernel cappedKernel = nullptr;    // owned
   size_t cappedFor = 0;    // the work-group size cappedKernel was built for
@@ -83,9 +91,14 @@ struct KernelRecord {
   unsigned rowMultiple = 0;
 
   // Block IO image arguments (manifest.blockImageArgs) whose image has a format the library
-  // cannot move bit-exactly, by argument index: the enqueue refuses them (kernels.cpp).
-  // Guarded by enqueueMutex.
-  std::map<cl_uint, std::string> inexactImages;
+  // cannot move bit-exactly, by argument index: the enqueue gives them raw-bits views
+  // (image_views.h), kept here between launches. Guarded by enqueueMutex.
+  struct InexactImage {
+    cl_mem image = nullptr;
+    std::string format;
+  };
+  std::map<cl_uint, InexactImage> inexactImages;
+  std::map<cl_uint, RawImageView> rawViews;
 };
 
 // What clSetKernelArg and the enqueues need of a kernel record, readable without the registry's
@@ -93,7 +106,7 @@ struct KernelRecord {
 struct KernelSummary {
   cl_uint numUserArgs = 0;
   bool hasHiddenArgs = false;  // the enqueue must set them
-  bool recordsArgs = false;    // clSetKernelArg keeps a copy (KernelRecord::args)
+  bool recordsArgs = false;    // clSetKernelArg keeps a copy (KernelRecord::argStore)
   bool checksImages = false;   // clSetKernelArg checks image formats (KernelRecord::inexactImages)
   bool checksRows = false;     // the enqueue checks the work-group shape (KernelRecord::rowMultiple)
 };
@@ -115,18 +128,30 @@ class KernelIndex {
     uint64_t v = 0;
     return index_.find(kernel, &v);
   }
+  // Lock-free: the kernel's argument store (KernelRecord::argStore), null when it keeps none.
+  // Valid while the kernel is, as the application's use of the kernel object is.
+  KernelRecord::ArgStore* argStore(cl_kernel kernel) const noexcept {
+    uint64_t v = 0;
+    return stores_.find(kernel, &v) ? reinterpret_cast<KernelRecord::ArgStore*>(v) : nullptr;
+  }
   // Writers: the registry, under its mutex.
   void set(cl_kernel kernel, const KernelRecord& r) {
     index_.set(kernel, uint64_t{r.manifest.numUserArgs} |
                            (uint64_t{!r.manifest.hiddenArgs.empty()} << 32) |
-                           (uint64_t{r.recordsArgs} << 33) |
+                           (uint64_t{r.argStore != nullptr} << 33) |
                            (uint64_t{!r.manifest.blockImageArgs.empty()} << 34) |
                            (uint64_t{r.rowMultiple != 0} << 35));
+    if (r.argStore) stores_.set(kernel, reinterpret_cast<uint64_t>(r.argStore.get()));
+    else stores_.erase(kernel);
   }
-  void erase(cl_kernel kernel) { index_.erase(kernel); }
+  void erase(cl_kernel kernel) {
+    index_.erase(kernel);
+    stores_.erase(kernel);
+  }
 
  private:
   HandleIndex index_;
+  HandleIndex stores_;
 };
 
 // For records no per-call entry looks up.

@@ -159,7 +159,7 @@ void* CL_API_CALL clGetExtensionFunctionAddressForPlatform_layer(cl_platform_id 
     if (void* own = layerExtensionFunction(func_name)) return own;
     if (!next().clGetExtensionFunctionAddressForPlatform) return nullptr;
     void* driver = next().clGetExtensionFunctionAddressForPlatform(platform, func_name);
-    if (void* own = ilExtensionFunction(func_name, driver != nullptr)) return own;
+    if (void* own = ilExtensionFunction(func_name, driver != nullptr, platform)) return own;
     return driver;
   } catch (...) {
     return nullptr;
@@ -171,7 +171,7 @@ void* CL_API_CALL clGetExtensionFunctionAddress_layer(const char* func_name) {
     if (void* own = layerExtensionFunction(func_name)) return own;
     if (!next().clGetExtensionFunctionAddress) return nullptr;
     void* driver = next().clGetExtensionFunctionAddress(func_name);
-    if (void* own = ilExtensionFunction(func_name, driver != nullptr)) return own;
+    if (void* own = ilExtensionFunction(func_name, driver != nullptr, nullptr)) return own;
     return driver;
   } catch (...) {
     return nullptr;

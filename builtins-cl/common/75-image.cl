@@ -7,8 +7,9 @@
  * HALF_FLOAT, FLOAT with channel orders R, A, INTENSITY, LUMINANCE, RG, RA, RGBA, BGRA, ARGB.
  * Not recoverable (reads give approximations, writes are skipped): SNORM_INT8/16 (-MAX-1 and
  * -MAX both read as -1.0), packed UNORM_SHORT_565/555 and UNORM_INT_101010, sRGB and depth
- * formats; the layer refuses an enqueue that passes such an image to block or media IO
- * (exactForBlockIO in layer/kernels.cpp holds the same list).
+ * formats; for those the layer passes block and media IO a raw-bits view of the image, an
+ * unsigned-integer image of the same element size (exactForBlockIO in layer/image_views.cpp
+ * holds the same list).
  * Reads clamp each element coordinate to the edge, which replicates the nearest edge element
  * byte for byte; writes skip elements outside the image and elements only partly covered.
  */

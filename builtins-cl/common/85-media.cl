@@ -3,29 +3,39 @@
  * cl_intel_media_block_io (table rows ISG_MEDIA, family `media`). The region of `width`
  * elements (bytes for _uc, words for _us, dwords for _ui) by `height` rows at byte offset
  * src_byte_offset, taken in row-major order, is re-organised as rows of S elements: member i's
- * k-th value is region element k*S + i, i.e. row (k*S + i) / width, column (k*S + i) % width.
- * Elements past the region (its area is smaller than S x the vector width) are undefined for
- * reads (0 here) and not written; region elements past S x the vector width are dropped. No
+ * k-th value is element k*S + i of the region whose rows are padded to a power-of-two byte width
+ * (SPV_INTEL_media_block_io, onto which cl_intel_spirv_media_block_io maps these functions),
+ * i.e. row (k*S + i) / pitch, column (k*S + i) % pitch. Padding and elements past the region
+ * (its area is smaller than S x the vector width) are undefined for reads (0 here) and not
+ * written; region elements past S x the vector width are dropped. No
  * member needs another's data, so every strategy runs the same code: each work-item reads or
  * writes its own elements through the raw image access of 75-image.cl, which replicates the
  * nearest edge element for reads outside the image (the spec's rule when the image element is
  * no wider than the function's) and drops writes outside it.
- * The rewriter has checked that width and height are compile-time constants of the spec's
- * table, so after inlining the divisions below fold away.
+ * The rewriter has checked width and height against the spec's table where it could fold them;
+ * a compiler folds them after inlining, and the divisions below with them.
  */
 #if defined(ISG_NEED_media) && defined(__IMAGE_SUPPORT__)
+
+/* The re-organised region's row pitch in elements of `es` bytes: the row's byte width rounded
+   up to a power of two. */
+static inline int __isg_media_pitch(int width, int es) {
+  const int bytes = width * es;
+  return bytes <= 1 ? width : (1 << (32 - clz(bytes - 1))) / es;
+}
+#define __ISG_MEDIA_IN(e) ((e) < area && (e) % pitch < width)
 
 /* The fast path: unsigned-integer images whose element is as wide as the function's (R8UI for
    _uc, R16UI or RG8UI for _us, R32UI, RG16UI or RGBA8UI for _ui), as straight-line code per
    value k over the builtin's locals below, so every read is issued before any value is used
    (a GPU then overlaps them) and private arrays are indexed by constants only. */
 #define __ISG_MEDIA_AT(k)                                                                          \
-  (int2)(x0 + ((k) * S + lane) % width, offset.y + ((k) * S + lane) / width)
+  (int2)(x0 + ((k) * S + lane) % pitch, offset.y + ((k) * S + lane) / pitch)
 #define __ISG_MEDIA_LOAD_U(k)                                                                      \
   const int2 __isg_c##k = clamp(__ISG_MEDIA_AT(k), (int2)(0, 0), last);                            \
   const uint4 __isg_raw##k = read_imageui(img, __isg_c##k);
 #define __ISG_MEDIA_PACK(k, PACK)                                                                  \
-  v[k] = (k) * S + lane < area ? PACK(__isg_raw##k, f) : 0u;
+  v[k] = __ISG_MEDIA_IN((k) * S + lane) ? PACK(__isg_raw##k, f) : 0u;
 #define __ISG_MEDIA_PACK_PLAIN(k)                                                                  \
   __ISG_MEDIA_PACK(k, __isg_image_pack32_plain)
 #define __ISG_MEDIA_PACK_SWIZZLED(k)                                                               \
@@ -33,7 +43,8 @@
 #define __ISG_MEDIA_STORE(k, UNPACK)                                                               \
   {                                                                                                \
     const int2 c = __ISG_MEDIA_AT(k);                                                              \
-    if ((k) * S + lane < area && c.x >= 0 && c.y >= 0 && c.x < f.width && c.y < f.height)          \
+    if (__ISG_MEDIA_IN((k) * S + lane) && c.x >= 0 && c.y >= 0 && c.x < f.width &&                \
+        c.y < f.height)                                                                            \
       write_imageui(img, c, UNPACK((uint)v[k], f));                                                \
   }
 #define __ISG_MEDIA_STORE_PLAIN(k)                                                                 \
@@ -65,7 +76,8 @@ __ISG_MEDIA_SLOW_WRITE(read_write)
                                            ACCESS image2d_t img) {                                 \
     E v[W];                                                                                        \
     const __isg_image_fmt_t f = __isg_image_fmt(img);                                              \
-    const int area = width * height, S = (int)ctx->S, lane = (int)ctx->sglid;                      \
+    const int pitch = __isg_media_pitch(width, (int)sizeof(E)), area = pitch * height;             \
+    const int S = (int)ctx->S, lane = (int)ctx->sglid;                                             \
     if (f.es == (int)sizeof(E) && offset.x % f.es == 0 && __isg_image_is_unsigned_int(f.type)) {   \
       const int x0 = offset.x / f.es;                                                              \
       const int2 last = (int2)(f.width - 1, f.height - 1);                                         \
@@ -78,9 +90,10 @@ __ISG_MEDIA_SLOW_WRITE(read_write)
     } else {                                                                                       \
       for (int k = 0; k < W; ++k) {                                                                \
         const int e = k * S + lane;                                                                \
-        v[k] = e < area ? (E)__isg_media_read_bytes(img, f, offset.x + (e % width) * (int)sizeof(E),\
-                                                    offset.y + e / width, (int)sizeof(E))          \
-                        : (E)0;                                                                    \
+        v[k] = __ISG_MEDIA_IN(e) ? (E)__isg_media_read_bytes(img, f,                               \
+                                   offset.x + (e % pitch) * (int)sizeof(E), offset.y + e / pitch,  \
+                                   (int)sizeof(E))                                                 \
+                                 : (E)0;                                                           \
       }                                                                                            \
     }                                                                                              \
     return __ISG_VLOAD_##W(v);                                                                     \
@@ -91,7 +104,8 @@ __ISG_MEDIA_SLOW_WRITE(read_write)
     E v[W];                                                                                        \
     __ISG_VSTORE_##W(texels, v);                                                                   \
     const __isg_image_fmt_t f = __isg_image_fmt(img);                                              \
-    const int area = width * height, S = (int)ctx->S, lane = (int)ctx->sglid;                      \
+    const int pitch = __isg_media_pitch(width, (int)sizeof(E)), area = pitch * height;             \
+    const int S = (int)ctx->S, lane = (int)ctx->sglid;                                             \
     if (f.es == (int)sizeof(E) && offset.x % f.es == 0 && __isg_image_is_unsigned_int(f.type)) {   \
       const int x0 = offset.x / f.es;                                                              \
       if (__isg_image_plain_order(f.order)) {                                                      \
@@ -102,9 +116,9 @@ __ISG_MEDIA_SLOW_WRITE(read_write)
     } else {                                                                                       \
       for (int k = 0; k < W; ++k) {                                                                \
         const int e = k * S + lane;                                                                \
-        if (e < area)                                                                              \
-          __isg_media_write_bytes(img, f, offset.x + (e % width) * (int)sizeof(E),                 \
-                                  offset.y + e / width, (int)sizeof(E), (ulong)v[k]);              \
+        if (__ISG_MEDIA_IN(e))                                                                     \
+          __isg_media_write_bytes(img, f, offset.x + (e % pitch) * (int)sizeof(E),                 \
+                                  offset.y + e / pitch, (int)sizeof(E), (ulong)v[k]);              \
       }                                                                                            \
     }                                                                                              \
   }

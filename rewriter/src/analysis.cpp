@@ -172,6 +172,11 @@ struct Func {
   std::vector<Use> uses;
   std::vector<Call> calls;
   std::set<const clang::ParmVarDecl*> blockImages;  // its image parameters block IO reaches
+  // Its image parameters something other than block or media IO uses (read_image*, queries):
+  // first the direct references that are neither such a call's image nor a helper's argument.
+  std::set<const clang::ParmVarDecl*> otherImageUses;
+  std::vector<const clang::DeclRefExpr*> imageRefs;      // every reference to an image parameter
+  std::set<const clang::DeclRefExpr*> passedImageRefs;   // those given to block/media IO or helpers
 };
 
 // The parameter an argument names, if it is one (`img`, `(img)`).
@@ -227,10 +232,22 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
     return true;
   }
 
+  bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
+    if (!current_) return true;
+    if (const auto* p = llvm::dyn_cast<clang::ParmVarDecl>(ref->getDecl());
+        p && p->getType()->isImageType())
+      current_->imageRefs.push_back(ref);
+    return true;
+  }
+
   bool VisitCallExpr(clang::CallExpr* ce) {
     if (!current_) return true;
     const clang::FunctionDecl* callee = ce->getDirectCallee();
     if (!callee) return true;
+    auto passed = [this](const clang::Expr* arg) {
+      if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(arg->IgnoreParenImpCasts()))
+        current_->passedImageRefs.insert(r);
+    };
     if (const Builtin* b = builtinFor(callee)) {
       unsigned typeBytes = 0;
       if ((b->shape == Shape::T_T || b->shape == Shape::T_TU || b->shape == Shape::T_TTU) &&
@@ -247,10 +264,14 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
       if ((block || media) && ce->getNumArgs() > 0) {
         const clang::Expr* image = ce->getArg(block ? 0 : ce->getNumArgs() - 1);
         if (image->getType()->isImageType())
-          if (const clang::ParmVarDecl* p = namedParam(image)) current_->blockImages.insert(p);
+          if (const clang::ParmVarDecl* p = namedParam(image)) {
+            current_->blockImages.insert(p);
+            passed(image);
+          }
       }
     } else if (callee->isDefined()) {
       current_->calls.push_back({ce, callee->getCanonicalDecl()});
+      for (const clang::Expr* arg : ce->arguments()) passed(arg);
     } else if (!internal(callee->getLocation()) && callee->getIdentifier()) {
       externals.insert(callee->getNameAsString());
     }
@@ -484,8 +505,51 @@ class AnalysisConsumer : public clang::ASTConsumer {
 
   // cl_intel_media_block_io: "The width and height of the region must be compile-time
   // constants", from its Table 6.X (widths of 4 to 32 bytes, 4-byte aligned, each with a
-  // tallest region). The library computes the region from them, so a call that breaks the rule
-  // fails the build here, at the user's call, instead of reading a region the spec never defined.
+  // tallest region). A call whose region is known here and breaks the table fails the build
+  // at the user's call, instead of reading a region the spec never defined. "Compile-time
+  // constant" is the compiler's notion, after constant propagation (Intel's conformance suite
+  // writes `int bwidth = BLOCK_WIDTH;` and passes `bwidth`): what the parse cannot fold is not
+  // refused, and the library computes such a region at run time.
+  static std::optional<long long> foldRegionValue(clang::ASTContext& ctx, const clang::Expr* e) {
+    if (e->isValueDependent()) return std::nullopt;
+    clang::Expr::EvalResult r;
+    if (e->EvaluateAsInt(r, ctx)) return r.Val.getInt().getExtValue();
+    // A local initialised once and never written again: the compiler propagates its value.
+    const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+    const auto* var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+    if (!var || !var->isLocalVarDecl() || !var->getInit() ||
+        !(var->getType().isConstQualified() || neverWritten(ctx, var)))
+      return std::nullopt;
+    return foldRegionValue(ctx, var->getInit());
+  }
+  // Whether `var` is never assigned, incremented or has its address taken after its
+  // initialisation, within its function.
+  static bool neverWritten(clang::ASTContext& ctx, const clang::VarDecl* var) {
+    struct Finder : clang::RecursiveASTVisitor<Finder> {
+      const clang::VarDecl* var;
+      bool written = false;
+      bool names(const clang::Expr* e) const {
+        const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+        return r && r->getDecl() == var;
+      }
+      bool VisitBinaryOperator(clang::BinaryOperator* b) {
+        if (b->isAssignmentOp() && names(b->getLHS())) written = true;
+        return !written;
+      }
+      bool VisitUnaryOperator(clang::UnaryOperator* u) {
+        if ((u->isIncrementDecrementOp() || u->getOpcode() == clang::UO_AddrOf) &&
+            names(u->getSubExpr()))
+          written = true;
+        return !written;
+      }
+    } finder;
+    finder.var = var;
+    const auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(var->getParentFunctionOrMethod());
+    if (!fn || !fn->getBody()) return false;
+    (void)ctx;
+    finder.TraverseStmt(fn->getBody());
+    return !finder.written;
+  }
   static void checkMediaRegions(clang::ASTContext& ctx, const Collector& c, Editor& ed) {
     for (const BuiltinCall& call : c.builtinCalls) {
       const Builtin& b = *call.builtin;
@@ -493,17 +557,19 @@ class AnalysisConsumer : public clang::ASTConsumer {
       if (call.expr->getNumArgs() < 3) continue;  // Clang has already refused the call
       const unsigned elementBytes = b.element == "uchar" ? 1 : b.element == "ushort" ? 2 : 4;
       const char* unit = elementBytes == 1 ? "bytes" : elementBytes == 2 ? "words" : "dwords";
-      auto constant = [&](unsigned index, const char* what) -> std::optional<long long> {
-        const clang::Expr* e = call.expr->getArg(index);
-        if (e->isValueDependent()) return std::nullopt;
-        if (auto v = e->getIntegerConstantExpr(ctx)) return v->getExtValue();
-        ed.error(e->getBeginLoc(), b.name + ": the region " + what + " must be a compile-time " +
-                                       "constant (cl_intel_media_block_io)");
-        return std::nullopt;
+      auto constant = [&](unsigned index, const char*) {
+        return foldRegionValue(ctx, call.expr->getArg(index));
       };
       const auto width = constant(1, "width");
       const auto height = constant(2, "height");
-      if (!width || !height) continue;
+      if (!width) {
+        if (height && (*height < 1 || *height > table::mediaMaxHeight(4)))
+          ed.error(call.expr->getArg(2)->getBeginLoc(),
+                   b.name + ": a height of " + std::to_string(*height) + " rows is not allowed: " +
+                       "the height must be 1 to " + std::to_string(table::mediaMaxHeight(4)) +
+                       " (cl_intel_media_block_io, Table 6.X)");
+        continue;
+      }
       const long long widthBytes = *width * elementBytes;
       const unsigned most =
           widthBytes > 0 && widthBytes <= 32 ? table::mediaMaxHeight(unsigned(widthBytes)) : 0;
@@ -513,7 +579,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
                      (elementBytes == 1 ? "" : " (" + std::to_string(widthBytes) + " bytes)") +
                      " is not allowed: the width must be 4 to 32 bytes and a multiple of 4 "
                      "(cl_intel_media_block_io)");
-      } else if (*height < 1 || *height > most) {
+      } else if (height && (*height < 1 || *height > most)) {
         ed.error(call.expr->getArg(2)->getBeginLoc(),
                  b.name + ": a height of " + std::to_string(*height) + " rows is not allowed for " +
                      "a width of " + std::to_string(widthBytes) + " bytes: the height must be 1 to " +
@@ -627,8 +693,13 @@ class AnalysisConsumer : public clang::ASTConsumer {
     }
   }
 
-  // Image parameters that reach block IO, followed through helper calls to the kernels.
+  // Image parameters that reach block IO, and those other image functions use, followed
+  // through helper calls to the kernels.
   static void followBlockImages(Collector& c) {
+    for (auto& [fd, f] : c.funcs)
+      for (const clang::DeclRefExpr* r : f.imageRefs)
+        if (!f.passedImageRefs.count(r))
+          f.otherImageUses.insert(llvm::cast<clang::ParmVarDecl>(r->getDecl()));
     for (bool grew = true; grew;) {
       grew = false;
       for (auto& [fd, f] : c.funcs)
@@ -636,10 +707,14 @@ class AnalysisConsumer : public clang::ASTConsumer {
           auto callee = c.funcs.find(call.callee);
           if (callee == c.funcs.end() || !callee->second.definition) continue;
           const clang::FunctionDecl* def = callee->second.definition;
-          for (unsigned i = 0; i < def->getNumParams() && i < call.expr->getNumArgs(); ++i)
+          for (unsigned i = 0; i < def->getNumParams() && i < call.expr->getNumArgs(); ++i) {
+            const clang::ParmVarDecl* p = namedParam(call.expr->getArg(i));
+            if (!p) continue;
             if (callee->second.blockImages.count(def->getParamDecl(i)))
-              if (const clang::ParmVarDecl* p = namedParam(call.expr->getArg(i)))
-                grew |= f.blockImages.insert(p).second;
+              grew |= f.blockImages.insert(p).second;
+            if (callee->second.otherImageUses.count(def->getParamDecl(i)))
+              grew |= f.otherImageUses.insert(p).second;
+          }
         }
     }
   }
@@ -672,7 +747,10 @@ class AnalysisConsumer : public clang::ASTConsumer {
       }
       km.numUserArgs = def->getNumParams();
       for (unsigned i = 0; i < def->getNumParams(); ++i)
-        if (f.blockImages.count(def->getParamDecl(i))) km.blockImageArgs.push_back(i);
+        if (f.blockImages.count(def->getParamDecl(i))) {
+          km.blockImageArgs.push_back(i);
+          if (f.otherImageUses.count(def->getParamDecl(i))) km.mixedImageArgs.push_back(i);
+        }
       if (closure.count(canon)) {
         std::set<const clang::FunctionDecl*> reached{canon};
         std::vector<const clang::FunctionDecl*> stack{canon};
@@ -945,6 +1023,9 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
     ext += has(t.deviceExtensions, "cl_khr_3d_image_writes") ? ",+__opencl_c_3d_image_writes"
                                                              : ",-__opencl_c_3d_image_writes";
     if (!t.images) ext += ",-__opencl_c_images,-__opencl_c_read_write_images";
+    // The analysis must never reject what the driver builds (kBuiltinOnlyFeatures).
+    if (!codegen)
+      for (const char* f : kBuiltinOnlyFeatures) ext += std::string(",+") + f;
     ext += ",";
   }
   if (!codegen) ext += "-cl_khr_subgroups,-__opencl_c_subgroups,";

@@ -14,7 +14,8 @@
 //       "hiddenArgs": [ { "kind": "local-scratch", "index": 2 } ],
 //       "reqdWorkGroupSize": [0, 0, 0],     // 0 = not given
 //       "wholeSubGroups": false,            // every sub-group has S members
-//       "blockImageArgs": [] } ],           // image arguments block IO reads or writes
+//       "blockImageArgs": [],               // image arguments block IO reads or writes
+//       "mixedImageArgs": [] } ],           // those other image functions use as well
 //   "lineMap": [ { "rewrittenFile": "<source>", "rewrittenFirst": 120, "count": 30,
 //                  "originalFile": "<source>", "originalFirst": 1 } ],
 //   "log": "..."
@@ -68,7 +69,8 @@ std::string manifestToJson(const RewriteResult& r) {
     for (const HiddenArg& h : k.hiddenArgs)
       w.beginObject(kInline).field("kind", hiddenKindName(h.kind)).field("index", h.index).end();
     w.end().key("reqdWorkGroupSize").array(k.reqdWorkGroupSize);
-    w.field("wholeSubGroups", k.wholeSubGroups).key("blockImageArgs").array(k.blockImageArgs).end();
+    w.field("wholeSubGroups", k.wholeSubGroups).key("blockImageArgs").array(k.blockImageArgs);
+    w.key("mixedImageArgs").array(k.mixedImageArgs).end();
   }
   w.end().key("lineMap").beginArray();
   for (const LineMapEntry& e : r.lineMap)

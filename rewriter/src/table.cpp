@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <set>
 
 #include "embedded.h"
@@ -119,10 +120,17 @@ unsigned exchangeBytes(const Builtin& b, unsigned typeBytes) {
   }
 }
 
+const char* const kBuiltinOnlyFeatures[6] = {
+    "__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_device",  "__opencl_c_atomic_scope_all_devices",
+    "__opencl_c_work_group_collective_functions", "__opencl_c_int64"};
+
 namespace {
 // For SPIR targets Clang's opencl-c-base.h defines every OpenCL C 3.0 feature macro; the driver
 // defines only its device's. When the device's features are known, the ones it lacks go (and a
-// device without the generic address space gets the macro that says so).
+// device without the generic address space gets the macro that says so), but for the features
+// that only declare builtins (kBuiltinOnlyFeatures): a user #if on one of those may take the
+// other branch than the driver's, a builtin the driver takes must never be undeclared.
 std::string featureMacroFixes(const DeviceTraits& traits) {
   if (traits.deviceExtensions.empty() && traits.openclCFeatures.empty()) return {};
   // The feature macros the embedded header defines: read once, it never changes.
@@ -142,8 +150,13 @@ std::string featureMacroFixes(const DeviceTraits& traits) {
   const auto& have = traits.openclCFeatures;
   auto has = [&have](const std::string& n) { return std::find(have.begin(), have.end(), n) != have.end(); };
   std::string out = "#if __OPENCL_C_VERSION__ >= 300\n";
+  auto builtinOnly = [](const std::string& n) {
+    return std::find(std::begin(kBuiltinOnlyFeatures), std::end(kBuiltinOnlyFeatures), n) !=
+           std::end(kBuiltinOnlyFeatures);
+  };
   for (const std::string& n : names)
-    if (n != "__opencl_c_named_address_space_builtins" && !has(n)) out += "#undef " + n + "\n";
+    if (n != "__opencl_c_named_address_space_builtins" && !has(n) && !builtinOnly(n))
+      out += "#undef " + n + "\n";
   if (!has("__opencl_c_generic_address_space"))
     out += "#ifndef __opencl_c_named_address_space_builtins\n"
            "#define __opencl_c_named_address_space_builtins 1\n#endif\n";

@@ -47,6 +47,13 @@ unsigned exchangeBytes(const Builtin& b, unsigned typeBytes);
 // the types the device supports.
 std::string declarationsHeader(const DeviceTraits& traits);
 
+// OpenCL C 3.0 features whose only effect is to declare builtins, which drivers take whether
+// they report the feature or not (NVIDIA's OpenCL C 3.0 takes atomic_fetch_add without the
+// atomics features). Clang 15 declares a table builtin only while its feature's macro is
+// defined at the call, so the analysis keeps these macros defined; features that change the
+// language (generic address space, program-scope variables, pipes) stay the device's.
+extern const char* const kBuiltinOnlyFeatures[6];
+
 // The rows of the collective families (broadcast, reduce, scan) for the library: every name of
 // the family in the table defines __ISG_DEF_<name> as its strategy's body for the operation the
 // name says, and __ISG_ROW_<family> expands a row (or nothing when `families` lacks it).

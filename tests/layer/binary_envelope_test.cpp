@@ -27,6 +27,7 @@ isg::EnvelopePayload samplePayload() {
   k.reqdWorkGroupSize[2] = 1;
   k.wholeSubGroups = true;
   k.blockImageArgs = {1, 3};
+  k.mixedImageArgs = {3};
   p.kernels = {k, k};
   p.kernels[1].name = "second";
   p.kernels[1].hiddenArgs.clear();
@@ -73,6 +74,7 @@ TEST(BinaryEnvelope, ReadsBackWhatItWrote) {
   EXPECT_EQ(p.kernels[0].name, "gemm_tile");
   EXPECT_EQ(p.kernels[0].reqdWorkGroupSize[1], 2u);
   EXPECT_EQ(p.kernels[0].blockImageArgs, (std::vector<unsigned>{1, 3}));
+  EXPECT_EQ(p.kernels[0].mixedImageArgs, (std::vector<unsigned>{3}));
   EXPECT_EQ(p.strategy, isg::Strategy::Khr);
   EXPECT_EQ(p.appOptions, "-cl-std=CL2.0 -DSG=16");
 }

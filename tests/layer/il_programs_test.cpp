@@ -221,6 +221,33 @@ TEST(ProgramsFromIL, TheSpirvExtensionsAreAdvertisedExactlyWhereTheyBuild) {
   }
 }
 
+// Every extension the device advertises answers for its entry points (cl_khr_il_program: the
+// layer advertises it on PoCL and NVIDIA, whose drivers have no clCreateProgramWithILKHR), and
+// a program created through it builds and runs.
+TEST(ProgramsFromIL, EveryAdvertisedExtensionAnswersForItsEntryPoints) {
+  ISG_REQUIRE_ENV();
+  const std::string ext = isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS);
+  cl_platform_id platform = nullptr;
+  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr));
+  if (hasWord(ext, "cl_khr_subgroups") || hasWord(ext, "cl_intel_subgroups")) {
+    EXPECT_NE(clGetExtensionFunctionAddressForPlatform(platform, "clGetKernelSubGroupInfoKHR"),
+              nullptr);
+  }
+  if (!hasWord(ext, "cl_khr_il_program")) return;
+  auto khr = reinterpret_cast<CreateWithIL>(
+      clGetExtensionFunctionAddressForPlatform(platform, "clCreateProgramWithILKHR"));
+  ASSERT_NE(khr, nullptr) << "cl_khr_il_program is advertised";
+  const auto m = module();
+  cl_int err = CL_SUCCESS;
+  cl_program p = khr(env().context, m.data(), m.size(), &err);
+  ASSERT_NE(p, nullptr) << err;
+  EXPECT_EQ(clBuildProgram(p, 1, &env().device, "", nullptr, nullptr), CL_SUCCESS);
+  cl_uint kernels = 0;
+  EXPECT_EQ(clCreateKernelsInProgram(p, 0, nullptr, &kernels), CL_SUCCESS);
+  EXPECT_GT(kernels, 0u);
+  clReleaseProgram(p);
+}
+
 // A module whose layout is whole but which the SPIR-V validator rejects (a capability operand no
 // SPIR-V version defines): CL_INVALID_VALUE where the layer builds the module itself.
 TEST(ProgramsFromIL, ModulesTheValidatorRejectsAreInvalidValue) {

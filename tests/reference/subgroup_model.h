@@ -295,22 +295,33 @@ inline void imageWriteBytes(RawImage& img, int64_t bx, int64_t y, unsigned n, ui
 // Where member lid's k-th value of a media block read or write lies: "The read-in texels in the
 // 2D region taken in row-major order are re-organized as another 2D region with the byte width
 // equal to the subgroup size. Then each work-item reads each byte column vector of the
-// re-organized rectangle" (and "word"/"dword" for _us/_ui), i.e. region element k*S + i, at row
-// (k*S + i) / width and column (k*S + i) % width of the region whose top-left byte is (cx, cy).
-// `width` counts elements of n bytes. Nothing when the element lies past the region ("tail
-// elements of some of the column vector are undefined" for reads, "will not be included in the
-// written out region" for writes), or in a partial sub-group ("must be encountered by all work
-// items in a subgroup").
+// re-organized rectangle" (and "word"/"dword" for _us/_ui), where, SPV_INTEL_media_block_io says
+// (cl_intel_spirv_media_block_io maps the OpenCL C functions onto its instructions), "If the
+// source 2D region row byte width is not a power-of-two then the source 2D region row is
+// assigned to the destination 2D region with undefined padding values to make a power-of-two
+// row byte width" and a write "skips" those values "so that each row of the 2D region to write
+// begins at an byte offset that is a power-of-two". So region element k*S + i lies at row
+// (k*S + i) / pitch and column (k*S + i) % pitch, pitch the row's byte width rounded up to a
+// power of two, in elements. `width` counts elements of n bytes. Nothing when the element is
+// padding, lies past the region ("tail elements of some of the column vector are undefined"
+// for reads, "will not be included in the written out region" for writes), or is in a partial
+// sub-group ("must be encountered by all work items in a subgroup").
 struct MediaElement {
   int64_t bx = 0, y = 0;
 };
+inline uint32_t mediaPitch(uint32_t width, unsigned n) {
+  uint32_t bytes = 1;
+  while (bytes < width * n) bytes *= 2;
+  return bytes / n;
+}
 inline std::optional<MediaElement> mediaElement(const WorkGroup& g, uint32_t lid, int32_t cx,
                                                 int32_t cy, uint32_t width, uint32_t height,
                                                 uint32_t k, unsigned n) {
   if (g.partial(lid)) return std::nullopt;
   const uint64_t e = uint64_t(k) * g.maxSubGroupSize() + g.subGroupLocalId(lid);
-  if (e >= uint64_t(width) * height) return std::nullopt;
-  return MediaElement{int64_t(cx) + int64_t(e % width) * n, int64_t(cy) + int64_t(e / width)};
+  const uint32_t pitch = mediaPitch(width, n);
+  if (e >= uint64_t(pitch) * height || e % pitch >= width) return std::nullopt;
+  return MediaElement{int64_t(cx) + int64_t(e % pitch) * n, int64_t(cy) + int64_t(e / pitch)};
 }
 
 // "For out-of-bound reads, the read-in texels are replicated from the nearest edge for byte

@@ -88,6 +88,9 @@ struct KernelManifest {
   // Image arguments the kernel reads or writes with block IO (directly or through helpers):
   // block IO moves raw bits, which the library recovers exactly only for some image formats.
   std::vector<unsigned> blockImageArgs;
+  // Those of blockImageArgs that other image functions (read_image*, write_image*, queries)
+  // use as well: the layer cannot hand such an argument a raw-bits view of the image.
+  std::vector<unsigned> mixedImageArgs;
 };
 
 // Lines [rewrittenFirst, rewrittenFirst + count) of rewritten file `rewrittenFile` hold lines

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+#include "image_views.h"
+
+#include <cstdio>
+#include <iterator>
+
+#include "layer_api.h"
+#include "logger.h"
+
+namespace isg {
+namespace {
+
+std::string hex(unsigned v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%x", v);
+  return buf;
+}
+
+template <class T>
+cl_int imageValue(cl_mem image, cl_image_info param, T* out) {
+  if (!next().clGetImageInfo) return CL_INVALID_OPERATION;
+  return next().clGetImageInfo(image, param, sizeof(T), out, nullptr);
+}
+
+// An unsigned-integer format of `bytes` bytes per element that the context's devices take for
+// 2D images, plain channel orders first (the library's fastest paths).
+bool viewFormat(cl_context context, size_t bytes, cl_image_format* out) {
+  static const cl_image_format kCandidates[] = {
+      {CL_R, CL_UNSIGNED_INT8},     {CL_A, CL_UNSIGNED_INT8},      {CL_R, CL_UNSIGNED_INT16},
+      {CL_RG, CL_UNSIGNED_INT8},    {CL_A, CL_UNSIGNED_INT16},     {CL_R, CL_UNSIGNED_INT32},
+      {CL_RG, CL_UNSIGNED_INT16},   {CL_RGBA, CL_UNSIGNED_INT8},   {CL_A, CL_UNSIGNED_INT32},
+      {CL_RG, CL_UNSIGNED_INT32},   {CL_RGBA, CL_UNSIGNED_INT16},  {CL_RGBA, CL_UNSIGNED_INT32}};
+  if (!next().clGetSupportedImageFormats) return false;
+  cl_uint count = 0;
+  if (next().clGetSupportedImageFormats(context, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0,
+                                        nullptr, &count) != CL_SUCCESS)
+    return false;
+  std::vector<cl_image_format> supported(count);
+  if (count && next().clGetSupportedImageFormats(context, CL_MEM_READ_WRITE,
+                                                 CL_MEM_OBJECT_IMAGE2D, count, supported.data(),
+                                                 nullptr) != CL_SUCCESS)
+    return false;
+  auto channels = [](cl_channel_order o) { return o == CL_RGBA ? 4u : o == CL_RG ? 2u : 1u; };
+  auto channelBytes = [](cl_channel_type t) {
+    return t == CL_UNSIGNED_INT8 ? 1u : t == CL_UNSIGNED_INT16 ? 2u : 4u;
+  };
+  for (const cl_image_format& c : kCandidates) {
+    if (channels(c.image_channel_order) * channelBytes(c.image_channel_data_type) != bytes)
+      continue;
+    for (const cl_image_format& s : supported)
+      if (s.image_channel_order == c.image_channel_order &&
+          s.image_channel_data_type == c.image_channel_data_type) {
+        *out = c;
+        return true;
+      }
+  }
+  return false;
+}
+
+void releaseEvent(cl_event& e) {
+  if (e && next().clReleaseEvent) next().clReleaseEvent(e);
+  e = nullptr;
+}
+
+}  // namespace
+
+bool exactForBlockIO(const cl_image_format& f, std::string* name) {
+  switch (f.image_channel_order) {
+    case CL_R: case CL_A: case CL_INTENSITY: case CL_LUMINANCE: case CL_RG: case CL_RA:
+    case CL_RGBA: case CL_BGRA: case CL_ARGB:
+      break;
+    default:
+      *name = "channel order 0x" + hex(f.image_channel_order);
+      return false;
+  }
+  switch (f.image_channel_data_type) {
+    case CL_UNSIGNED_INT8: case CL_UNSIGNED_INT16: case CL_UNSIGNED_INT32: case CL_SIGNED_INT8:
+    case CL_SIGNED_INT16: case CL_SIGNED_INT32: case CL_UNORM_INT8: case CL_UNORM_INT16:
+    case CL_HALF_FLOAT: case CL_FLOAT:
+      return true;
+    case CL_SNORM_INT8: *name = "CL_SNORM_INT8"; return false;
+    case CL_SNORM_INT16: *name = "CL_SNORM_INT16"; return false;
+    case CL_UNORM_SHORT_565: *name = "CL_UNORM_SHORT_565"; return false;
+    case CL_UNORM_SHORT_555: *name = "CL_UNORM_SHORT_555"; return false;
+    case CL_UNORM_INT_101010: *name = "CL_UNORM_INT_101010"; return false;
+    default:
+      *name = "channel data type 0x" + hex(f.image_channel_data_type);
+      return false;
+  }
+}
+
+void RawImageView::release() {
+  releaseEvent(lastUse);
+  if (view && next().clReleaseMemObject) next().clReleaseMemObject(view);
+  if (staging && next().clReleaseMemObject) next().clReleaseMemObject(staging);
+  *this = RawImageView{};
+}
+
+RawViewLaunch::~RawViewLaunch() {
+  if (argsSet_) finish(nullptr, nullptr);
+  if (ownsWaits_)
+    for (cl_event& e : waits_) releaseEvent(e);
+}
+
+cl_int RawViewLaunch::prepare(cl_uint numEvents, const cl_event* events) {
+  if (!next().clEnqueueCopyImageToBuffer || !next().clEnqueueCopyBufferToImage ||
+      !next().clCreateImage || !next().clCreateBuffer || !next().clGetMemObjectInfo)
+    return CL_INVALID_OPERATION;
+  ownsWaits_ = true;
+  for (const auto& [index, image] : images_) {
+    size_t width = 0, height = 0, bytes = 0;
+    cl_context context = nullptr;
+    cl_int err = imageValue(image, CL_IMAGE_WIDTH, &width);
+    if (err == CL_SUCCESS) err = imageValue(image, CL_IMAGE_HEIGHT, &height);
+    if (err == CL_SUCCESS) err = imageValue(image, CL_IMAGE_ELEMENT_SIZE, &bytes);
+    if (err == CL_SUCCESS)
+      err = next().clGetMemObjectInfo(image, CL_MEM_CONTEXT, sizeof context, &context, nullptr);
+    if (err != CL_SUCCESS) return err;
+    RawImageView& v = (*views_)[index];
+    if (v.source != image || v.width != width || v.height != height || v.elementBytes != bytes)
+      v.release();
+    if (!v.view) {
+      cl_image_format format{};
+      if (!viewFormat(context, bytes, &format)) {
+        ISG_LOG_ERROR("argument " << index << ": no unsigned-integer image format of " << bytes
+                                  << " bytes per element on this device, for the raw-bits view "
+                                     "block and media IO need");
+        return CL_IMAGE_FORMAT_NOT_SUPPORTED;
+      }
+      cl_image_desc desc{};
+      desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+      desc.image_width = width;
+      desc.image_height = height;
+      v.view = next().clCreateImage(context, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
+      if (v.view)
+        v.staging = next().clCreateBuffer(context, CL_MEM_READ_WRITE, width * height * bytes,
+                                          nullptr, &err);
+      if (!v.view || !v.staging) {
+        v.release();
+        return err == CL_SUCCESS ? CL_OUT_OF_RESOURCES : err;
+      }
+      v.source = image;
+      v.width = width;
+      v.height = height;
+      v.elementBytes = bytes;
+    }
+    // After the application's wait list and the view's previous launch.
+    std::vector<cl_event> before(events, events + numEvents);
+    if (v.lastUse) before.push_back(v.lastUse);
+    const size_t origin[3] = {0, 0, 0}, region[3] = {width, height, 1};
+    cl_event copied = nullptr, filled = nullptr;
+    err = next().clEnqueueCopyImageToBuffer(queue_, image, v.staging, origin, region, 0,
+                                            static_cast<cl_uint>(before.size()),
+                                            before.empty() ? nullptr : before.data(), &copied);
+    if (err == CL_SUCCESS)
+      err = next().clEnqueueCopyBufferToImage(queue_, v.staging, v.view, 0, origin, region, 1,
+                                              &copied, &filled);
+    releaseEvent(copied);
+    if (err != CL_SUCCESS) return err;
+    waits_.push_back(filled);
+  }
+  for (const auto& [index, image] : images_) {
+    cl_mem view = (*views_)[index].view;
+    cl_int err = next().clSetKernelArg(kernel_, index, sizeof view, &view);
+    argsSet_ = true;
+    if (err != CL_SUCCESS) return err;
+  }
+  return CL_SUCCESS;
+}
+
+cl_int RawViewLaunch::finish(cl_event launched, cl_event* appEvent) {
+  cl_int result = CL_SUCCESS;
+  if (argsSet_) {
+    for (const auto& [index, image] : images_) {
+      cl_mem app = image;
+      next().clSetKernelArg(kernel_, index, sizeof app, &app);
+    }
+    argsSet_ = false;
+  }
+  if (!launched) return result;
+  std::vector<cl_event> done;
+  for (const auto& [index, image] : images_) {
+    RawImageView& v = (*views_)[index];
+    cl_kernel_arg_access_qualifier access = 0;
+    // A read-only argument leaves the image as it was (arg info is optional: without it, the
+    // view goes back).
+    const bool readOnly =
+        next().clGetKernelArgInfo &&
+        next().clGetKernelArgInfo(kernel_, index, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof access,
+                                  &access, nullptr) == CL_SUCCESS &&
+        access == CL_KERNEL_ARG_ACCESS_READ_ONLY;
+    cl_event last = nullptr;
+    if (readOnly) {
+      last = launched;
+      if (next().clRetainEvent) next().clRetainEvent(last);
+    } else {
+      const size_t origin[3] = {0, 0, 0}, region[3] = {v.width, v.height, 1};
+      cl_event copied = nullptr;
+      cl_int err = next().clEnqueueCopyImageToBuffer(queue_, v.view, v.staging, origin, region, 0,
+                                                     1, &launched, &copied);
+      if (err == CL_SUCCESS)
+        err = next().clEnqueueCopyBufferToImage(queue_, v.staging, image, 0, origin, region, 1,
+                                                &copied, &last);
+      releaseEvent(copied);
+      if (err != CL_SUCCESS) {
+        ISG_LOG_ERROR("argument " << index << ": copying the raw-bits view back into the image "
+                                  << "failed with " << err);
+        result = err;
+        continue;
+      }
+    }
+    releaseEvent(v.lastUse);
+    v.lastUse = last;
+    if (next().clRetainEvent) next().clRetainEvent(last);
+    done.push_back(last);
+  }
+  if (appEvent) {
+    if (done.empty()) {
+      *appEvent = launched;
+      launched = nullptr;
+    } else if (done.size() == 1) {
+      *appEvent = done[0];
+      done.clear();
+    } else {
+      cl_int err = next().clEnqueueMarkerWithWaitList
+                       ? next().clEnqueueMarkerWithWaitList(
+                             queue_, static_cast<cl_uint>(done.size()), done.data(), appEvent)
+                       : CL_INVALID_OPERATION;
+      if (err != CL_SUCCESS) result = err;
+    }
+  }
+  for (cl_event& e : done) releaseEvent(e);
+  releaseEvent(launched);
+  return result;
+}
+
+}  // namespace isg
