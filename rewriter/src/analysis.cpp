@@ -784,6 +784,19 @@ class AnalysisConsumer : public clang::ASTConsumer {
     for (const HiddenParam& h : hidden)
       hiddenText += (hiddenText.empty() ? "" : ", ") + std::string(h.declaration);
     clang::SourceManager& sm = ctx.getSourceManager();
+    // Kernels by the spelling of their body's brace (several where a macro defines them), each
+    // group's scratch slot widened to its widest.
+    std::map<unsigned, std::vector<std::size_t>> prologueSharers;
+    for (const auto& [canon, index] : manifestOf) {
+      const clang::FunctionDecl* def = c.funcs.at(canon).definition;
+      const auto* body = def ? llvm::dyn_cast_or_null<clang::CompoundStmt>(def->getBody()) : nullptr;
+      if (body) prologueSharers[sm.getSpellingLoc(body->getLBracLoc()).getRawEncoding()].push_back(index);
+    }
+    for (const auto& [brace, group] : prologueSharers) {
+      unsigned widest = 0;
+      for (std::size_t i : group) widest = std::max(widest, out_.kernels[i].scratchBytesPerItem);
+      for (std::size_t i : group) out_.kernels[i].scratchBytesPerItem = widest;
+    }
     for (const clang::FunctionDecl* fd : c.declarations) {
       const clang::FunctionDecl* canon = fd->getCanonicalDecl();
       std::string what = "the declaration of '" + fd->getNameAsString() + "'";
@@ -819,12 +832,32 @@ class AnalysisConsumer : public clang::ASTConsumer {
           continue;
         }
         // S, SLOT and, when every sub-group is whole, the required work-group size (else 0s).
+        // Kernels whose bodies one macro spells share the prologue's text: the widest scratch
+        // slot of them all, and whole-sub-group sizes only where they all agree.
+        const SourceLocation brace = sm.getSpellingLoc(body->getLBracLoc());
+        const std::vector<std::size_t>& sharing = prologueSharers[brace.getRawEncoding()];
         const KernelManifest& km = out_.kernels[manifestOf.at(canon)];
+        bool sameShape = true;
+        for (std::size_t i : sharing) {
+          const KernelManifest& other = out_.kernels[i];
+          if (other.subGroupSize != km.subGroupSize) {
+            ed.error(fd->getLocation(),
+                     "kernels '" + km.name + "' (sub-group size " + std::to_string(km.subGroupSize) +
+                         ") and '" + other.name + "' (" + std::to_string(other.subGroupSize) +
+                         ") have their bodies in one macro: the layer writes one prologue there, "
+                         "for one sub-group size; define them with separate macros");
+            break;
+          }
+          sameShape &= other.wholeSubGroups == km.wholeSubGroups &&
+                       std::equal(std::begin(other.reqdWorkGroupSize),
+                                  std::end(other.reqdWorkGroupSize),
+                                  std::begin(km.reqdWorkGroupSize));
+        }
         std::string args =
             std::to_string(km.subGroupSize) + ", " + std::to_string(km.scratchBytesPerItem);
         for (std::size_t d : km.reqdWorkGroupSize)
-          args += ", " + std::to_string(km.wholeSubGroups ? d : 0);
-        ed.add(sm.getSpellingLoc(body->getLBracLoc()), 1, 0, "__ISG_KERNEL_PROLOGUE(" + args + ") ",
+          args += ", " + std::to_string(km.wholeSubGroups && sameShape ? d : 0);
+        ed.add(brace, 1, 0, "__ISG_KERNEL_PROLOGUE(" + args + ") ",
                fd->getLocation(), "the body of kernel '" + fd->getNameAsString() + "'");
       }
     }

@@ -306,6 +306,28 @@ TEST(RealWorld, BuiltinsADriverTakesWithoutTheirFeatureAreDeclared) {
   EXPECT_REWRITTEN(rewrite(src, "-cl-std=CL3.0 -cl-fast-relaxed-math -DX=1", {}, t));
 }
 
+// Kernels whose bodies one macro spells share the layer's prologue: the widest scratch slot of
+// them all; different sub-group sizes cannot share it, and say so at the kernels.
+TEST(RealWorld, KernelsDefinedByOneMacro) {
+  const std::string body =
+      "#define KERNEL(NAME, T, ATTR) ATTR kernel void NAME(global T* o) {\\\n"
+      "  o[0] = intel_sub_group_shuffle(o[1], 0u); }\n";
+  auto r = rewrite(body + "KERNEL(a, int, )\nKERNEL(b, int8, )\nKERNEL(c, char, )\n");
+  EXPECT_REWRITTEN(r);
+  ASSERT_NE(kernel(r, "a"), nullptr);
+  EXPECT_EQ(kernel(r, "a")->scratchBytesPerItem, kernel(r, "b")->scratchBytesPerItem);
+  EXPECT_EQ(kernel(r, "c")->scratchBytesPerItem, kernel(r, "b")->scratchBytesPerItem);
+  auto alone = rewrite(body + "KERNEL(b, int8, )\n");
+  auto narrow = rewrite(body + "KERNEL(c, char, )\n");
+  ASSERT_NE(kernel(alone, "b"), nullptr);
+  ASSERT_NE(kernel(narrow, "c"), nullptr);
+  EXPECT_LT(kernel(narrow, "c")->scratchBytesPerItem, kernel(alone, "b")->scratchBytesPerItem);
+  EXPECT_EQ(kernel(r, "c")->scratchBytesPerItem, kernel(alone, "b")->scratchBytesPerItem);
+  auto sizes = rewrite(body + "KERNEL(a, int, )\n"
+                              "KERNEL(b, int, __attribute__((intel_reqd_sub_group_size(8))))\n");
+  EXPECT_REWRITE_ERROR(sizes, "have their bodies in one macro");
+}
+
 // OpenCL C 2.0 makes read_write images core, yet NVIDIA's driver takes -cl-std=CL2.0 with no
 // read-write image support: such a kernel fails at the rewrite with a log that says why.
 TEST(RealWorld, ReadWriteImageOnADeviceWithoutThem) {
