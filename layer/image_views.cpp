@@ -76,8 +76,9 @@ bool exactForBlockIO(const cl_image_format& f, std::string* name) {
   switch (f.image_channel_data_type) {
     case CL_UNSIGNED_INT8: case CL_UNSIGNED_INT16: case CL_UNSIGNED_INT32: case CL_SIGNED_INT8:
     case CL_SIGNED_INT16: case CL_SIGNED_INT32: case CL_UNORM_INT8: case CL_UNORM_INT16:
-    case CL_HALF_FLOAT: case CL_FLOAT:
+    case CL_FLOAT:
       return true;
+    case CL_HALF_FLOAT: *name = "CL_HALF_FLOAT"; return false;
     case CL_SNORM_INT8: *name = "CL_SNORM_INT8"; return false;
     case CL_SNORM_INT16: *name = "CL_SNORM_INT16"; return false;
     case CL_UNORM_SHORT_565: *name = "CL_UNORM_SHORT_565"; return false;

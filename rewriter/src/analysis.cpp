@@ -191,6 +191,12 @@ const Builtin* builtinFor(const clang::FunctionDecl* fd) {
   return findBuiltin(id->getName());
 }
 
+// Image queries a raw-bits view of the image answers as the image does (same width, height
+// and element size); get_image_channel_* would not.
+bool sizeQuery(llvm::StringRef name) {
+  return name == "get_image_width" || name == "get_image_height" || name == "get_image_dim";
+}
+
 // Walks every user function body once: builtin calls, calls between user functions, and every
 // declaration (each one may need the context parameter).
 class Collector : public clang::RecursiveASTVisitor<Collector> {
@@ -272,6 +278,8 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
     } else if (callee->isDefined()) {
       current_->calls.push_back({ce, callee->getCanonicalDecl()});
       for (const clang::Expr* arg : ce->arguments()) passed(arg);
+    } else if (callee->getIdentifier() && sizeQuery(callee->getName()) && ce->getNumArgs() == 1) {
+      passed(ce->getArg(0));  // a raw-bits view has the image's size: not another use
     } else if (!internal(callee->getLocation()) && callee->getIdentifier()) {
       externals.insert(callee->getNameAsString());
     }

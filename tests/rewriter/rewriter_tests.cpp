@@ -370,7 +370,8 @@ TEST(Manifest, MixedImageArguments) {
       "uint both(read_only image2d_t img) { return row(img) + texel(img).x; }\n"
       "kernel void k(global uint* o, read_only image2d_t a, read_only image2d_t b,\n"
       "              read_only image2d_t c, read_only image2d_t d) {\n"
-      "  o[0] = intel_sub_group_block_read(a, (int2)(0, 0)) + get_image_width(a);\n"
+      "  o[0] = intel_sub_group_block_read(a, (int2)(0, 0)) + get_image_channel_order(a);\n"
+      "  o[2] = get_image_width(d) + get_image_dim(b).y + get_image_height(d);\n"
       "  o[1] = row(b) + both(c) + row(d);\n"
       "}\n");
   EXPECT_REWRITTEN(r);
