@@ -102,13 +102,17 @@ bool readKernel(Reader& r, KernelManifest* k) {
   k->hiddenArgs.resize(hidden);
   for (uint32_t i = 0; i < hidden; ++i) {
     uint32_t kind = 0;
-    if (!r.u32(&kind) || !r.u32(&k->hiddenArgs[i].index)) return false;
+    HiddenArg& h = k->hiddenArgs[i];
+    if (!r.u32(&kind) || !r.u32(&h.index) || !r.u32(&h.imageArg)) return false;
     // The layer sets these arguments at every enqueue: they must be what it appends, after the
     // application's own.
-    if (kind != static_cast<uint32_t>(HiddenArg::Kind::LocalScratch) ||
-        k->hiddenArgs[i].index != k->numUserArgs + i)
+    if (kind == static_cast<uint32_t>(HiddenArg::Kind::LocalScratch))
+      h.kind = HiddenArg::Kind::LocalScratch;
+    else if (kind == static_cast<uint32_t>(HiddenArg::Kind::RawImage) && h.imageArg < k->numUserArgs)
+      h.kind = HiddenArg::Kind::RawImage;
+    else
       return false;
-    k->hiddenArgs[i].kind = HiddenArg::Kind::LocalScratch;
+    if (h.index != k->numUserArgs + i) return false;
   }
   for (std::size_t& d : k->reqdWorkGroupSize) {
     uint64_t v = 0;
@@ -145,6 +149,7 @@ std::string encodeEnvelopePayload(const EnvelopePayload& p) {
     for (const HiddenArg& h : k.hiddenArgs) {
       w.u32(static_cast<uint32_t>(h.kind));
       w.u32(h.index);
+      w.u32(h.imageArg);
     }
     for (std::size_t d : k.reqdWorkGroupSize) w.u64(d);
     w.u32(k.wholeSubGroups);

@@ -24,7 +24,8 @@ namespace isg {
 // application builds from source again, as it does when a driver update invalidates its cache.
 // Version 2 added the driver binary's size and the checksum: a cache cut short by a full disk
 // or a flipped bit is refused here instead of reaching a driver that crashes on it (PoCL 3.1
-// does). Version 3 added each kernel's mixedImageArgs (raw-bits image views at enqueue).
+// does). Version 3 added each kernel's mixedImageArgs (raw-bits image views at enqueue) and the
+// raw-image hidden arguments (emulated read_write images).
 constexpr unsigned kEnvelopeVersion = 3;
 
 // What a rewritten program's binary carries besides the driver's bytes.

@@ -280,7 +280,7 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   t.readWriteImages = t.images &&
                       deviceValue(device, CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS, &readWriteImages) ==
                           CL_SUCCESS &&
-                      readWriteImages > 0;
+                      readWriteImages > 0 && !config().EMULATE_READ_WRITE_IMAGES;
   t.openclCVersion = 120;
   if (deviceString(device, CL_DEVICE_OPENCL_C_VERSION, &cVersion) == CL_SUCCESS)
     t.openclCVersion = parseOpenclCVersion(cVersion);

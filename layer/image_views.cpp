@@ -99,70 +99,106 @@ void RawImageView::release() {
 
 RawViewLaunch::~RawViewLaunch() {
   if (argsSet_) finish(nullptr, nullptr);
-  if (ownsWaits_)
-    for (cl_event& e : waits_) releaseEvent(e);
+  for (cl_event& e : waits_) releaseEvent(e);
 }
+
+namespace {
+
+constexpr size_t kHeaderBytes = 32;  // 75-image.cl's __isg_rw_image reads it
+
+// Creates `v` for `in` (width x height elements of `bytes`); false with *err on failure.
+bool makeStandIn(cl_command_queue queue, cl_context context, const ImageStandIn& in,
+                 size_t width, size_t height, size_t bytes, RawImageView* v, cl_int* err) {
+  if (in.texelBuffer) {
+    cl_image_format format{};
+    *err = imageValue(in.image, CL_IMAGE_FORMAT, &format);
+    if (*err != CL_SUCCESS) return false;
+    v->staging = next().clCreateBuffer(context, CL_MEM_READ_WRITE,
+                                       kHeaderBytes + width * height * bytes, nullptr, err);
+    if (!v->staging) return false;
+    v->header[0] = cl_uint(width);
+    v->header[1] = cl_uint(height);
+    v->header[2] = format.image_channel_order;
+    v->header[3] = format.image_channel_data_type;
+    // The header lives in the view, which outlives the write (lastUse orders the next use).
+    return (*err = next().clEnqueueWriteBuffer(queue, v->staging, CL_FALSE, 0, kHeaderBytes,
+                                               v->header, 0, nullptr, &v->lastUse)) ==
+           CL_SUCCESS;
+  }
+  cl_image_format format{};
+  if (!viewFormat(context, bytes, &format)) {
+    ISG_LOG_ERROR("argument " << in.arg << ": no unsigned-integer image format of " << bytes
+                              << " bytes per element on this device, for the raw-bits view "
+                                 "block and media IO need");
+    *err = CL_IMAGE_FORMAT_NOT_SUPPORTED;
+    return false;
+  }
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = width;
+  desc.image_height = height;
+  v->view = next().clCreateImage(context, CL_MEM_READ_WRITE, &format, &desc, nullptr, err);
+  if (v->view)
+    v->staging = next().clCreateBuffer(context, CL_MEM_READ_WRITE, width * height * bytes,
+                                       nullptr, err);
+  return v->view && v->staging;
+}
+
+}  // namespace
 
 cl_int RawViewLaunch::prepare(cl_uint numEvents, const cl_event* events) {
   if (!next().clEnqueueCopyImageToBuffer || !next().clEnqueueCopyBufferToImage ||
-      !next().clCreateImage || !next().clCreateBuffer || !next().clGetMemObjectInfo)
+      !next().clCreateImage || !next().clCreateBuffer || !next().clGetMemObjectInfo ||
+      !next().clEnqueueWriteBuffer)
     return CL_INVALID_OPERATION;
-  ownsWaits_ = true;
-  for (const auto& [index, image] : images_) {
+  for (const ImageStandIn& in : standIns_) {
     size_t width = 0, height = 0, bytes = 0;
     cl_context context = nullptr;
-    cl_int err = imageValue(image, CL_IMAGE_WIDTH, &width);
-    if (err == CL_SUCCESS) err = imageValue(image, CL_IMAGE_HEIGHT, &height);
-    if (err == CL_SUCCESS) err = imageValue(image, CL_IMAGE_ELEMENT_SIZE, &bytes);
+    cl_int err = in.image ? imageValue(in.image, CL_IMAGE_WIDTH, &width) : CL_INVALID_KERNEL_ARGS;
+    if (err == CL_SUCCESS) err = imageValue(in.image, CL_IMAGE_HEIGHT, &height);
+    if (err == CL_SUCCESS) err = imageValue(in.image, CL_IMAGE_ELEMENT_SIZE, &bytes);
     if (err == CL_SUCCESS)
-      err = next().clGetMemObjectInfo(image, CL_MEM_CONTEXT, sizeof context, &context, nullptr);
+      err = next().clGetMemObjectInfo(in.image, CL_MEM_CONTEXT, sizeof context, &context, nullptr);
     if (err != CL_SUCCESS) return err;
-    RawImageView& v = (*views_)[index];
-    if (v.source != image || v.width != width || v.height != height || v.elementBytes != bytes)
+    RawImageView& v = (*views_)[in.arg];
+    if (v.source != in.image || v.width != width || v.height != height || v.elementBytes != bytes)
       v.release();
-    if (!v.view) {
-      cl_image_format format{};
-      if (!viewFormat(context, bytes, &format)) {
-        ISG_LOG_ERROR("argument " << index << ": no unsigned-integer image format of " << bytes
-                                  << " bytes per element on this device, for the raw-bits view "
-                                     "block and media IO need");
-        return CL_IMAGE_FORMAT_NOT_SUPPORTED;
-      }
-      cl_image_desc desc{};
-      desc.image_type = CL_MEM_OBJECT_IMAGE2D;
-      desc.image_width = width;
-      desc.image_height = height;
-      v.view = next().clCreateImage(context, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
-      if (v.view)
-        v.staging = next().clCreateBuffer(context, CL_MEM_READ_WRITE, width * height * bytes,
-                                          nullptr, &err);
-      if (!v.view || !v.staging) {
+    if (!v.staging) {
+      if (!makeStandIn(queue_, context, in, width, height, bytes, &v, &err)) {
         v.release();
         return err == CL_SUCCESS ? CL_OUT_OF_RESOURCES : err;
       }
-      v.source = image;
+      v.source = in.image;
       v.width = width;
       v.height = height;
       v.elementBytes = bytes;
     }
-    // After the application's wait list and the view's previous launch.
+    // After the application's wait list and the stand-in's previous use.
     std::vector<cl_event> before(events, events + numEvents);
     if (v.lastUse) before.push_back(v.lastUse);
     const size_t origin[3] = {0, 0, 0}, region[3] = {width, height, 1};
     cl_event copied = nullptr, filled = nullptr;
-    err = next().clEnqueueCopyImageToBuffer(queue_, image, v.staging, origin, region, 0,
+    err = next().clEnqueueCopyImageToBuffer(queue_, in.image, v.staging, origin, region,
+                                            in.texelBuffer ? kHeaderBytes : 0,
                                             static_cast<cl_uint>(before.size()),
                                             before.empty() ? nullptr : before.data(), &copied);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && !in.texelBuffer) {
       err = next().clEnqueueCopyBufferToImage(queue_, v.staging, v.view, 0, origin, region, 1,
                                               &copied, &filled);
-    releaseEvent(copied);
-    if (err != CL_SUCCESS) return err;
+      releaseEvent(copied);
+    } else {
+      filled = copied;
+    }
+    if (err != CL_SUCCESS) {
+      releaseEvent(filled);
+      return err;
+    }
     waits_.push_back(filled);
   }
-  for (const auto& [index, image] : images_) {
-    cl_mem view = (*views_)[index].view;
-    cl_int err = next().clSetKernelArg(kernel_, index, sizeof view, &view);
+  for (const ImageStandIn& in : standIns_) {
+    const RawImageView& v = (*views_)[in.arg];
+    cl_mem standIn = in.texelBuffer ? v.staging : v.view;
+    cl_int err = next().clSetKernelArg(kernel_, in.arg, sizeof standIn, &standIn);
     argsSet_ = true;
     if (err != CL_SUCCESS) return err;
   }
@@ -172,22 +208,24 @@ cl_int RawViewLaunch::prepare(cl_uint numEvents, const cl_event* events) {
 cl_int RawViewLaunch::finish(cl_event launched, cl_event* appEvent) {
   cl_int result = CL_SUCCESS;
   if (argsSet_) {
-    for (const auto& [index, image] : images_) {
-      cl_mem app = image;
-      next().clSetKernelArg(kernel_, index, sizeof app, &app);
+    // A view replaced the application's own argument; a texel buffer is a hidden one.
+    for (const ImageStandIn& in : standIns_) {
+      if (in.texelBuffer) continue;
+      cl_mem app = in.image;
+      next().clSetKernelArg(kernel_, in.arg, sizeof app, &app);
     }
     argsSet_ = false;
   }
   if (!launched) return result;
   std::vector<cl_event> done;
-  for (const auto& [index, image] : images_) {
-    RawImageView& v = (*views_)[index];
+  for (const ImageStandIn& in : standIns_) {
+    RawImageView& v = (*views_)[in.arg];
     cl_kernel_arg_access_qualifier access = 0;
     // A read-only argument leaves the image as it was (arg info is optional: without it, the
-    // view goes back).
+    // view goes back); a texel buffer stands in for a read_write image.
     const bool readOnly =
-        next().clGetKernelArgInfo &&
-        next().clGetKernelArgInfo(kernel_, index, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof access,
+        !in.texelBuffer && next().clGetKernelArgInfo &&
+        next().clGetKernelArgInfo(kernel_, in.arg, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof access,
                                   &access, nullptr) == CL_SUCCESS &&
         access == CL_KERNEL_ARG_ACCESS_READ_ONLY;
     cl_event last = nullptr;
@@ -197,15 +235,21 @@ cl_int RawViewLaunch::finish(cl_event launched, cl_event* appEvent) {
     } else {
       const size_t origin[3] = {0, 0, 0}, region[3] = {v.width, v.height, 1};
       cl_event copied = nullptr;
-      cl_int err = next().clEnqueueCopyImageToBuffer(queue_, v.view, v.staging, origin, region, 0,
-                                                     1, &launched, &copied);
-      if (err == CL_SUCCESS)
-        err = next().clEnqueueCopyBufferToImage(queue_, v.staging, image, 0, origin, region, 1,
-                                                &copied, &last);
-      releaseEvent(copied);
+      cl_int err = CL_SUCCESS;
+      if (in.texelBuffer) {
+        err = next().clEnqueueCopyBufferToImage(queue_, v.staging, in.image, kHeaderBytes, origin,
+                                                region, 1, &launched, &last);
+      } else {
+        err = next().clEnqueueCopyImageToBuffer(queue_, v.view, v.staging, origin, region, 0, 1,
+                                                &launched, &copied);
+        if (err == CL_SUCCESS)
+          err = next().clEnqueueCopyBufferToImage(queue_, v.staging, in.image, 0, origin, region,
+                                                  1, &copied, &last);
+        releaseEvent(copied);
+      }
       if (err != CL_SUCCESS) {
-        ISG_LOG_ERROR("argument " << index << ": copying the raw-bits view back into the image "
-                                  << "failed with " << err);
+        ISG_LOG_ERROR("argument " << in.arg << ": copying the image's stand-in back failed with "
+                                  << err);
         result = err;
         continue;
       }

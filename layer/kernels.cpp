@@ -187,6 +187,7 @@ void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const 
       next().clGetImageInfo(mem, CL_IMAGE_FORMAT, sizeof format, &format, nullptr) == CL_SUCCESS)
     exactForBlockIO(format, &inexact);
   std::lock_guard<std::mutex> lock(record.enqueueMutex);
+  record.boundImages[index] = type == CL_MEM_OBJECT_IMAGE2D ? mem : nullptr;
   if (inexact.empty()) record.inexactImages.erase(index);
   else record.inexactImages[index] = {mem, inexact};
 }
@@ -447,9 +448,18 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
   }
 
   std::lock_guard<std::mutex> lock(record->enqueueMutex);
-  // Images whose format the library cannot move exactly get a raw-bits view (image_views.h).
-  std::map<cl_uint, cl_mem> viewImages;
+  // Images whose format the library cannot move exactly get a raw-bits view, read_write images
+  // on a device without them a texel buffer (image_views.h).
+  std::vector<ImageStandIn> standIns;
+  std::vector<cl_uint> emulated;
+  for (const HiddenArg& h : record->manifest.hiddenArgs) {
+    if (h.kind != HiddenArg::Kind::RawImage) continue;
+    auto bound = record->boundImages.find(h.imageArg);
+    standIns.push_back({h.index, bound == record->boundImages.end() ? nullptr : bound->second, true});
+    emulated.push_back(h.imageArg);
+  }
   for (const auto& [index, inexact] : record->inexactImages) {
+    if (std::find(emulated.begin(), emulated.end(), index) != emulated.end()) continue;
     const auto& mixed = record->manifest.mixedImageArgs;
     if (std::find(mixed.begin(), mixed.end(), index) != mixed.end()) {
       ISG_LOG_ERROR("kernel " << record->manifest.name << ": argument " << index
@@ -461,11 +471,11 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
                                  "(docs/builtins.md)");
       return CL_IMAGE_FORMAT_NOT_SUPPORTED;
     }
-    viewImages[index] = inexact.image;
+    standIns.push_back({index, inexact.image, false});
   }
   auto launch = [&](cl_kernel k, const size_t* local) -> cl_int {
-    if (viewImages.empty()) return enqueue(k, local);
-    RawViewLaunch views(queue, k, viewImages, &record->rawViews);
+    if (standIns.empty()) return enqueue(k, local);
+    RawViewLaunch views(queue, k, standIns, &record->rawViews);
     cl_int e = views.prepare(num_events_in_wait_list, event_wait_list);
     if (e != CL_SUCCESS) return e;
     cl_event launched = nullptr;
@@ -518,6 +528,13 @@ cl_int enqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint num_events_
   if (!needsHiddenArguments(kernel)) return forward();
   std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
   if (!record || record->manifest.hiddenArgs.empty()) return forward();
+  // Texel buffers are set per launch: a task is an ND-range of one work-item.
+  for (const HiddenArg& h : record->manifest.hiddenArgs)
+    if (h.kind == HiddenArg::Kind::RawImage) {
+      static const size_t kOne[1] = {1};
+      return enqueueNDRange(queue, kernel, 1, nullptr, kOne, kOne, num_events_in_wait_list,
+                            event_wait_list, event);
+    }
   cl_device_id device = nullptr;
   if (queueDevice(queue, &device) != CL_SUCCESS) return forward();
   const DeviceProfile* profile = DeviceStrategy::of(device);

@@ -98,6 +98,7 @@ struct KernelRecord {
     std::string format;
   };
   std::map<cl_uint, InexactImage> inexactImages;
+  std::map<cl_uint, cl_mem> boundImages;  // every block IO image argument, as last set
   std::map<cl_uint, RawImageView> rawViews;
 };
 

@@ -114,6 +114,7 @@ static inline int __isg_floor_div(int a, int b) { return (a >= 0 ? a : a - b + 1
 typedef struct {
   int order, type, cs, nch, es, width, height;
   int direct; /* not bool: a bool member is not portable across OpenCL drivers' struct layouts */
+  int raw;    /* the texels are in a buffer (an emulated read_write image, below) */
 } __isg_image_fmt_t;
 static inline bool __isg_image_is_unsigned_int(int type) {
   return type == CLK_UNSIGNED_INT8 || type == CLK_UNSIGNED_INT16 || type == CLK_UNSIGNED_INT32;
@@ -195,6 +196,7 @@ static inline uint4 __isg_image_unpack32(uint bits, __isg_image_fmt_t f) {
     f.width = get_image_width(img);                                                                \
     f.height = get_image_height(img);                                                              \
     f.direct = f.nch == 1 && __isg_image_is_unsigned_int(f.type);                                  \
+    f.raw = 0;                                                                                     \
     return f;                                                                                      \
   }
 #define __ISG_IMAGE_READ_HELPER(ACCESS)                                                            \
@@ -270,11 +272,111 @@ __ISG_IMAGE_FMT_HELPER(read_only)
 __ISG_IMAGE_FMT_HELPER(write_only)
 __ISG_IMAGE_READ_HELPER(read_only)
 __ISG_IMAGE_WRITE_HELPER(write_only)
-#if __OPENCL_C_VERSION__ >= 200 && (__OPENCL_C_VERSION__ < 300 || defined(__opencl_c_read_write_images))
+#if __OPENCL_C_VERSION__ >= 200 && !defined(__ISG_EMULATED_RW_IMAGES) && \
+    (__OPENCL_C_VERSION__ < 300 || defined(__opencl_c_read_write_images))
 #define __ISG_HAVE_READ_WRITE_IMAGES 1
 __ISG_IMAGE_FMT_HELPER(read_write)
 __ISG_IMAGE_READ_HELPER(read_write)
 __ISG_IMAGE_WRITE_HELPER(read_write)
+#endif
+
+/* The image type of an access qualifier, for the block and media definitions: `emulated` is a
+   read_write image2d_t on a device without read-write images (below). */
+#define __ISG_IMG(ACCESS) __ISG_IMG_##ACCESS
+#define __ISG_IMG_read_only read_only image2d_t
+#define __ISG_IMG_write_only write_only image2d_t
+#define __ISG_IMG_read_write read_write image2d_t
+#define __ISG_IMG_emulated __isg_rw_image_t
+/* Unsigned-integer element access for the media fast path. */
+static inline __attribute__((overloadable)) uint4 __isg_image_load_u(read_only image2d_t img, int2 c) {
+  return read_imageui(img, c);
+}
+static inline __attribute__((overloadable)) void __isg_image_store_u(write_only image2d_t img, int2 c,
+                                                                    uint4 v) {
+  write_imageui(img, c, v);
+}
+#ifdef __ISG_HAVE_READ_WRITE_IMAGES
+static inline __attribute__((overloadable)) uint4 __isg_image_load_u(read_write image2d_t img, int2 c) {
+  return read_imageui(img, c);
+}
+static inline __attribute__((overloadable)) void __isg_image_store_u(read_write image2d_t img, int2 c,
+                                                                    uint4 v) {
+  write_imageui(img, c, v);
+}
+#endif
+
+#ifdef __ISG_EMULATED_RW_IMAGES
+/* A read_write image2d_t on a device without read-write images (NVIDIA): the rewritten kernel
+   takes the image write_only (the application's argument, unused but for its place) and a
+   hidden buffer holding its texels after a header of four ints (width, height, channel order,
+   channel data type), which the layer fills before the launch and copies back after it
+   (layer/image_views.h). Block and media IO and the size queries run on it, in the order the
+   kernel's statements give, fences included: it is plain global memory. */
+typedef struct {
+  __global uchar* texels;
+  __isg_image_fmt_t f;
+} __isg_rw_image_t;
+static inline __isg_rw_image_t __isg_rw_image(__global uchar* raw) {
+  __isg_rw_image_t img;
+  const __global int* h = (const __global int*)raw;
+  img.texels = raw + 32;
+  img.f.width = h[0];
+  img.f.height = h[1];
+  img.f.order = h[2];
+  img.f.type = h[3];
+  img.f.cs = __isg_image_channel_bytes(img.f.type);
+  img.f.nch = __isg_image_channels(img.f.order);
+  img.f.es = img.f.cs * img.f.nch;
+  img.f.direct = 0;
+  img.f.raw = 1;
+  return img;
+}
+static inline __attribute__((overloadable)) __isg_image_fmt_t __isg_image_fmt(__isg_rw_image_t img) {
+  return img.f;
+}
+/* Bytes as they are: each byte of [bx, bx + n) from its element, the element clamped to the
+   image (which replicates the nearest edge element byte for byte), the row likewise. */
+static inline __attribute__((overloadable)) ulong __isg_image_read_bytes(__isg_rw_image_t img,
+                                                                        __isg_image_fmt_t f,
+                                                                        int bx, int y, int n) {
+  const int row = clamp(y, 0, f.height - 1);
+  ulong r = 0;
+  for (int i = 0; i < n; ++i) {
+    const int e = __isg_floor_div(bx + i, f.es);
+    const int at = clamp(e, 0, f.width - 1) * f.es + (bx + i - e * f.es);
+    r |= (ulong)img.texels[(size_t)row * f.width * f.es + at] << (8 * i);
+  }
+  return r;
+}
+/* Whole elements inside the image only, as for real images. */
+static inline __attribute__((overloadable)) void __isg_image_write_bytes(__isg_rw_image_t img,
+                                                                        __isg_image_fmt_t f,
+                                                                        int bx, int y, int n,
+                                                                        ulong bytes) {
+  if (y < 0 || y >= f.height || __isg_floor_div(bx, f.es) * f.es != bx) return;
+  for (int off = 0; off + f.es <= n; off += f.es) {
+    const int e = (bx + off) / f.es;
+    if (e < 0 || e >= f.width) continue;
+    for (int i = 0; i < f.es; ++i)
+      img.texels[((size_t)y * f.width + e) * f.es + i] = (uchar)(bytes >> (8 * (off + i)));
+  }
+}
+/* The media fast path is never taken for these (it tests f.raw), so the element access only has
+   to compile. */
+static inline __attribute__((overloadable)) uint4 __isg_image_load_u(__isg_rw_image_t img, int2 c) {
+  return (uint4)(0u);
+}
+static inline __attribute__((overloadable)) void __isg_image_store_u(__isg_rw_image_t img, int2 c,
+                                                                    uint4 v) {}
+static inline __attribute__((overloadable)) int get_image_width(__isg_rw_image_t img) {
+  return img.f.width;
+}
+static inline __attribute__((overloadable)) int get_image_height(__isg_rw_image_t img) {
+  return img.f.height;
+}
+static inline __attribute__((overloadable)) int2 get_image_dim(__isg_rw_image_t img) {
+  return (int2)(img.f.width, img.f.height);
+}
 #endif
 #endif /* __IMAGE_SUPPORT__ */
 

@@ -15,7 +15,7 @@
 #ifdef ISG_NEED_block
 
 #define __ISG_BLOCK_IMAGE_READ(rname, E, W, ACCESS)                                                \
-  __ISG_OVL __ISG_VEC_##W(E) __isg_##rname(__isg_ctx_t* ctx, ACCESS image2d_t img, int2 coord) {   \
+  __ISG_OVL __ISG_VEC_##W(E) __isg_##rname(__isg_ctx_t* ctx, __ISG_IMG(ACCESS) img, int2 coord) {  \
     E v[W];                                                                                        \
     const __isg_image_fmt_t f = __isg_image_fmt(img);                                              \
     int bx = coord.x + (int)(sizeof(E) * ctx->sglid);                                              \
@@ -24,7 +24,7 @@
     return __ISG_VLOAD_##W(v);                                                                     \
   }
 #define __ISG_BLOCK_IMAGE_WRITE(wname, E, W, ACCESS)                                               \
-  __ISG_OVL void __isg_##wname(__isg_ctx_t* ctx, ACCESS image2d_t img, int2 coord,                 \
+  __ISG_OVL void __isg_##wname(__isg_ctx_t* ctx, __ISG_IMG(ACCESS) img, int2 coord,                \
                                __ISG_VEC_##W(E) data) {                                            \
     E v[W];                                                                                        \
     __ISG_VSTORE_##W(data, v);                                                                     \
@@ -37,6 +37,9 @@
 #ifdef __ISG_HAVE_READ_WRITE_IMAGES
 #define __ISG_BLOCK_IMAGE_RW(rname, wname, E, W)                                                   \
   __ISG_BLOCK_IMAGE_READ(rname, E, W, read_write) __ISG_BLOCK_IMAGE_WRITE(wname, E, W, read_write)
+#elif defined(__ISG_EMULATED_RW_IMAGES)
+#define __ISG_BLOCK_IMAGE_RW(rname, wname, E, W)                                                   \
+  __ISG_BLOCK_IMAGE_READ(rname, E, W, emulated) __ISG_BLOCK_IMAGE_WRITE(wname, E, W, emulated)
 #else
 #define __ISG_BLOCK_IMAGE_RW(rname, wname, E, W)
 #endif

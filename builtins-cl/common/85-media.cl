@@ -33,7 +33,7 @@ static inline int __isg_media_pitch(int width, int es) {
   (int2)(x0 + ((k) * S + lane) % pitch, offset.y + ((k) * S + lane) / pitch)
 #define __ISG_MEDIA_LOAD_U(k)                                                                      \
   const int2 __isg_c##k = clamp(__ISG_MEDIA_AT(k), (int2)(0, 0), last);                            \
-  const uint4 __isg_raw##k = read_imageui(img, __isg_c##k);
+  const uint4 __isg_raw##k = __isg_image_load_u(img, __isg_c##k);
 #define __ISG_MEDIA_PACK(k, PACK)                                                                  \
   v[k] = __ISG_MEDIA_IN((k) * S + lane) ? PACK(__isg_raw##k, f) : 0u;
 #define __ISG_MEDIA_PACK_PLAIN(k)                                                                  \
@@ -45,7 +45,7 @@ static inline int __isg_media_pitch(int width, int es) {
     const int2 c = __ISG_MEDIA_AT(k);                                                              \
     if (__ISG_MEDIA_IN((k) * S + lane) && c.x >= 0 && c.y >= 0 && c.x < f.width &&                \
         c.y < f.height)                                                                            \
-      write_imageui(img, c, UNPACK((uint)v[k], f));                                                \
+      __isg_image_store_u(img, c, UNPACK((uint)v[k], f));                                          \
   }
 #define __ISG_MEDIA_STORE_PLAIN(k)                                                                 \
   __ISG_MEDIA_STORE(k, __isg_image_unpack32_plain)
@@ -56,12 +56,12 @@ static inline int __isg_media_pitch(int width, int es) {
    signed) multiplied the code NVIDIA's compiler had to build by the number of calls. */
 #define __ISG_MEDIA_SLOW(ACCESS)                                                                   \
   __attribute__((noinline, overloadable)) static ulong __isg_media_read_bytes(                     \
-      ACCESS image2d_t img, __isg_image_fmt_t f, int bx, int y, int n) {                           \
+      __ISG_IMG(ACCESS) img, __isg_image_fmt_t f, int bx, int y, int n) {                          \
     return __isg_image_read_bytes(img, f, bx, y, n);                                               \
   }
 #define __ISG_MEDIA_SLOW_WRITE(ACCESS)                                                             \
   __attribute__((noinline, overloadable)) static void __isg_media_write_bytes(                     \
-      ACCESS image2d_t img, __isg_image_fmt_t f, int bx, int y, int n, ulong bytes) {              \
+      __ISG_IMG(ACCESS) img, __isg_image_fmt_t f, int bx, int y, int n, ulong bytes) {             \
     __isg_image_write_bytes(img, f, bx, y, n, bytes);                                              \
   }
 __ISG_MEDIA_SLOW(read_only)
@@ -69,16 +69,20 @@ __ISG_MEDIA_SLOW_WRITE(write_only)
 #ifdef __ISG_HAVE_READ_WRITE_IMAGES
 __ISG_MEDIA_SLOW(read_write)
 __ISG_MEDIA_SLOW_WRITE(read_write)
+#elif defined(__ISG_EMULATED_RW_IMAGES)
+__ISG_MEDIA_SLOW(emulated)
+__ISG_MEDIA_SLOW_WRITE(emulated)
 #endif
 
 #define __ISG_MEDIA_READ(rname, E, W, ACCESS)                                                      \
   __ISG_OVL __ISG_VEC_##W(E) __isg_##rname(__isg_ctx_t* ctx, int2 offset, int width, int height,   \
-                                           ACCESS image2d_t img) {                                 \
+                                           __ISG_IMG(ACCESS) img) {                                \
     E v[W];                                                                                        \
     const __isg_image_fmt_t f = __isg_image_fmt(img);                                              \
     const int pitch = __isg_media_pitch(width, (int)sizeof(E)), area = pitch * height;             \
     const int S = (int)ctx->S, lane = (int)ctx->sglid;                                             \
-    if (f.es == (int)sizeof(E) && offset.x % f.es == 0 && __isg_image_is_unsigned_int(f.type)) {   \
+    if (!f.raw && f.es == (int)sizeof(E) && offset.x % f.es == 0 &&                                \
+        __isg_image_is_unsigned_int(f.type)) {                                                     \
       const int x0 = offset.x / f.es;                                                              \
       const int2 last = (int2)(f.width - 1, f.height - 1);                                         \
       __ISG_REP_##W(__ISG_MEDIA_LOAD_U)                                                            \
@@ -100,13 +104,14 @@ __ISG_MEDIA_SLOW_WRITE(read_write)
   }
 #define __ISG_MEDIA_WRITE(wname, E, W, ACCESS)                                                     \
   __ISG_OVL void __isg_##wname(__isg_ctx_t* ctx, int2 offset, int width, int height,               \
-                               __ISG_VEC_##W(E) texels, ACCESS image2d_t img) {                    \
+                               __ISG_VEC_##W(E) texels, __ISG_IMG(ACCESS) img) {                   \
     E v[W];                                                                                        \
     __ISG_VSTORE_##W(texels, v);                                                                   \
     const __isg_image_fmt_t f = __isg_image_fmt(img);                                              \
     const int pitch = __isg_media_pitch(width, (int)sizeof(E)), area = pitch * height;             \
     const int S = (int)ctx->S, lane = (int)ctx->sglid;                                             \
-    if (f.es == (int)sizeof(E) && offset.x % f.es == 0 && __isg_image_is_unsigned_int(f.type)) {   \
+    if (!f.raw && f.es == (int)sizeof(E) && offset.x % f.es == 0 &&                                \
+        __isg_image_is_unsigned_int(f.type)) {                                                     \
       const int x0 = offset.x / f.es;                                                              \
       if (__isg_image_plain_order(f.order)) {                                                      \
         __ISG_REP_##W(__ISG_MEDIA_STORE_PLAIN)                                                     \
@@ -125,6 +130,9 @@ __ISG_MEDIA_SLOW_WRITE(read_write)
 #ifdef __ISG_HAVE_READ_WRITE_IMAGES
 #define __ISG_MEDIA_RW(rname, wname, E, W)                                                         \
   __ISG_MEDIA_READ(rname, E, W, read_write) __ISG_MEDIA_WRITE(wname, E, W, read_write)
+#elif defined(__ISG_EMULATED_RW_IMAGES)
+#define __ISG_MEDIA_RW(rname, wname, E, W)                                                         \
+  __ISG_MEDIA_READ(rname, E, W, emulated) __ISG_MEDIA_WRITE(wname, E, W, emulated)
 #else
 #define __ISG_MEDIA_RW(rname, wname, E, W)
 #endif

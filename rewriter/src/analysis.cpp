@@ -474,7 +474,6 @@ class AnalysisConsumer : public clang::ASTConsumer {
     Collector c(ctx, in_.traits.readWriteImages);
     c.TraverseDecl(ctx.getTranslationUnitDecl());
     Editor ed(ctx.getSourceManager(), ctx.getLangOpts(), names_);
-    refuseReadWriteImages(c, ed);
     checkMediaRegions(ctx, c, ed);
     const Closure closure = contextClosure(c);
     summarise(c, closure);
@@ -483,6 +482,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
     followBlockImages(c);
     const ManifestIndex manifestOf = buildManifests(ctx, c, closure, ed);
     editDeclarations(ctx, c, closure, manifestOf, ed);
+    emulateReadWriteImages(ctx, c, manifestOf, ed);
     ed.checkSharedSites();
 
     if (!ed.errors.empty()) {
@@ -503,12 +503,107 @@ class AnalysisConsumer : public clang::ASTConsumer {
     return it != c.funcs.end() && it->second.kernel;
   }
 
-  // read_write image parameters on a device without them.
-  void refuseReadWriteImages(const Collector& c, Editor& ed) {
-    for (const clang::ParmVarDecl* p : c.readWriteParams)
-      ed.error(p->getLocation(), "parameter '" + p->getNameAsString() + "' is a read_write image, "
-                                 "which this device does not support "
-                                 "(CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS is 0)");
+  // read_write image2d_t parameters on a device without read-write images (NVIDIA): a kernel's
+  // becomes write_only (the application's argument keeps its place) plus a hidden buffer of
+  // its texels, wrapped at the kernel's start in the library's __isg_rw_image_t under the
+  // parameter's own name; a helper's becomes __isg_rw_image_t. Block and media IO and the size
+  // queries run on it (75-image.cl); other image functions cannot, and say so here.
+  void emulateReadWriteImages(clang::ASTContext& ctx, const Collector& c,
+                              const ManifestIndex& manifestOf, Editor& ed) {
+    if (c.readWriteParams.empty()) return;
+    clang::SourceManager& sm = ctx.getSourceManager();
+    auto kernelOf = [&](const clang::ParmVarDecl* p) -> const clang::FunctionDecl* {
+      const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(p->getDeclContext());
+      return fd && isKernel(c, fd->getCanonicalDecl()) ? fd : nullptr;
+    };
+    for (const clang::ParmVarDecl* p : c.readWriteParams) {
+      const std::string name = p->getNameAsString();
+      const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(p->getDeclContext());
+      if (!fd || name.empty() || !p->getType()->isOCLImage2dRWType()) {
+        ed.error(p->getLocation(), "parameter '" + name + "' is a read_write image, which this "
+                                   "device does not support (CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS "
+                                   "is 0); the layer stands in for named read_write image2d_t "
+                                   "parameters only");
+        continue;
+      }
+      auto f = c.funcs.find(fd->getCanonicalDecl());
+      if (f != c.funcs.end() && f->second.otherImageUses.count(p)) {
+        ed.error(p->getLocation(), "parameter '" + name + "' is a read_write image, which this "
+                                   "device does not support; the layer stands in for it with "
+                                   "block and media IO (intel_sub_group_block_*, "
+                                   "intel_sub_group_media_block_*) and get_image_width/height/dim "
+                                   "only, and the kernel uses it otherwise");
+        continue;
+      }
+      // The access qualifier and the type, spelled before the name.
+      std::optional<clang::Token> qualifier, type;
+      SourceLocation at = sm.getSpellingLoc(p->getBeginLoc());
+      const SourceLocation nameLoc = sm.getSpellingLoc(p->getLocation());
+      for (int n = 0; n < 8 && at.isValid() && at != nameLoc; ++n) {
+        auto t = ed.tokenAt(at);
+        if (!t) break;
+        if (t->is(clang::tok::raw_identifier)) {
+          const llvm::StringRef id = t->getRawIdentifier();
+          if (id == "read_write" || id == "__read_write") qualifier = t;
+          if (id == "image2d_t") type = t;
+        }
+        auto next = ed.tokenAfter(at);
+        if (!next) break;
+        at = next->getLocation();
+      }
+      const std::string what = "read_write image parameter '" + name + "'";
+      if (!qualifier || !type) {
+        ed.error(p->getLocation(), "cannot rewrite " + what + ": its type is not spelled "
+                                   "'read_write image2d_t' at the parameter");
+        continue;
+      }
+      if (kernelOf(p)) {
+        ed.add(qualifier->getLocation(), 0, qualifier->getLength(), "write_only", p->getLocation(),
+               what);
+        ed.add(nameLoc, 0, unsigned(name.size()), name + "__isg_img", p->getLocation(), what);
+      } else {
+        const unsigned length = unsigned(sm.getFileOffset(type->getLocation()) -
+                                         sm.getFileOffset(qualifier->getLocation())) +
+                                type->getLength();
+        ed.add(qualifier->getLocation(), 0, length, "__isg_rw_image_t", p->getLocation(), what);
+      }
+    }
+    // Kernels: the hidden buffers after every other argument, the wrappers at the start.
+    for (const clang::FunctionDecl* fd : c.declarations) {
+      const clang::FunctionDecl* canon = fd->getCanonicalDecl();
+      if (!isKernel(c, canon) || !manifestOf.count(canon)) continue;
+      KernelManifest& km = out_.kernels[manifestOf.at(canon)];
+      std::string hidden, wrap;
+      std::vector<unsigned> images;
+      for (unsigned i = 0; i < fd->getNumParams(); ++i) {
+        const clang::ParmVarDecl* p = fd->getParamDecl(i);
+        if (std::find(c.readWriteParams.begin(), c.readWriteParams.end(), p) ==
+            c.readWriteParams.end())
+          continue;
+        const std::string name = p->getNameAsString();
+        hidden += ", __global uchar* " + name + "__isg_raw";
+        wrap += "__isg_rw_image_t " + name + " = __isg_rw_image(" + name + "__isg_raw); ";
+        images.push_back(i);
+      }
+      if (images.empty()) continue;
+      clang::FunctionTypeLoc ftl = fd->getFunctionTypeLoc();
+      if (!ftl) continue;  // editDeclarations has said why
+      const std::string what = "the parameters of kernel '" + fd->getNameAsString() + "'";
+      ed.add(sm.getSpellingLoc(ftl.getRParenLoc()), 0, 0, hidden, fd->getLocation(), what);
+      if (!fd->doesThisDeclarationHaveABody()) continue;
+      const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(fd->getBody());
+      if (!body) continue;
+      ed.add(sm.getSpellingLoc(body->getLBracLoc()), 1, 0, wrap, fd->getLocation(),
+             "the body of kernel '" + fd->getNameAsString() + "'");
+      for (unsigned i : images) {
+        km.hiddenArgs.push_back(HiddenArg{HiddenArg::Kind::RawImage,
+                                          km.numUserArgs + unsigned(km.hiddenArgs.size()), i});
+        if (std::find(km.blockImageArgs.begin(), km.blockImageArgs.end(), i) ==
+            km.blockImageArgs.end())
+          km.blockImageArgs.insert(
+              std::upper_bound(km.blockImageArgs.begin(), km.blockImageArgs.end(), i), i);
+      }
+    }
   }
 
   // cl_intel_media_block_io: "The width and height of the region must be compile-time
@@ -1065,8 +1160,11 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
                                                              : ",-__opencl_c_3d_image_writes";
     if (!t.images) ext += ",-__opencl_c_images,-__opencl_c_read_write_images";
     // The analysis must never reject what the driver builds (kBuiltinOnlyFeatures).
-    if (!codegen)
+    if (!codegen) {
       for (const char* f : kBuiltinOnlyFeatures) ext += std::string(",+") + f;
+      // The layer stands in for read_write images where the device has none (75-image.cl).
+      if (t.images && !t.readWriteImages) ext += ",+__opencl_c_read_write_images";
+    }
     ext += ",";
   }
   if (!codegen) ext += "-cl_khr_subgroups,-__opencl_c_subgroups,";

@@ -44,6 +44,8 @@ const char* hiddenKindName(HiddenArg::Kind k) {
   switch (k) {
     case HiddenArg::Kind::LocalScratch:
       return "local-scratch";
+    case HiddenArg::Kind::RawImage:
+      return "raw-image";
   }
   return "unknown";
 }
@@ -66,8 +68,11 @@ std::string manifestToJson(const RewriteResult& r) {
         .field("numUserArgs", k.numUserArgs)
         .key("hiddenArgs")
         .beginArray(kInline);
-    for (const HiddenArg& h : k.hiddenArgs)
-      w.beginObject(kInline).field("kind", hiddenKindName(h.kind)).field("index", h.index).end();
+    for (const HiddenArg& h : k.hiddenArgs) {
+      w.beginObject(kInline).field("kind", hiddenKindName(h.kind)).field("index", h.index);
+      if (h.kind == HiddenArg::Kind::RawImage) w.field("imageArg", h.imageArg);
+      w.end();
+    }
     w.end().key("reqdWorkGroupSize").array(k.reqdWorkGroupSize);
     w.field("wholeSubGroups", k.wholeSubGroups).key("blockImageArgs").array(k.blockImageArgs);
     w.key("mixedImageArgs").array(k.mixedImageArgs).end();

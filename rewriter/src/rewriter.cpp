@@ -232,6 +232,12 @@ std::string buildPrelude(const DeviceTraits& traits, const Analysis& a) {
         sizes.push_back(k.subGroupSize);
     if (sizes.size() == 1) p += "#define __ISG_KHR_ONLY_S " + std::to_string(sizes[0]) + "u\n";
   }
+  if (traits.images && !traits.readWriteImages)
+    // The library's stand-in for read_write image2d_t (75-image.cl); the parse took the
+    // user's #if branches with the feature macro defined, so the driver does too.
+    p += "#define __ISG_EMULATED_RW_IMAGES 1\n"
+         "#if __OPENCL_C_VERSION__ >= 300 && !defined(__opencl_c_read_write_images)\n"
+         "#define __opencl_c_read_write_images 1\n#endif\n";
   if (traits.strategy == Strategy::NvidiaPtx && traits.nvidiaComputeCapability != 0)
     p += "#define __ISG_NV_SM " + std::to_string(traits.nvidiaComputeCapability) + "\n";
   if (traits.strategy == Strategy::Khr && traits.khrTestDouble) {

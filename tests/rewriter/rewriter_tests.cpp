@@ -334,14 +334,45 @@ TEST(RealWorld, ReadWriteImageOnADeviceWithoutThem) {
   isg::DeviceTraits t = localTraits();
   t.images = true;
   const std::string src =
-      "kernel void k(read_write image2d_t img) {\n"
-      "  intel_sub_group_block_write(img, (int2)(0, 0), intel_sub_group_block_read(img, (int2)(0, 0)));\n"
+      "uint row(read_write image2d_t im, int y) { return intel_sub_group_block_read(im, (int2)(0, y)); }\n"
+      "kernel void k(global uint* o, read_write image2d_t img) {\n"
+      "  intel_sub_group_block_write(img, (int2)(0, 0), row(img, 1) + get_image_width(img));\n"
       "}\n";
   EXPECT_REWRITTEN(rewrite(src, "-cl-std=CL2.0", {}, t));
+  // Without read-write images (NVIDIA) the layer stands in for them: the kernel takes the image
+  // write_only in its place and a hidden buffer of its texels after every other argument;
+  // helpers take the library's stand-in type. Under every -cl-std that has read_write.
   t.readWriteImages = false;
-  EXPECT_REWRITE_ERROR(rewrite(src, "-cl-std=CL2.0", {}, t),
-                       "<source>:1:36: error: parameter 'img' is a read_write image, which this "
-                       "device does not support");
+  for (const char* std : {"-cl-std=CL2.0", "-cl-std=CL3.0"}) {
+    SCOPED_TRACE(std);
+    auto r = rewrite(src, std, {}, t);
+    EXPECT_REWRITTEN(r);
+    const auto* k = kernel(r, "k");
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->numUserArgs, 2u);
+    ASSERT_FALSE(k->hiddenArgs.empty());
+    const isg::HiddenArg& h = k->hiddenArgs.back();
+    EXPECT_EQ(h.kind, isg::HiddenArg::Kind::RawImage);
+    EXPECT_EQ(h.imageArg, 1u);
+    EXPECT_EQ(h.index, k->numUserArgs + k->hiddenArgs.size() - 1);
+    EXPECT_EQ(k->blockImageArgs, (std::vector<unsigned>{1}));
+    const std::string user = userPart(r);
+    EXPECT_NE(user.find("__isg_rw_image_t im, int y)"), std::string::npos) << user;
+    EXPECT_NE(user.find("write_only image2d_t img__isg_img"), std::string::npos) << user;
+    EXPECT_NE(user.find("__global uchar* img__isg_raw)"), std::string::npos) << user;
+    EXPECT_NE(user.find("__isg_rw_image_t img = __isg_rw_image(img__isg_raw);"), std::string::npos)
+        << user;
+    EXPECT_EQ(user.find("read_write"), std::string::npos) << user;
+  }
+  // Other image functions cannot run on the stand-in: said at the parameter.
+  const std::string sampled =
+      "kernel void k(global uint* o, read_write image2d_t img) {\n"
+      "  o[0] = intel_sub_group_block_read(img, (int2)(0, 0)) + read_imageui(img, (int2)(0, 0)).x;\n"
+      "}\n";
+  EXPECT_REWRITE_ERROR(rewrite(sampled, "-cl-std=CL2.0", {}, t),
+                       "<source>:1:52: error: parameter 'img' is a read_write image, which this "
+                       "device does not support; the layer stands in for it with block and media "
+                       "IO");
 }
 
 // The manifest names the image arguments block IO reaches, through helpers too, so that the

@@ -68,9 +68,13 @@ struct RewriteInput {
 
 // A layer-owned kernel argument appended after the user's arguments.
 struct HiddenArg {
-  enum class Kind { LocalScratch };
+  // LocalScratch: the local strategy's exchange area, sized per launch. RawImage: the texels
+  // of a read_write image2d_t argument on a device without read-write images, in a buffer the
+  // layer fills before the launch and copies back after it (docs/builtins.md).
+  enum class Kind { LocalScratch, RawImage };
   Kind kind = Kind::LocalScratch;
-  unsigned index = 0;  // argument index in the driver's kernel
+  unsigned index = 0;     // argument index in the driver's kernel
+  unsigned imageArg = 0;  // RawImage: the application's image argument
 };
 
 struct KernelManifest {
