@@ -142,6 +142,85 @@ int main(int argc, char** argv) {
       });
       r.ratio(c.name, "layer/plain", kLayer, "plain", RatioKind::Speed, 0.90);
     }
+
+    // What the layer's image stand-ins cost (layer/image_views.h), no goal, in host wall time per
+    // launch (the event of such a launch is its last copy's): the R8 media copy on
+    // an R SNORM_INT8 source, whose bits the layer moves through a raw-bits view (copied in
+    // before each launch), against the same kernel on the R UINT8 image; and a block IO copy
+    // into a read_write destination, which on a device without read-write images is a buffer
+    // of its texels copied in and back around each launch, against a write_only destination.
+    const MediaCase& r8 = kCases[0];
+    const std::string views = "stand-in/media_uc16/R_SNORM8", rw = "stand-in/block/R32_read_write";
+    if (r.wanted(views)) {
+      Programs programs(cl);
+      programs.build(kLayer, intelSource(r8), "the media program did not build: ", 3);
+      programs.build("layer-exact", intelSource(r8), "the media program did not build: ", 3);
+      MediaCase snorm = r8;
+      snorm.type = CL_SNORM_INT8;
+      const std::size_t tiles = (widthBytes / (r8.width * r8.elementBytes)) * (height / r8.height);
+      size_t g = tiles * kS, l = kWorkGroup;
+      programs.each(&r, views, [&](const std::string& variant, cl_program p) {
+        const MediaCase& c = variant == kLayer ? snorm : r8;
+        Image src, dst;
+        src.mem = makeImage(cl, c, widthBytes, height, host.data());
+        dst.mem = makeImage(cl, c, widthBytes, height, nullptr);
+        cl_kernel k = kernel(p, "copy");
+        setArg(k, 0, src.mem);
+        setArg(k, 1, dst.mem);
+        checkAndTime(cl, &r, views, variant, k, 1, &g, &l, warm, nrep, 2.0 * double(bytes), 1e9,
+                     [&]() -> std::string {
+                       size_t origin[3] = {0, 0, 0}, region[3] = {widthBytes, height, 1};
+                       check(clEnqueueReadImage(cl.queue, dst.mem, CL_TRUE, origin, region, 0, 0,
+                                                got.data(), 0, nullptr, nullptr),
+                             "clEnqueueReadImage");
+                       return std::memcmp(got.data(), host.data(), bytes) == 0
+                                  ? ""
+                                  : "the copy differs from the source";
+                     },
+                     Timing::Wall);
+        clReleaseKernel(k);
+      });
+      r.ratio(views, "snorm/uint", kLayer, "layer-exact", RatioKind::Speed, 0.0);
+    }
+    if (r.wanted(rw)) {
+      auto blockCopy = [](const char* dstAccess) {
+        return std::string("__attribute__((intel_reqd_sub_group_size(16)))\n"
+                           "__kernel void copy(__read_only image2d_t src, ") +
+               dstAccess + " image2d_t dst) {\n"
+               "  const uint sg = get_global_id(0) / 16u, perRow = get_image_width(src) / 16u;\n"
+               "  const int2 at = (int2)((sg % perRow) * 64u, (sg / perRow) * 4u);\n"
+               "  intel_sub_group_block_write4(dst, at, intel_sub_group_block_read4(src, at));\n"
+               "}\n";
+      };
+      Programs programs(cl);
+      const char* opts = "-cl-std=CL2.0";
+      programs.build(kLayer, blockCopy("__read_write"), "the read_write copy did not build: ", 3,
+                     opts);
+      programs.build("layer-write-only", blockCopy("__write_only"), "build failed: ", 3, opts);
+      const MediaCase& r32 = kCases[2];
+      size_t g = (widthBytes / 64) * (height / 4) * kS, l = kWorkGroup;
+      programs.each(&r, rw, [&](const std::string& variant, cl_program p) {
+        Image src, dst;
+        src.mem = makeImage(cl, r32, widthBytes, height, host.data());
+        dst.mem = makeImage(cl, r32, widthBytes, height, nullptr);
+        cl_kernel k = kernel(p, "copy");
+        setArg(k, 0, src.mem);
+        setArg(k, 1, dst.mem);
+        checkAndTime(cl, &r, rw, variant, k, 1, &g, &l, warm, nrep, 2.0 * double(bytes), 1e9,
+                     [&]() -> std::string {
+                       size_t origin[3] = {0, 0, 0}, region[3] = {widthBytes / 4, height, 1};
+                       check(clEnqueueReadImage(cl.queue, dst.mem, CL_TRUE, origin, region, 0, 0,
+                                                got.data(), 0, nullptr, nullptr),
+                             "clEnqueueReadImage");
+                       return std::memcmp(got.data(), host.data(), bytes) == 0
+                                  ? ""
+                                  : "the copy differs from the source";
+                     },
+                     Timing::Wall);
+        clReleaseKernel(k);
+      });
+      r.ratio(rw, "read_write/write_only", kLayer, "layer-write-only", RatioKind::Speed, 0.0);
+    }
     return r.finish();
   });
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cl_bench.h"
 
+#include <chrono>
+
 #include "spirv_cache.h"
 
 #include "builtin_table.h"  // the extensions: what layerAddedOptions() defines
@@ -177,12 +179,25 @@ void runOnce(const Cl& cl, cl_kernel k, cl_uint dims, const size_t* global, cons
 
 void checkAndTime(const Cl& cl, Report* r, const std::string& caseName, const std::string& variant,
                   cl_kernel k, cl_uint dims, const size_t* global, const size_t* local, int warmup,
-                  int reps, double work, double unit, const std::function<std::string()>& verify) {
+                  int reps, double work, double unit, const std::function<std::string()>& verify,
+                  Timing timing) {
   runOnce(cl, k, dims, global, local);
   std::string bad = verify();
   if (!bad.empty()) r->note(caseName + " " + variant + ": WRONG RESULT, " + bad);
-  r->add(caseName, variant, timeKernel(cl, k, dims, global, local, warmup, reps), work, unit,
-         bad.empty() ? 1 : 0);
+  std::vector<double> ms;
+  if (timing == Timing::Event) {
+    ms = timeKernel(cl, k, dims, global, local, warmup, reps);
+  } else {
+    for (int i = 0; i < warmup + reps; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      check(clEnqueueNDRangeKernel(cl.queue, k, dims, nullptr, global, local, 0, nullptr, nullptr),
+            "clEnqueueNDRangeKernel");
+      check(clFinish(cl.queue), "clFinish");
+      const std::chrono::duration<double, std::milli> d = std::chrono::steady_clock::now() - t0;
+      if (i >= warmup) ms.push_back(d.count());
+    }
+  }
+  r->add(caseName, variant, ms, work, unit, bad.empty() ? 1 : 0);
 }
 
 Programs::~Programs() {
@@ -191,9 +206,9 @@ Programs::~Programs() {
 }
 
 void Programs::build(const std::string& variant, const std::string& source,
-                     const std::string& failure, int logLines) {
+                     const std::string& failure, int logLines, const std::string& options) {
   std::string log;
-  cl_program p = buildProgram(cl_, source, "", &log);
+  cl_program p = buildProgram(cl_, source, options, &log);
   entries_.push_back({variant, p, p ? std::string() : failure + firstLines(log, logLines)});
 }
 

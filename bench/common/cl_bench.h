@@ -87,9 +87,13 @@ void runOnce(const Cl& cl, cl_kernel k, cl_uint dims, const size_t* global, cons
 // "<case> <variant>: WRONG RESULT, <what>"), then times it and adds it to the report as
 // (caseName, variant) with `work` units per run, counted in `unit`s per second (Report::add).
 // The caller fills the output before and reads it in `verify`.
+// Timing::Wall: host time from the enqueue to the end of what its event covers, for launches
+// whose event is not the kernel's alone (the layer's image stand-ins copy around the kernel).
+enum class Timing { Event, Wall };
 void checkAndTime(const Cl& cl, Report* r, const std::string& caseName, const std::string& variant,
                   cl_kernel k, cl_uint dims, const size_t* global, const size_t* local, int warmup,
-                  int reps, double work, double unit, const std::function<std::string()>& verify);
+                  int reps, double work, double unit, const std::function<std::string()>& verify,
+                  Timing timing = Timing::Event);
 
 // The programs of a benchmark's variants, in the order they are run. A variant whose program is
 // missing (did not build, or cannot build on this device) is reported as skipped, with its
@@ -100,10 +104,10 @@ class Programs {
   ~Programs();
   Programs(const Programs&) = delete;
   Programs& operator=(const Programs&) = delete;
-  // Builds `source` as `variant`; on failure the reason is `failure` and the build log's first
-  // `logLines` lines.
+  // Builds `source` with `options` as `variant`; on failure the reason is `failure` and the
+  // build log's first `logLines` lines.
   void build(const std::string& variant, const std::string& source, const std::string& failure,
-             int logLines = 3);
+             int logLines = 3, const std::string& options = "");
   // `source` compiled to SPIR-V (a module of ISG_TEST_SPIRV_CACHE, tests/common/spirv_cache.h)
   // and created with clCreateProgramWithIL, as `variant`.
   void buildFromSpirv(const std::string& variant, const std::string& source);
