@@ -159,15 +159,15 @@ void rememberArg(KernelRecord::ArgStore& store, cl_uint index, size_t size, cons
   KernelRecord::ArgValue& a = store.values[index];
   a.size = size;
   a.svm = svm;
-  a.bytes.clear();
   if (svm) {
     a.kind = KernelRecord::ArgValue::Kind::Svm;
   } else if (!value) {
     a.kind = KernelRecord::ArgValue::Kind::Local;
   } else {
     a.kind = KernelRecord::ArgValue::Kind::Value;
-    a.bytes.assign(static_cast<const unsigned char*>(value),
-                   static_cast<const unsigned char*>(value) + size);
+    const auto* bytes = static_cast<const unsigned char*>(value);
+    if (size <= sizeof a.small) std::memcpy(a.small, bytes, size);
+    else a.large.assign(bytes, bytes + size);
   }
 }
 
@@ -213,7 +213,7 @@ cl_int replayArgs(const KernelRecord::ArgStore& store, cl_kernel target) {
       case KernelRecord::ArgValue::Kind::Unset:
         continue;  // the driver reports it, as for the application's own kernel
       case KernelRecord::ArgValue::Kind::Value:
-        err = next().clSetKernelArg(target, i, a.size, a.bytes.data());
+        err = next().clSetKernelArg(target, i, a.size, a.data());
         break;
       case KernelRecord::ArgValue::Kind::Local:
         err = next().clSetKernelArg(target, i, a.size, nullptr);

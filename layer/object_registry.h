@@ -69,10 +69,14 @@ struct KernelRecord {
   // clCloneKernel and launches of one kernel object to the application to serialise, and
   // NVIDIA's own clSetKernelArg costs about as much as one uncontended mutex.
   struct ArgValue {
-    enum class Kind { Unset, Value, Local, Svm } kind = Kind::Unset;
+    enum class Kind : unsigned char { Unset, Value, Local, Svm } kind = Kind::Unset;
     size_t size = 0;
-    std::vector<unsigned char> bytes;
+    // Values up to 16 bytes (handles, scalars, small vectors: nearly all) stay inline, so that
+    // recording one is a copy, never an allocation.
+    alignas(16) unsigned char small[16] = {};
+    std::vector<unsigned char> large;
     const void* svm = nullptr;
+    const void* data() const { return size <= sizeof small ? small : large.data(); }
   };
   struct ArgStore {
     std::vector<ArgValue> values;  // one per user argument, sized before the record is shared
