@@ -109,6 +109,26 @@ int main(int argc, char** argv) {
     r.config("reps", nrep);
     std::vector<uint8_t> host(bytes), got(bytes);
     for (std::size_t i = 0; i < bytes; ++i) host[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+    // Times `k` copying `src` into `dst` (images of `texelBytes` elements), checked once against
+    // the source first.
+    auto timeCopy = [&](const std::string& caseName, const std::string& variant, cl_kernel k,
+                        cl_mem src, cl_mem dst, unsigned texelBytes, size_t* g, size_t* l,
+                        Timing timing) {
+      setArg(k, 0, src);
+      setArg(k, 1, dst);
+      checkAndTime(cl, &r, caseName, variant, k, 1, g, l, warm, nrep, 2.0 * double(bytes), 1e9,
+                   [&]() -> std::string {
+                     size_t origin[3] = {0, 0, 0};
+                     size_t region[3] = {widthBytes / texelBytes, height, 1};
+                     check(clEnqueueReadImage(cl.queue, dst, CL_TRUE, origin, region, 0, 0,
+                                              got.data(), 0, nullptr, nullptr),
+                           "clEnqueueReadImage");
+                     return std::memcmp(got.data(), host.data(), bytes) == 0
+                                ? ""
+                                : "the copy differs from the source";
+                   },
+                   timing);
+    };
     for (const MediaCase& c : kCases) {
       if (!r.wanted(c.name)) continue;
       Programs programs(cl);
@@ -125,19 +145,7 @@ int main(int argc, char** argv) {
         Image dst;  // a fresh one per variant: a copy left by the one before proves nothing
         dst.mem = makeImage(cl, c, widthBytes, height, nullptr);
         cl_kernel k = kernel(p, "copy");
-        setArg(k, 0, src.mem);
-        setArg(k, 1, dst.mem);
-        checkAndTime(cl, &r, c.name, variant, k, 1, &g, &l, warm, nrep, 2.0 * double(bytes), 1e9,
-                     [&]() -> std::string {
-                       size_t origin[3] = {0, 0, 0};
-                       size_t region[3] = {widthBytes / c.texelBytes, height, 1};
-                       check(clEnqueueReadImage(cl.queue, dst.mem, CL_TRUE, origin, region, 0, 0,
-                                                got.data(), 0, nullptr, nullptr),
-                             "clEnqueueReadImage");
-                       return std::memcmp(got.data(), host.data(), bytes) == 0
-                                  ? ""
-                                  : "the copy differs from the source";
-                     });
+        timeCopy(c.name, variant, k, src.mem, dst.mem, c.texelBytes, &g, &l, Timing::Event);
         clReleaseKernel(k);
       });
       r.ratio(c.name, "layer/plain", kLayer, "plain", RatioKind::Speed, 0.90);
@@ -165,19 +173,7 @@ int main(int argc, char** argv) {
         src.mem = makeImage(cl, c, widthBytes, height, host.data());
         dst.mem = makeImage(cl, c, widthBytes, height, nullptr);
         cl_kernel k = kernel(p, "copy");
-        setArg(k, 0, src.mem);
-        setArg(k, 1, dst.mem);
-        checkAndTime(cl, &r, views, variant, k, 1, &g, &l, warm, nrep, 2.0 * double(bytes), 1e9,
-                     [&]() -> std::string {
-                       size_t origin[3] = {0, 0, 0}, region[3] = {widthBytes, height, 1};
-                       check(clEnqueueReadImage(cl.queue, dst.mem, CL_TRUE, origin, region, 0, 0,
-                                                got.data(), 0, nullptr, nullptr),
-                             "clEnqueueReadImage");
-                       return std::memcmp(got.data(), host.data(), bytes) == 0
-                                  ? ""
-                                  : "the copy differs from the source";
-                     },
-                     Timing::Wall);
+        timeCopy(views, variant, k, src.mem, dst.mem, c.texelBytes, &g, &l, Timing::Wall);
         clReleaseKernel(k);
       });
       r.ratio(views, "snorm/uint", kLayer, "layer-exact", RatioKind::Speed, 0.0);
@@ -204,19 +200,7 @@ int main(int argc, char** argv) {
         src.mem = makeImage(cl, r32, widthBytes, height, host.data());
         dst.mem = makeImage(cl, r32, widthBytes, height, nullptr);
         cl_kernel k = kernel(p, "copy");
-        setArg(k, 0, src.mem);
-        setArg(k, 1, dst.mem);
-        checkAndTime(cl, &r, rw, variant, k, 1, &g, &l, warm, nrep, 2.0 * double(bytes), 1e9,
-                     [&]() -> std::string {
-                       size_t origin[3] = {0, 0, 0}, region[3] = {widthBytes / 4, height, 1};
-                       check(clEnqueueReadImage(cl.queue, dst.mem, CL_TRUE, origin, region, 0, 0,
-                                                got.data(), 0, nullptr, nullptr),
-                             "clEnqueueReadImage");
-                       return std::memcmp(got.data(), host.data(), bytes) == 0
-                                  ? ""
-                                  : "the copy differs from the source";
-                     },
-                     Timing::Wall);
+        timeCopy(rw, variant, k, src.mem, dst.mem, r32.texelBytes, &g, &l, Timing::Wall);
         clReleaseKernel(k);
       });
       r.ratio(rw, "read_write/write_only", kLayer, "layer-write-only", RatioKind::Speed, 0.0);

@@ -92,6 +92,31 @@ void run(const Kernel& k, size_t global, size_t local) {
   ISG_CL_CHECK(clFinish(env().queue));
 }
 
+// A 2-D image of `format`, width x height elements, holding `texels` (its bytes, row by row).
+template <class T>
+cl_mem image2d(cl_image_format format, size_t width, size_t height, const std::vector<T>& texels) {
+  cl_image_desc desc = {};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = width;
+  desc.image_height = height;
+  cl_int err = CL_SUCCESS;
+  cl_mem m = clCreateImage(env().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &format,
+                           &desc, const_cast<T*>(texels.data()), &err);
+  EXPECT_EQ(err, CL_SUCCESS);
+  return m;
+}
+
+// The image's bytes as T, width x height elements' worth.
+template <class T>
+std::vector<T> readImage(cl_mem img, size_t width, size_t height, size_t count) {
+  std::vector<T> got(count);
+  const size_t origin[3] = {0, 0, 0}, region[3] = {width, height, 1};
+  EXPECT_EQ(clEnqueueReadImage(env().queue, img, CL_TRUE, origin, region, 0, 0, got.data(), 0,
+                               nullptr, nullptr),
+            CL_SUCCESS);
+  return got;
+}
+
 size_t compiledSubGroupSize(const Kernel& k) {
   size_t s = 0;
   EXPECT_EQ(clGetKernelSubGroupInfo(k.k, env().device, CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL, 0,
@@ -472,24 +497,10 @@ TEST(ImageFormats, BlockAndMediaIOMoveTheRawBitsOfEveryFormat) {
   ASSERT_NO_FATAL_FAILURE(kernel(p, "mixed", &mixed));
   ASSERT_NO_FATAL_FAILURE(kernel(p, "samples", &samples));
   auto image = [](cl_channel_type type, const std::vector<uint8_t>& bytes, size_t width) {
-    cl_image_format format = {CL_R, type};
-    cl_image_desc desc = {};
-    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
-    desc.image_width = width;
-    desc.image_height = bytes.size() / width;
-    cl_int err = CL_SUCCESS;
-    cl_mem m = clCreateImage(env().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &format,
-                             &desc, const_cast<uint8_t*>(bytes.data()), &err);
-    EXPECT_EQ(err, CL_SUCCESS);
-    return m;
+    return image2d(cl_image_format{CL_R, type}, width, bytes.size() / width, bytes);
   };
-  auto readImage = [](cl_mem img, size_t width, size_t height) {
-    std::vector<uint8_t> got(width * height);
-    const size_t origin[3] = {0, 0, 0}, region[3] = {width, height, 1};
-    EXPECT_EQ(clEnqueueReadImage(env().queue, img, CL_TRUE, origin, region, 0, 0, got.data(), 0,
-                                 nullptr, nullptr),
-              CL_SUCCESS);
-    return got;
+  auto readBytes = [](cl_mem img, size_t width, size_t height) {
+    return readImage<uint8_t>(img, width, height, width * height);
   };
   std::vector<uint8_t> bytes(8);
   for (unsigned i = 0; i < 8; ++i) bytes[i] = uint8_t(0x80 + i);  // 0x80 is SNORM's -128
@@ -509,7 +520,7 @@ TEST(ImageFormats, BlockAndMediaIOMoveTheRawBitsOfEveryFormat) {
     got = out.read();
     for (unsigned i = 0; i < 8; ++i) EXPECT_EQ(got[i], bytes[i]) << "media, work-item " << i;
     // The image keeps its bits through a launch that only reads it.
-    EXPECT_EQ(readImage(img, 8, 1), bytes);
+    EXPECT_EQ(readBytes(img, 8, 1), bytes);
     // Sampling alone is no block IO: it runs.
     ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(samples.k, out.mem, img));
     ASSERT_NO_FATAL_FAILURE(run(samples, global, local));
@@ -538,7 +549,7 @@ TEST(ImageFormats, BlockAndMediaIOMoveTheRawBitsOfEveryFormat) {
     clReleaseEvent(done);
     std::vector<uint8_t> want = before;
     for (unsigned i = 0; i < 8; ++i) want[(i / 4) * 6 + i % 4] = uint8_t(in.host[i]);
-    EXPECT_EQ(readImage(target, 6, 3), want);
+    EXPECT_EQ(readBytes(target, 6, 3), want);
     clReleaseMemObject(target);
   }
 }
@@ -593,22 +604,9 @@ kernel void rw_fence(read_write image2d_t img, global uint* out) {
     SCOPED_TRACE("format 0x" + std::to_string(format.image_channel_data_type));
     std::vector<uint32_t> texels = randomWords(W * H, 77);
     for (uint32_t& t : texels) t |= 0x80808080u;  // every SNORM byte negative, -128 included
-    cl_image_desc desc = {};
-    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
-    desc.image_width = W;
-    desc.image_height = H;
-    cl_int err = CL_SUCCESS;
-    cl_mem img = clCreateImage(env().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &format,
-                               &desc, texels.data(), &err);
-    ASSERT_EQ(err, CL_SUCCESS);
-    auto readBack = [&] {
-      std::vector<uint32_t> got(W * H);
-      const size_t origin[3] = {0, 0, 0}, region[3] = {W, H, 1};
-      EXPECT_EQ(clEnqueueReadImage(env().queue, img, CL_TRUE, origin, region, 0, 0, got.data(), 0,
-                                   nullptr, nullptr),
-                CL_SUCCESS);
-      return got;
-    };
+    cl_mem img = image2d(format, W, H, texels);
+    ASSERT_NE(img, nullptr);
+    auto readBack = [&] { return readImage<uint32_t>(img, W, H, W * H); };
     // Block IO in place: every texel doubled plus the width.
     ISG_CL_CHECK(clSetKernelArg(block.k, 0, sizeof img, &img));
     const size_t blockGlobal[2] = {W, H}, blockLocal[2] = {8, 1};
