@@ -552,6 +552,10 @@ class AnalysisConsumer : public clang::ASTConsumer {
         at = next->getLocation();
       }
       const std::string what = "read_write image parameter '" + name + "'";
+      if (qualifier && type &&
+          (sm.getFileID(qualifier->getLocation()) != sm.getFileID(type->getLocation()) ||
+           sm.getFileOffset(type->getLocation()) < sm.getFileOffset(qualifier->getLocation())))
+        type.reset();  // spelled apart (macros): not one stretch of text to replace
       if (!qualifier || !type) {
         ed.error(p->getLocation(), "cannot rewrite " + what + ": its type is not spelled "
                                    "'read_write image2d_t' at the parameter");
