@@ -82,6 +82,16 @@ cl_int kernelWorkGroupValue(cl_kernel kernel, cl_device_id device, cl_kernel_wor
   if (!next().clGetKernelWorkGroupInfo) return CL_INVALID_OPERATION;
   return next().clGetKernelWorkGroupInfo(kernel, device, param, sizeof(T), out, nullptr);
 }
+template <class T>
+cl_int memValue(cl_mem mem, cl_mem_info param, T* out) {
+  if (!next().clGetMemObjectInfo) return CL_INVALID_OPERATION;
+  return next().clGetMemObjectInfo(mem, param, sizeof(T), out, nullptr);
+}
+template <class T>
+cl_int imageValue(cl_mem image, cl_image_info param, T* out) {
+  if (!next().clGetImageInfo) return CL_INVALID_OPERATION;
+  return next().clGetImageInfo(image, param, sizeof(T), out, nullptr);
+}
 inline cl_int contextDevices(cl_context context, std::vector<cl_device_id>* out) {
   return queryArray(ISG_QUERY_LAMBDA(clGetContextInfo, context, CL_CONTEXT_DEVICES), out);
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iterator>
 
+#include "driver_queries.h"
 #include "layer_api.h"
 #include "logger.h"
 
@@ -14,12 +15,6 @@ std::string hex(unsigned v) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "%x", v);
   return buf;
-}
-
-template <class T>
-cl_int imageValue(cl_mem image, cl_image_info param, T* out) {
-  if (!next().clGetImageInfo) return CL_INVALID_OPERATION;
-  return next().clGetImageInfo(image, param, sizeof(T), out, nullptr);
 }
 
 // An unsigned-integer format of `bytes` bytes per element that the context's devices take for
@@ -148,8 +143,7 @@ bool makeStandIn(cl_command_queue queue, cl_context context, const ImageStandIn&
 
 cl_int RawViewLaunch::prepare(cl_uint numEvents, const cl_event* events) {
   if (!next().clEnqueueCopyImageToBuffer || !next().clEnqueueCopyBufferToImage ||
-      !next().clCreateImage || !next().clCreateBuffer || !next().clGetMemObjectInfo ||
-      !next().clEnqueueWriteBuffer)
+      !next().clCreateImage || !next().clCreateBuffer || !next().clEnqueueWriteBuffer)
     return CL_INVALID_OPERATION;
   for (const ImageStandIn& in : standIns_) {
     size_t width = 0, height = 0, bytes = 0;
@@ -157,8 +151,7 @@ cl_int RawViewLaunch::prepare(cl_uint numEvents, const cl_event* events) {
     cl_int err = in.image ? imageValue(in.image, CL_IMAGE_WIDTH, &width) : CL_INVALID_KERNEL_ARGS;
     if (err == CL_SUCCESS) err = imageValue(in.image, CL_IMAGE_HEIGHT, &height);
     if (err == CL_SUCCESS) err = imageValue(in.image, CL_IMAGE_ELEMENT_SIZE, &bytes);
-    if (err == CL_SUCCESS)
-      err = next().clGetMemObjectInfo(in.image, CL_MEM_CONTEXT, sizeof context, &context, nullptr);
+    if (err == CL_SUCCESS) err = memValue(in.image, CL_MEM_CONTEXT, &context);
     if (err != CL_SUCCESS) return err;
     RawImageView& v = (*views_)[in.arg];
     if (v.source != in.image || v.width != width || v.height != height || v.elementBytes != bytes)

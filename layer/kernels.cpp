@@ -144,6 +144,14 @@ cl_int setHiddenArguments(cl_kernel kernel, cl_device_id device, const DevicePro
   return CL_SUCCESS;
 }
 
+// Per call (clSetKernelArg*, clGetKernelArgInfo): one lookup in the lock-free index, never the
+// registry's mutex. False with *known when the layer has no record of `kernel`.
+bool hidesArgument(cl_kernel kernel, cl_uint arg_index, KernelSummary* summary,
+                   bool* known) noexcept {
+  *known = g_kernelRegistry->index().find(kernel, summary);
+  return *known && arg_index >= summary->numUserArgs;
+}
+
 // Whether an enqueue of `kernel` has hidden arguments to set; pass-through kernels and kernels
 // without hidden arguments are told apart without a lock.
 bool needsHiddenArguments(cl_kernel kernel) noexcept {
@@ -181,10 +189,8 @@ void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const 
   if (value && size == sizeof mem) std::memcpy(&mem, value, sizeof mem);
   cl_mem_object_type type = 0;
   cl_image_format format = {};
-  if (mem && next().clGetMemObjectInfo && next().clGetImageInfo &&
-      next().clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof type, &type, nullptr) == CL_SUCCESS &&
-      type == CL_MEM_OBJECT_IMAGE2D &&
-      next().clGetImageInfo(mem, CL_IMAGE_FORMAT, sizeof format, &format, nullptr) == CL_SUCCESS)
+  if (mem && memValue(mem, CL_MEM_TYPE, &type) == CL_SUCCESS && type == CL_MEM_OBJECT_IMAGE2D &&
+      imageValue(mem, CL_IMAGE_FORMAT, &format) == CL_SUCCESS)
     exactForBlockIO(format, &inexact);
   std::lock_guard<std::mutex> lock(record.enqueueMutex);
   record.boundImages[index] = type == CL_MEM_OBJECT_IMAGE2D ? mem : nullptr;
@@ -289,10 +295,9 @@ cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, siz
                                         const void* arg_value) {
   return guardedEntry("clSetKernelArg", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clSetKernelArg);
-    // One lock-free lookup per call (handle_index.h).
     KernelSummary summary;
-    const bool known = g_kernelRegistry->index().find(kernel, &summary);
-    if (known && arg_index >= summary.numUserArgs) return CL_INVALID_ARG_INDEX;
+    bool known = false;
+    if (hidesArgument(kernel, arg_index, &summary, &known)) return CL_INVALID_ARG_INDEX;
     cl_int err = next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
     if (err != CL_SUCCESS) return err;
     if (capture::enabled()) capture::rememberArg(kernel, arg_index, arg_size, arg_value);
@@ -306,8 +311,8 @@ cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel, cl_uint arg_
   return guardedEntry("clSetKernelArgSVMPointer", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clSetKernelArgSVMPointer);
     KernelSummary summary;
-    const bool known = g_kernelRegistry->index().find(kernel, &summary);
-    if (known && arg_index >= summary.numUserArgs) return CL_INVALID_ARG_INDEX;
+    bool known = false;
+    if (hidesArgument(kernel, arg_index, &summary, &known)) return CL_INVALID_ARG_INDEX;
     cl_int err = next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
     if (err != CL_SUCCESS) return err;
     if (capture::enabled()) capture::rememberSvmArg(kernel, arg_index, arg_value);
@@ -345,8 +350,8 @@ cl_int CL_API_CALL clGetKernelArgInfo_layer(cl_kernel kernel, cl_uint arg_index,
   return guardedEntry("clGetKernelArgInfo", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clGetKernelArgInfo);
     KernelSummary summary;
-    if (g_kernelRegistry->index().find(kernel, &summary) && arg_index >= summary.numUserArgs)
-      return CL_INVALID_ARG_INDEX;
+    bool known = false;
+    if (hidesArgument(kernel, arg_index, &summary, &known)) return CL_INVALID_ARG_INDEX;
     return next().clGetKernelArgInfo(kernel, arg_index, param_name, param_value_size, param_value,
                                      param_value_size_ret);
   });

@@ -512,10 +512,6 @@ class AnalysisConsumer : public clang::ASTConsumer {
                               const ManifestIndex& manifestOf, Editor& ed) {
     if (c.readWriteParams.empty()) return;
     clang::SourceManager& sm = ctx.getSourceManager();
-    auto kernelOf = [&](const clang::ParmVarDecl* p) -> const clang::FunctionDecl* {
-      const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(p->getDeclContext());
-      return fd && isKernel(c, fd->getCanonicalDecl()) ? fd : nullptr;
-    };
     for (const clang::ParmVarDecl* p : c.readWriteParams) {
       const std::string name = p->getNameAsString();
       const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(p->getDeclContext());
@@ -561,7 +557,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
                                    "'read_write image2d_t' at the parameter");
         continue;
       }
-      if (kernelOf(p)) {
+      if (isKernel(c, fd->getCanonicalDecl())) {
         ed.add(qualifier->getLocation(), 0, qualifier->getLength(), "write_only", p->getLocation(),
                what);
         ed.add(nameLoc, 0, unsigned(name.size()), name + "__isg_img", p->getLocation(), what);
@@ -625,13 +621,13 @@ class AnalysisConsumer : public clang::ASTConsumer {
     const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
     const auto* var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
     if (!var || !var->isLocalVarDecl() || !var->getInit() ||
-        !(var->getType().isConstQualified() || neverWritten(ctx, var)))
+        !(var->getType().isConstQualified() || neverWritten(var)))
       return std::nullopt;
     return foldRegionValue(ctx, var->getInit());
   }
   // Whether `var` is never assigned, incremented or has its address taken after its
   // initialisation, within its function.
-  static bool neverWritten(clang::ASTContext& ctx, const clang::VarDecl* var) {
+  static bool neverWritten(const clang::VarDecl* var) {
     struct Finder : clang::RecursiveASTVisitor<Finder> {
       const clang::VarDecl* var;
       bool written = false;
@@ -653,7 +649,6 @@ class AnalysisConsumer : public clang::ASTConsumer {
     finder.var = var;
     const auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(var->getParentFunctionOrMethod());
     if (!fn || !fn->getBody()) return false;
-    (void)ctx;
     finder.TraverseStmt(fn->getBody());
     return !finder.written;
   }
@@ -664,11 +659,8 @@ class AnalysisConsumer : public clang::ASTConsumer {
       if (call.expr->getNumArgs() < 3) continue;  // Clang has already refused the call
       const unsigned elementBytes = b.element == "uchar" ? 1 : b.element == "ushort" ? 2 : 4;
       const char* unit = elementBytes == 1 ? "bytes" : elementBytes == 2 ? "words" : "dwords";
-      auto constant = [&](unsigned index, const char*) {
-        return foldRegionValue(ctx, call.expr->getArg(index));
-      };
-      const auto width = constant(1, "width");
-      const auto height = constant(2, "height");
+      const auto width = foldRegionValue(ctx, call.expr->getArg(1));
+      const auto height = foldRegionValue(ctx, call.expr->getArg(2));
       if (!width) {
         if (height && (*height < 1 || *height > table::mediaMaxHeight(4)))
           ed.error(call.expr->getArg(2)->getBeginLoc(),
@@ -1166,8 +1158,7 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
     // The analysis must never reject what the driver builds (kBuiltinOnlyFeatures).
     if (!codegen) {
       for (const char* f : kBuiltinOnlyFeatures) ext += std::string(",+") + f;
-      // The layer stands in for read_write images where the device has none (75-image.cl).
-      if (t.images && !t.readWriteImages) ext += ",+__opencl_c_read_write_images";
+      if (emulatesReadWriteImages(t)) ext += ",+__opencl_c_read_write_images";
     }
     ext += ",";
   }

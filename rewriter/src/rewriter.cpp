@@ -232,7 +232,7 @@ std::string buildPrelude(const DeviceTraits& traits, const Analysis& a) {
         sizes.push_back(k.subGroupSize);
     if (sizes.size() == 1) p += "#define __ISG_KHR_ONLY_S " + std::to_string(sizes[0]) + "u\n";
   }
-  if (traits.images && !traits.readWriteImages)
+  if (emulatesReadWriteImages(traits))
     // The library's stand-in for read_write image2d_t (75-image.cl); the parse took the
     // user's #if branches with the feature macro defined, so the driver does too.
     p += "#define __ISG_EMULATED_RW_IMAGES 1\n"

@@ -154,9 +154,7 @@ std::string featureMacroFixes(const DeviceTraits& traits) {
     return std::find(std::begin(kBuiltinOnlyFeatures), std::end(kBuiltinOnlyFeatures), n) !=
            std::end(kBuiltinOnlyFeatures);
   };
-  // Where the device has images but no read-write ones, the layer stands in for them, and the
-  // rewritten program defines the macro for the driver too (buildPrelude).
-  const bool emulatedReadWrite = traits.images && !traits.readWriteImages;
+  const bool emulatedReadWrite = emulatesReadWriteImages(traits);
   for (const std::string& n : names)
     if (n != "__opencl_c_named_address_space_builtins" && !has(n) && !builtinOnly(n) &&
         !(emulatedReadWrite && n == "__opencl_c_read_write_images"))

@@ -54,6 +54,13 @@ std::string declarationsHeader(const DeviceTraits& traits);
 // language (generic address space, program-scope variables, pipes) stay the device's.
 extern const char* const kBuiltinOnlyFeatures[6];
 
+// Whether the layer stands in for read_write image2d_t on the device (images, but no read-write
+// ones: NVIDIA): the parse declares them, the prelude selects the library's stand-in and
+// defines __opencl_c_read_write_images for the driver too.
+inline bool emulatesReadWriteImages(const DeviceTraits& traits) {
+  return traits.images && !traits.readWriteImages;
+}
+
 // The rows of the collective families (broadcast, reduce, scan) for the library: every name of
 // the family in the table defines __ISG_DEF_<name> as its strategy's body for the operation the
 // name says, and __ISG_ROW_<family> expands a row (or nothing when `families` lacks it).
