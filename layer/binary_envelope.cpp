@@ -131,6 +131,21 @@ bool readKernel(Reader& r, KernelManifest* k) {
   return !k->name.empty() && k->subGroupSize >= 1 && k->subGroupSize <= 128;
 }
 
+// A compiled object's facts for clLinkProgram.
+bool readObjectFacts(Reader& r, EnvelopePayload* p) {
+  uint32_t n = 0;
+  if (!r.count(&n, 12)) return false;
+  p->contextFunctions.resize(n);
+  for (ContextFunction& f : p->contextFunctions)
+    if (!r.str(&f.name) || !r.strings(&f.families) || !r.u32(&f.widestBytes)) return false;
+  if (!r.strings(&p->externalFunctions) || !r.str(&p->objectSource) || !r.count(&n, 8))
+    return false;
+  p->objectHeaders.resize(n);
+  for (SourceFile& h : p->objectHeaders)
+    if (!r.str(&h.name) || !r.str(&h.text)) return false;
+  return true;
+}
+
 }  // namespace
 
 std::string encodeEnvelopePayload(const EnvelopePayload& p) {
@@ -158,8 +173,19 @@ std::string encodeEnvelopePayload(const EnvelopePayload& p) {
     w.u32(static_cast<uint32_t>(k.mixedImageArgs.size()));
     for (unsigned index : k.mixedImageArgs) w.u32(index);
   }
-  w.strings(p.contextFunctions);
+  w.u32(static_cast<uint32_t>(p.contextFunctions.size()));
+  for (const ContextFunction& f : p.contextFunctions) {
+    w.str(f.name);
+    w.strings(f.families);
+    w.u32(f.widestBytes);
+  }
   w.strings(p.externalFunctions);
+  w.str(p.objectSource);
+  w.u32(static_cast<uint32_t>(p.objectHeaders.size()));
+  for (const SourceFile& h : p.objectHeaders) {
+    w.str(h.name);
+    w.str(h.text);
+  }
   w.str(p.rewrittenSource);
   w.str(p.rewrittenOptions);
   w.str(p.appOptions);
@@ -221,8 +247,7 @@ EnvelopeCheck openEnvelope(const unsigned char* data, size_t size, EnvelopePaylo
   p.kernels.resize(kernels);
   for (KernelManifest& k : p.kernels)
     if (!readKernel(r, &k)) return invalid("the layer's kernel information in the binary is corrupt");
-  if (!r.strings(&p.contextFunctions) || !r.strings(&p.externalFunctions) ||
-      !r.str(&p.rewrittenSource) || !r.str(&p.rewrittenOptions) || !r.str(&p.appOptions) ||
+  if (!readObjectFacts(r, &p) || !r.str(&p.rewrittenSource) || !r.str(&p.rewrittenOptions) || !r.str(&p.appOptions) ||
       !r.done())
     return invalid("the layer's kernel information in the binary is corrupt");
   if (payloadSize == size - kHeaderSize) return invalid("the binary holds no driver binary");

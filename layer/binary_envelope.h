@@ -25,16 +25,22 @@ namespace isg {
 // Version 2 added the driver binary's size and the checksum: a cache cut short by a full disk
 // or a flipped bit is refused here instead of reaching a driver that crashes on it (PoCL 3.1
 // does). Version 3 added each kernel's mixedImageArgs (raw-bits image views at enqueue) and the
-// raw-image hidden arguments (emulated read_write images).
-constexpr unsigned kEnvelopeVersion = 3;
+// raw-image hidden arguments (emulated read_write images). Version 4: what a link needs of a
+// compiled object (context functions with their facts, the source of one that calls others).
+constexpr unsigned kEnvelopeVersion = 4;
 
 // What a rewritten program's binary carries besides the driver's bytes.
 struct EnvelopePayload {
   Strategy strategy = Strategy::Local;
   unsigned defaultSubGroupSize = 16;
   std::vector<KernelManifest> kernels;
-  std::vector<std::string> contextFunctions;   // compiled objects: for clLinkProgram's check
+  // Compiled objects, for clLinkProgram (separate_compilation.h): the functions that take the
+  // sub-group context, those called but defined elsewhere, and for an object that calls some,
+  // how to compile it again (source and input headers; its options are appOptions).
+  std::vector<ContextFunction> contextFunctions;
   std::vector<std::string> externalFunctions;
+  std::string objectSource;
+  std::vector<SourceFile> objectHeaders;
   // The rewritten source and the driver options it was built with, where the layer may need to
   // build it again (register cap on NVIDIA); empty otherwise.
   std::string rewrittenSource;

@@ -228,4 +228,7 @@ std::recursive_mutex& releaseMutex();
 // Releases the layer's reference to a record's shadow program.
 void releaseShadow(const std::shared_ptr<ProgramRecord>& record);
 
+// A source program of the driver's in the context of `like` (shadows, rewritten headers).
+cl_program createDriverProgram(cl_program like, const std::string& text, cl_int* err);
+
 }  // namespace isg

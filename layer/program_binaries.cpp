@@ -12,6 +12,7 @@
 #include "layer_api.h"
 #include "param_util.h"
 #include "register_cap.h"
+#include "separate_compilation.h"
 
 namespace isg {
 namespace {
@@ -24,6 +25,13 @@ EnvelopePayload payloadOf(const ProgramRecord& record) {
   p.contextFunctions = record.rewrite.contextFunctions;
   p.externalFunctions = record.rewrite.externalFunctions;
   p.appOptions = record.appOptions;
+  // An object that calls functions defined elsewhere may have to be compiled again by a link.
+  if (!p.externalFunctions.empty())
+    if (auto compiled = compiledObjects().find(record.app)) {
+      p.objectSource = compiled->source;
+      if (p.objectSource.empty()) programString(record.app, CL_PROGRAM_SOURCE, &p.objectSource);
+      p.objectHeaders = compiled->headers;
+    }
   // Only where a build with a register cap may be needed: the source is as large as the rest.
   if (mayCapRegisters(record)) {
     p.rewrittenSource = record.rewrite.source;
@@ -46,6 +54,13 @@ std::shared_ptr<ProgramRecord> recordOf(cl_program app, EnvelopePayload p) {
   r.externalFunctions = std::move(p.externalFunctions);
   r.source = std::move(p.rewrittenSource);
   r.options = std::move(p.rewrittenOptions);
+  if (!p.objectSource.empty()) {
+    auto compiled = std::make_shared<CompiledObject>();
+    compiled->source = std::move(p.objectSource);
+    compiled->options = record->appOptions;
+    compiled->headers = std::move(p.objectHeaders);
+    compiledObjects().put(app, std::move(compiled));
+  }
   return record;
 }
 

@@ -18,6 +18,7 @@
 #include "param_util.h"
 #include "program_binaries.h"
 #include "program_dump.h"
+#include "separate_compilation.h"
 
 namespace isg {
 
@@ -33,6 +34,19 @@ ObjectRegistry<cl_program, ProgramRecord>& programRegistry() {
 
 void releaseShadow(const std::shared_ptr<ProgramRecord>& record) {
   if (record && record->shadow && next().clReleaseProgram) next().clReleaseProgram(record->shadow);
+}
+
+cl_program createDriverProgram(cl_program like, const std::string& text, cl_int* err) {
+  cl_context context = nullptr;
+  *err = programValue(like, CL_PROGRAM_CONTEXT, &context);
+  if (*err != CL_SUCCESS) return nullptr;
+  if (!next().clCreateProgramWithSource) {
+    *err = CL_INVALID_OPERATION;
+    return nullptr;
+  }
+  const char* strings[] = {text.c_str()};
+  const size_t lengths[] = {text.size()};
+  return next().clCreateProgramWithSource(context, 1, strings, lengths, err);
 }
 
 namespace {
@@ -127,7 +141,8 @@ std::string nvidiaPtxOptions(const std::string& options) {
 }
 
 cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* device_list,
-                   const char* options, std::vector<SourceFile> headers, RewritePlan* plan) {
+                   const char* options, std::vector<SourceFile> headers, bool compiledObject,
+                   RewritePlan* plan) {
   std::vector<cl_device_id> devices;
   if (device_list) {
     devices.assign(device_list, device_list + num_devices);
@@ -151,6 +166,7 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
   plan->input.headers = std::move(headers);
   plan->input.options = options ? options : "";
   plan->input.traits = traits;
+  plan->input.compiledObject = compiledObject;
   if (il) {
     ModuleInput m;
     m.spirv = *il;
@@ -198,18 +214,6 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
   return CL_SUCCESS;
 }
 
-cl_program createDriverProgram(cl_program like, const std::string& text, cl_int* err) {
-  cl_context context = nullptr;
-  *err = programValue(like, CL_PROGRAM_CONTEXT, &context);
-  if (*err != CL_SUCCESS) return nullptr;
-  if (!next().clCreateProgramWithSource) {
-    *err = CL_INVALID_OPERATION;
-    return nullptr;
-  }
-  const char* strings[] = {text.c_str()};
-  const size_t lengths[] = {text.size()};
-  return next().clCreateProgramWithSource(context, 1, strings, lengths, err);
-}
 
 // The shadow of a program from SPIR-V: the rewritten module, as SPIR-V, or as SPIR bitcode or
 // PTX for every device of the application's program.
@@ -298,11 +302,12 @@ cl_int failBuild(cl_program program, const RewritePlan& plan, const char* option
 template <class Prepare, class DriverCall>
 cl_int rewriteAndCall(cl_program program, cl_uint num_devices, const cl_device_id* device_list,
                       const char* options, std::vector<SourceFile> headers,
-                      ProgramCallback pfn_notify, void* user_data, Prepare&& prepare,
-                      DriverCall&& driverCall) {
+                      bool compiledObject, ProgramCallback pfn_notify, void* user_data,
+                      Prepare&& prepare, DriverCall&& driverCall) {
   auto forward = [&] { return driverCall(program, options, pfn_notify, user_data); };
   RewritePlan plan;
-  if (planRewrite(program, num_devices, device_list, options, std::move(headers), &plan) !=
+  if (planRewrite(program, num_devices, device_list, options, std::move(headers), compiledObject,
+                  &plan) !=
       CL_SUCCESS)
     return forward();
   // A program the layer has never rewritten and does not rewrite now is the driver's alone,
@@ -364,7 +369,8 @@ cl_int CL_API_CALL clBuildProgram_layer(cl_program program, cl_uint num_devices,
     // The driver cannot see kernels made from the shadow, so the layer enforces this rule.
     if (programHasKernels(program)) return CL_INVALID_OPERATION;
     return rewriteAndCall(
-        program, num_devices, device_list, options, {}, pfn_notify, user_data,
+        program, num_devices, device_list, options, {}, /*compiledObject=*/false, pfn_notify,
+        user_data,
         [](const RewritePlan&) { return CL_SUCCESS; }, build);
   });
 }
@@ -417,8 +423,15 @@ cl_int CL_API_CALL clCompileProgram_layer(cl_program program, cl_uint num_device
       driverHeaderList = num_input_headers ? driverHeaders.data() : nullptr;
       return CL_SUCCESS;
     };
-    cl_int err = rewriteAndCall(program, num_devices, device_list, options, headers, pfn_notify,
-                                user_data, prepareHeaders, compile);
+    // How to compile the object again, should a link find it calling another object's
+    // context-taking function.
+    auto compiled = std::make_shared<CompiledObject>();
+    compiled->options = options ? options : "";
+    compiled->headers = headers;
+    cl_int err = rewriteAndCall(program, num_devices, device_list, options, headers,
+                                /*compiledObject=*/true, pfn_notify, user_data, prepareHeaders,
+                                compile);
+    if (err == CL_SUCCESS) compiledObjects().put(program, std::move(compiled));
     // The driver keeps what it needs of the headers; the layer's references can go.
     for (cl_program h : createdHeaders) next().clReleaseProgram(h);
     return err;
@@ -440,25 +453,6 @@ void installLinkedRecord(cl_program linked, const ProgramRecord& prototype) {
   auto record = std::make_shared<ProgramRecord>(prototype);
   record->app = linked;
   programRegistry().put(linked, record);
-}
-
-// Why the inputs cannot be linked: an object calls a function that another object defines and
-// that takes the sub-group context there; "" when none does.
-std::string contextConflict(cl_uint count, const cl_program* inputs) {
-  std::vector<std::shared_ptr<ProgramRecord>> records;
-  for (cl_uint i = 0; i < count; ++i)
-    if (auto r = programRegistry().find(inputs[i])) records.push_back(std::move(r));
-  for (const auto& caller : records)
-    for (const std::string& name : caller->rewrite.externalFunctions)
-      for (const auto& callee : records) {
-        const auto& threaded = callee->rewrite.contextFunctions;
-        if (callee != caller && std::find(threaded.begin(), threaded.end(), name) != threaded.end())
-          return "function '" + name + "' uses sub-group builtins, so the layer passes it the "
-                 "sub-group context, but another compiled object calls it without one; put "
-                 "the function and its callers in one program (or its definition in a header "
-                 "of the callers' clCompileProgram)";
-      }
-  return "";
 }
 
 void CL_CALLBACK notifyLinked(cl_program linked, void* data) {
@@ -487,32 +481,28 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
       return nullptr;
     }
 
-    auto prototype = std::make_shared<ProgramRecord>();
-    prototype->kind = ProgramRecord::Kind::Linked;
-    prototype->appOptions = options ? options : "";
-    std::vector<cl_program> driverInputs;
-    bool anyTakenOver = false;
-    for (cl_uint i = 0; i < num_input_programs; ++i) {
-      std::shared_ptr<ProgramRecord> input = programRegistry().find(input_programs[i]);
-      driverInputs.push_back(input ? input->driverProgram() : input_programs[i]);
-      if (!input || input->kind == ProgramRecord::Kind::RewriteFailed) continue;
-      if (!anyTakenOver) {
-        prototype->defaultSubGroupSize = input->defaultSubGroupSize;
-        prototype->rewrite.strategy = input->rewrite.strategy;
-      }
-      anyTakenOver = true;
-      prototype->rewrite.kernels.insert(prototype->rewrite.kernels.end(),
-                                        input->rewrite.kernels.begin(),
-                                        input->rewrite.kernels.end());
-    }
-    if (!anyTakenOver) return forward();
-    // One object's call of a function another object gave the sub-group context would reach
-    // it without one (PoCL then aborts the process at the first enqueue).
-    if (std::string conflict = contextConflict(num_input_programs, input_programs); !conflict.empty()) {
-      ISG_LOG_ERROR("clLinkProgram: " << conflict);
+    LinkPlan plan;
+    std::string why;
+    cl_int planned = planLink(num_devices, device_list, num_input_programs, input_programs, &plan, &why);
+    // The objects compiled again for this link: the driver keeps what it links.
+    auto releaseRecompiled = [&] {
+      for (cl_program p : plan.recompiled) next().clReleaseProgram(p);
+    };
+    if (planned != CL_SUCCESS) {
+      releaseRecompiled();
+      if (planned != CL_LINK_PROGRAM_FAILURE) return forward();  // the driver reports it
+      ISG_LOG_ERROR("clLinkProgram: " << why);
       if (errcode_ret) *errcode_ret = CL_LINK_PROGRAM_FAILURE;
       return nullptr;
     }
+    if (!plan.anyRewritten) return forward();
+    auto prototype = std::make_shared<ProgramRecord>();
+    prototype->kind = ProgramRecord::Kind::Linked;
+    prototype->appOptions = options ? options : "";
+    prototype->defaultSubGroupSize = plan.defaultSubGroupSize;
+    prototype->rewrite.strategy = plan.strategy;
+    prototype->rewrite.kernels = std::move(plan.kernels);
+    const std::vector<cl_program>& driverInputs = plan.driverInputs;
 
     std::unique_ptr<LinkNotification> notification;
     if (pfn_notify) notification.reset(new LinkNotification{pfn_notify, user_data, prototype});
@@ -520,6 +510,7 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
         context, num_devices, device_list, options, num_input_programs, driverInputs.data(),
         notification ? notifyLinked : nullptr, notification.get(), errcode_ret);
     if (notification) notification.release();
+    releaseRecompiled();
     if (linked) installLinkedRecord(linked, *prototype);
     return linked;
   });
@@ -528,17 +519,20 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
 cl_int CL_API_CALL clReleaseProgram_layer(cl_program program) {
   return guardedEntry("clReleaseProgram", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clReleaseProgram);
-    if (!programRegistry().find(program)) return next().clReleaseProgram(program);
+    if (!programRegistry().find(program) && !compiledObjects().find(program))
+      return next().clReleaseProgram(program);
     std::lock_guard<std::recursive_mutex> serial(releaseMutex());
     cl_uint references = 0;
     programValue(program, CL_PROGRAM_REFERENCE_COUNT, &references);
     if (references != 1) return next().clReleaseProgram(program);
-    // The last release: the record goes first, so the handle is never found after the driver
+    // The last release: the records go first, so the handle is never found after the driver
     // may have reused it.
     std::shared_ptr<ProgramRecord> record = programRegistry().take(program);
+    std::shared_ptr<CompiledObject> compiled = compiledObjects().take(program);
     cl_int err = next().clReleaseProgram(program);
     if (err != CL_SUCCESS) {
       if (record) programRegistry().put(program, record);
+      if (compiled) compiledObjects().put(program, compiled);
       return err;
     }
     releaseShadow(record);

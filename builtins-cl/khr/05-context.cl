@@ -107,7 +107,7 @@ __ISG_KHR_FN __isg_ctx_t __isg_ctx_init(uint S, uint rx, uint ry, uint rz __ISG_
 
 /* Kept on one line: the rewriter inserts it into the user's kernel line. SLOT is the scratch an
  * overlay's native builtins may exchange through; the driver's need none. */
-#define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), (RX), (RY), (RZ) __ISG_KHR_NATIVE_ARGS(SLOT)); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
+#define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), (RX), (RY), (RZ) __ISG_KHR_NATIVE_ARGS(SLOT)); __private __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
 
 /*
  * S, and whether the sub-group is the whole native one, as constants where they are: the

@@ -32,7 +32,7 @@ static inline __isg_ctx_t __isg_ctx_init(__local ulong16* scratch, uint S, uint 
 
 /* Kept on one line: the rewriter inserts it into the user's first kernel line. RX..RZ: see
  * __ISG_LAYOUT_INIT. */
-#define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init(__isg_scratch, (S), (SLOT), (RX), (RY), (RZ)); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
+#define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init(__isg_scratch, (S), (SLOT), (RX), (RY), (RZ)); __private __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
 
 /* Start of the half the current exchange writes into. */
 static inline __local uchar* __isg_exchange_area(__isg_ctx_t* ctx) {

@@ -35,7 +35,7 @@ static inline __isg_ctx_t __isg_ctx_init(uint S, uint rx, uint ry, uint rz) {
 
 /* Kept on one line: the rewriter inserts it into the user's kernel line. SLOT is the local
  * strategy's scratch need; warps exchange in registers. RX..RZ: see __ISG_LAYOUT_INIT. */
-#define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), (RX), (RY), (RZ)); __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
+#define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), (RX), (RY), (RZ)); __private __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
 
 static inline uint __isg_activemask(void) {
   uint m;

@@ -58,7 +58,7 @@ constexpr llvm::StringLiteral kDeclsPath = "/isg/include/isg-decls.h";
 constexpr llvm::StringLiteral kResourceDir = "/isg/clang";
 constexpr llvm::StringLiteral kResourceInclude = "/isg/clang/include/";
 
-constexpr const char* kCtxParam = "__isg_ctx_t* __isg_ctx";
+constexpr const char* kCtxParam = "__private __isg_ctx_t* __isg_ctx";
 constexpr const char* kCtxArg = "__isg_ctx";
 
 std::string normalizePath(llvm::StringRef path) {
@@ -281,7 +281,9 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
     } else if (callee->getIdentifier() && sizeQuery(callee->getName()) && ce->getNumArgs() == 1) {
       passed(ce->getArg(0));  // a raw-bits view has the image's size: not another use
     } else if (!internal(callee->getLocation()) && callee->getIdentifier()) {
+      // Defined by another object of a link: may take the context there.
       externals.insert(callee->getNameAsString());
+      current_->calls.push_back({ce, callee->getCanonicalDecl()});
     }
     return true;
   }
@@ -475,6 +477,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
     c.TraverseDecl(ctx.getTranslationUnitDecl());
     Editor ed(ctx.getSourceManager(), ctx.getLangOpts(), names_);
     checkMediaRegions(ctx, c, ed);
+    findExternalContext(c);
     const Closure closure = contextClosure(c);
     summarise(c, closure);
     editCallSites(c, closure, ed);
@@ -687,11 +690,24 @@ class AnalysisConsumer : public clang::ASTConsumer {
     }
   }
 
+  // The functions the program calls without defining them that another object of the link
+  // gave the context (RewriteInput::externalContext).
+  void findExternalContext(const Collector& c) {
+    for (const auto& [fd, f] : c.funcs)
+      for (const Call& call : f.calls) {
+        if (c.funcs.count(call.callee)) continue;
+        const std::string name = call.callee->getNameAsString();
+        for (const ContextFunction& e : in_.externalContext)
+          if (e.name == name) externalContext_[call.callee] = &e;
+      }
+  }
+
   // Functions that reach a builtin through any chain of calls: they take the sub-group context.
-  static Closure contextClosure(const Collector& c) {
+  Closure contextClosure(const Collector& c) const {
     Closure closure;
     for (const auto& [fd, f] : c.funcs)
       if (!f.uses.empty()) closure.insert(fd);
+    for (const auto& [fd, e] : externalContext_) closure.insert(fd);
     for (bool grew = true; grew;) {
       grew = false;
       for (const auto& [fd, f] : c.funcs) {
@@ -707,6 +723,41 @@ class AnalysisConsumer : public clang::ASTConsumer {
     return closure;
   }
 
+  // What `root` reaches through context-taking calls: the builtins and families (from other
+  // objects' functions), and the widest value exchanged.
+  struct Reach {
+    std::set<const Builtin*> builtins;
+    std::set<std::string> externalFamilies;
+    unsigned widest = 0;
+  };
+  Reach reachFrom(const Collector& c, const Closure& closure, const clang::FunctionDecl* root) const {
+    Reach r;
+    std::set<const clang::FunctionDecl*> reached{root};
+    std::vector<const clang::FunctionDecl*> stack{root};
+    while (!stack.empty()) {
+      const clang::FunctionDecl* fd = stack.back();
+      stack.pop_back();
+      if (auto e = externalContext_.find(fd); e != externalContext_.end()) {
+        r.externalFamilies.insert(e->second->families.begin(), e->second->families.end());
+        r.widest = std::max(r.widest, e->second->widestBytes);
+        continue;
+      }
+      auto g = c.funcs.find(fd);
+      if (g == c.funcs.end()) continue;
+      for (const Use& u : g->second.uses) {
+        r.builtins.insert(u.builtin);
+        r.widest = std::max(r.widest, u.bytes);
+      }
+      for (const Call& call : g->second.calls)
+        if (closure.count(call.callee) && reached.insert(call.callee).second)
+          stack.push_back(call.callee);
+    }
+    // Families in table order, whichever object's code reaches them.
+    for (const Builtin& b : builtins())
+      if (r.externalFamilies.count(b.family)) r.builtins.insert(&b);
+    return r;
+  }
+
   // The program-wide facts of the result: families used, user-defined and external functions.
   void summarise(const Collector& c, const Closure& closure) {
     std::set<const Builtin*> usedAnywhere;
@@ -719,8 +770,20 @@ class AnalysisConsumer : public clang::ASTConsumer {
         out_.families.push_back(b.family);
     out_.userDefined = c.userDefined;
     out_.externalFunctions.assign(c.externals.begin(), c.externals.end());
-    for (const clang::FunctionDecl* fd : closure)
-      if (!isKernel(c, fd)) out_.contextFunctions.push_back(fd->getNameAsString());
+    // A call into another object's context-taking function makes the program the layer's.
+    out_.usesSubGroups |= !externalContext_.empty();
+    for (const clang::FunctionDecl* fd : c.order) {
+      if (!closure.count(fd) || isKernel(c, fd)) continue;
+      const Reach r = reachFrom(c, closure, fd);
+      ContextFunction cf;
+      cf.name = fd->getNameAsString();
+      for (const Builtin& b : builtins())
+        if (r.builtins.count(&b) &&
+            std::find(cf.families.begin(), cf.families.end(), b.family) == cf.families.end())
+          cf.families.push_back(b.family);
+      cf.widestBytes = r.widest;
+      out_.contextFunctions.push_back(std::move(cf));
+    }
   }
 
   // Calls of user functions: those that take the context get it as their first argument.
@@ -851,22 +914,8 @@ class AnalysisConsumer : public clang::ASTConsumer {
           if (f.otherImageUses.count(def->getParamDecl(i))) km.mixedImageArgs.push_back(i);
         }
       if (closure.count(canon)) {
-        std::set<const clang::FunctionDecl*> reached{canon};
-        std::vector<const clang::FunctionDecl*> stack{canon};
-        std::set<const Builtin*> used;
-        unsigned widest = 0;
-        while (!stack.empty()) {
-          const Func& g = c.funcs[stack.back()];
-          stack.pop_back();
-          for (const Use& u : g.uses) {
-            used.insert(u.builtin);
-            widest = std::max(widest, u.bytes);
-          }
-          for (const Call& call : g.calls)
-            if (closure.count(call.callee) && reached.insert(call.callee).second)
-              stack.push_back(call.callee);
-        }
-        finishKernelManifest(used, widest, in_.traits, &km);
+        const Reach r = reachFrom(c, closure, canon);
+        finishKernelManifest(r.builtins, r.widest, in_.traits, &km);
       }
       manifestOf[canon] = out_.kernels.size();
       out_.kernels.push_back(std::move(km));
@@ -966,6 +1015,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
   const RewriteInput& in_;
   const FileNames& names_;
   Analysis& out_;
+  std::map<const clang::FunctionDecl*, const ContextFunction*> externalContext_;
 };
 
 // Records the program's #include directives and the files read from disk, for folding edited
@@ -1053,6 +1103,7 @@ class AnalysisAction : public clang::ASTFrontendAction {
   const RewriteInput& in_;
   const FileNames& names_;
   Analysis& out_;
+  std::map<const clang::FunctionDecl*, const ContextFunction*> externalContext_;
 };
 
 }  // namespace
@@ -1250,6 +1301,7 @@ bool runClang(const RewriteInput& in, bool codegen, CodegenTarget target,
 
 Analysis analyzeProgram(const RewriteInput& in) {
   Analysis out;
+  out.compiledObject = in.compiledObject;
   FileNames names(in);
   std::string log;
   bool ok = runClang(in, /*codegen=*/false, CodegenTarget::Spir, std::make_unique<AnalysisAction>(in, names, out), names,

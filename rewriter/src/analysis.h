@@ -54,7 +54,8 @@ struct Analysis {
   std::vector<std::pair<std::string, unsigned>> macroArity;
   std::vector<std::pair<std::string, unsigned>> extraArity;  // (name, count): __ISG_A<count>_<name>
   std::vector<KernelManifest> kernels;     // in source order
-  std::vector<std::string> contextFunctions;   // RewriteResult::contextFunctions
+  bool compiledObject = false;                    // RewriteInput::compiledObject
+  std::vector<ContextFunction> contextFunctions;  // RewriteResult::contextFunctions
   std::vector<std::string> externalFunctions;  // RewriteResult::externalFunctions
   std::vector<FileEdit> edits;
   std::vector<IncludeDirective> includes;

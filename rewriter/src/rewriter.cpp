@@ -230,7 +230,10 @@ std::string buildPrelude(const DeviceTraits& traits, const Analysis& a) {
     for (const KernelManifest& k : a.kernels)
       if (!k.families.empty() && std::find(sizes.begin(), sizes.end(), k.subGroupSize) == sizes.end())
         sizes.push_back(k.subGroupSize);
-    if (sizes.size() == 1) p += "#define __ISG_KHR_ONLY_S " + std::to_string(sizes[0]) + "u\n";
+    // A compiled object's helpers may serve kernels of other objects, with other sizes.
+    const bool sharedHelpers = a.compiledObject && !a.contextFunctions.empty();
+    if (sizes.size() == 1 && !sharedHelpers)
+      p += "#define __ISG_KHR_ONLY_S " + std::to_string(sizes[0]) + "u\n";
   }
   if (emulatesReadWriteImages(traits))
     // The library's stand-in for read_write image2d_t (75-image.cl); the parse took the
@@ -470,6 +473,12 @@ Key cacheKey(const RewriteInput& in) {
   }
   field("\x01options");
   field(in.options);
+  field(in.compiledObject ? "\x01object" : "\x01program");
+  for (const ContextFunction& f : in.externalContext) {
+    field(f.name);
+    for (const std::string& family : f.families) field(family);
+    field(std::to_string(f.widestBytes));
+  }
   const DeviceTraits& t = in.traits;
   std::string traits = std::string(strategyName(t.strategy)) + "|" +
                        std::to_string(t.defaultSubGroupSize) + "|" + std::to_string(t.fp16) +
@@ -578,6 +587,11 @@ bool mayNeedRewrite(const RewriteInput& input) {
   if (textMayNeedRewrite(input.source) || textMayNeedRewrite(input.options)) return true;
   for (const SourceFile& h : input.headers)
     if (textMayNeedRewrite(h.text)) return true;
+  for (const ContextFunction& f : input.externalContext) {
+    if (input.source.find(f.name) != std::string::npos) return true;
+    for (const SourceFile& h : input.headers)
+      if (h.text.find(f.name) != std::string::npos) return true;
+  }
   return diskIncludesMayNeedRewrite(input);
 }
 

@@ -31,8 +31,10 @@ isg::EnvelopePayload samplePayload() {
   p.kernels = {k, k};
   p.kernels[1].name = "second";
   p.kernels[1].hiddenArgs.clear();
-  p.contextFunctions = {"rot"};
+  p.contextFunctions = {isg::ContextFunction{"rot", {"shuffle", "broadcast"}, 16}};
   p.externalFunctions = {"helper", "other"};
+  p.objectSource = "uint helper(uint);\nkernel void k(global uint* o) { o[0] = helper(1); }\n";
+  p.objectHeaders = {isg::SourceFile{"h.h", "#define X 1\n"}};
   p.rewrittenSource = "kernel void gemm_tile() {}\n";
   p.rewrittenOptions = "-cl-std=CL2.0";
   p.appOptions = "-cl-std=CL2.0 -DSG=16";
@@ -77,6 +79,13 @@ TEST(BinaryEnvelope, ReadsBackWhatItWrote) {
   EXPECT_EQ(p.kernels[0].mixedImageArgs, (std::vector<unsigned>{3}));
   EXPECT_EQ(p.strategy, isg::Strategy::Khr);
   EXPECT_EQ(p.appOptions, "-cl-std=CL2.0 -DSG=16");
+  ASSERT_EQ(p.contextFunctions.size(), 1u);
+  EXPECT_EQ(p.contextFunctions[0].name, "rot");
+  EXPECT_EQ(p.contextFunctions[0].families, (std::vector<std::string>{"shuffle", "broadcast"}));
+  EXPECT_EQ(p.contextFunctions[0].widestBytes, 16u);
+  EXPECT_EQ(p.objectSource, samplePayload().objectSource);
+  ASSERT_EQ(p.objectHeaders.size(), 1u);
+  EXPECT_EQ(p.objectHeaders[0].text, "#define X 1\n");
 }
 
 TEST(BinaryEnvelope, DriverBinariesAreNotEnveloped) {

@@ -244,8 +244,10 @@ TEST(ObjectBinaries, CompiledObjectFromBinaryLinks) {
       "}\n";
   const char* caller =
       "int rotate_in_sub_group(int v);\n"
-      "kernel __attribute__((intel_reqd_sub_group_size(16)))\n"
-      "void use_it(global int* o) { o[get_global_id(0)] = rotate_in_sub_group(1); }\n";
+      "kernel void use_it(global const int* in, global int* out) {\n"
+      "  size_t gid = get_global_id(0);\n"
+      "  out[gid] = rotate_in_sub_group(in[gid]) + 1000 * (int)get_sub_group_size();\n"
+      "}\n";
   cl_int err = CL_SUCCESS;
   cl_program object = clCreateProgramWithSource(env().context, 1, &helper, nullptr, &err);
   ASSERT_EQ(err, CL_SUCCESS);
@@ -285,15 +287,31 @@ TEST(ObjectBinaries, CompiledObjectFromBinaryLinks) {
   clReleaseProgram(again);
   clReleaseProgram(linked);
 
+  // Issue 31.7: an object from source calling the cached object's helper, and the same caller
+  // cached too (its binary carries how to compile it again for the link), link and run.
   cl_program use = clCreateProgramWithSource(env().context, 1, &caller, nullptr, &err);
   ISG_CL_CHECK(clCompileProgram(use, 1, &env().device, opts.c_str(), 0, nullptr, nullptr, nullptr,
                                 nullptr));
-  cl_program both[] = {cached, use};
-  cl_program refused =
-      clLinkProgram(env().context, 1, &env().device, "", 2, both, nullptr, nullptr, &err);
-  EXPECT_EQ(refused, nullptr);
-  EXPECT_EQ(err, CL_LINK_PROGRAM_FAILURE);
-  if (refused) clReleaseProgram(refused);
+  cl_program useCached = fromBinary(binaryOf(use), &err, nullptr);
+  ASSERT_EQ(err, CL_SUCCESS);
+  for (cl_program callerObject : {use, useCached}) {
+    SCOPED_TRACE(callerObject == use ? "caller from source" : "caller from its binary");
+    cl_program both[] = {cached, callerObject};
+    cl_program linkedBoth =
+        clLinkProgram(env().context, 1, &env().device, "", 2, both, nullptr, nullptr, &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    k = clCreateKernel(linkedBoth, "use_it", &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    size_t used = 0, local = 64;
+    ISG_CL_CHECK(clGetKernelSubGroupInfo(k, env().device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                         sizeof local, &local, sizeof used, &used, nullptr));
+    ASSERT_GT(used, 0u);
+    ASSERT_NO_FATAL_FAILURE(isgtest::runIntKernel(k, in, &out, 128, 64));
+    EXPECT_EQ(out, isgtest::rotateExpected(in, 128, 64, used));
+    clReleaseKernel(k);
+    clReleaseProgram(linkedBoth);
+  }
+  clReleaseProgram(useCached);
   clReleaseProgram(use);
   clReleaseProgram(cached);
   clReleaseProgram(object);

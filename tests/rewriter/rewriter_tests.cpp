@@ -198,15 +198,65 @@ TEST(Rewrite, HelpersAndPrototypes) {
       "kernel void k(global float* o) { o[lane2()] = pure(mid(o[0])); }\n");
   EXPECT_REWRITTEN(r);
   EXPECT_EQ(userPart(r),
-            "float leaf(__isg_ctx_t* __isg_ctx, float v);\n"
-            "float mid(__isg_ctx_t* __isg_ctx, float v) { return leaf(__isg_ctx, v) * 2.0f; }\n"
-            "float leaf(__isg_ctx_t* __isg_ctx, float v) { return sub_group_reduce_add(v); }\n"
-            "uint lane(__isg_ctx_t* __isg_ctx) { return get_sub_group_local_id(); }\n"
-            "uint lane2(__isg_ctx_t* __isg_ctx) { return lane(__isg_ctx); }\n"
+            "float leaf(__private __isg_ctx_t* __isg_ctx, float v);\n"
+            "float mid(__private __isg_ctx_t* __isg_ctx, float v) { return leaf(__isg_ctx, v) * 2.0f; }\n"
+            "float leaf(__private __isg_ctx_t* __isg_ctx, float v) { return sub_group_reduce_add(v); }\n"
+            "uint lane(__private __isg_ctx_t* __isg_ctx) { return get_sub_group_local_id(); }\n"
+            "uint lane2(__private __isg_ctx_t* __isg_ctx) { return lane(__isg_ctx); }\n"
             "float pure(float v) { return v + 1.0f; }\n"
             "kernel void k(global float* o, __local ulong16* __isg_scratch) {"
             "__ISG_KERNEL_PROLOGUE(16, 4, 0, 0, 0)  o[lane2(__isg_ctx)] = pure(mid(__isg_ctx, o[0])); }\n");
   EXPECT_EQ(kernel(r, "k")->families, (std::vector<std::string>{"identity", "reduce"}));
+}
+
+// Separate compilation (issue 31.7): a link gives the rewrite the context functions of other
+// objects. Calls of them and declarations get the context, the kernel gets the families and the
+// scratch slot they need, and the program's own helpers that reach them take the context with
+// those facts.
+TEST(Rewrite, OtherObjectsContextFunctionsAreCalledWithTheContext) {
+  isg::RewriteInput in;
+  in.source =
+      "int rot(int);\n"
+      "int plain(int);\n"
+      "int via(int v) { return rot(v) + plain(v); }\n"
+      "kernel void k(global int* o) { o[0] = via(o[0]); }\n";
+  in.traits = localTraits();
+  in.compiledObject = true;
+  EXPECT_EQ(isg::rewriteProgram(in).status, RewriteResult::Status::PassThrough);
+  in.externalContext = {isg::ContextFunction{"rot", {"shuffle"}, 16}};
+  RewriteResult r = isg::rewriteProgram(in);
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(userPart(r),
+            "int rot(__private __isg_ctx_t* __isg_ctx, int);\n"
+            "int plain(int);\n"
+            "int via(__private __isg_ctx_t* __isg_ctx, int v) { return rot(__isg_ctx, v) + plain(v); }\n"
+            "kernel void k(global int* o, __local ulong16* __isg_scratch) {"
+            "__ISG_KERNEL_PROLOGUE(16, 16, 0, 0, 0)  o[0] = via(__isg_ctx, o[0]); }\n");
+  EXPECT_EQ(kernel(r, "k")->families, std::vector<std::string>{"shuffle"});
+  EXPECT_EQ(kernel(r, "k")->scratchBytesPerItem, 16u);
+  ASSERT_EQ(r.contextFunctions.size(), 1u);
+  EXPECT_EQ(r.contextFunctions[0].name, "via");
+  EXPECT_EQ(r.contextFunctions[0].families, std::vector<std::string>{"shuffle"});
+  EXPECT_EQ(r.contextFunctions[0].widestBytes, 16u);
+  EXPECT_EQ(r.externalFunctions, (std::vector<std::string>{"plain", "rot"}));
+}
+
+// A compiled object's helpers may serve kernels of other objects: khr must not fix S to its own
+// kernels' size there (__ISG_KHR_ONLY_S); a whole program may.
+TEST(Rewrite, CompiledObjectsWithHelpersKeepTheSubGroupSizeDynamic) {
+  isg::DeviceTraits khr = localTraits();
+  isg::applyStrategyDefaults(isg::Strategy::Khr, 32, &khr);
+  const std::string source =
+      "int rot(int v) { return intel_sub_group_shuffle(v, 0u); }\n"
+      "kernel __attribute__((intel_reqd_sub_group_size(16))) void k(global int* o) { o[0] = rot(o[0]); }\n";
+  isg::RewriteInput in;
+  in.source = source;
+  in.traits = khr;
+  EXPECT_NE(isg::rewriteProgram(in).source.find("#define __ISG_KHR_ONLY_S 16u"), std::string::npos);
+  in.compiledObject = true;
+  RewriteResult object = isg::rewriteProgram(in);
+  EXPECT_REWRITTEN(object);
+  EXPECT_EQ(object.source.find("__ISG_KHR_ONLY_S 16u"), std::string::npos);
 }
 
 TEST(Rewrite, HelperCalledFromMacroBodyTwice) {
@@ -218,7 +268,7 @@ TEST(Rewrite, HelperCalledFromMacroBodyTwice) {
       "}\n");
   EXPECT_REWRITTEN(r);
   EXPECT_EQ(userPart(r),
-            "int bcast(__isg_ctx_t* __isg_ctx, int v) { return sub_group_broadcast(v, 0u); }\n"
+            "int bcast(__private __isg_ctx_t* __isg_ctx, int v) { return sub_group_broadcast(v, 0u); }\n"
             "#define B(x) bcast(__isg_ctx, x)\n"
             "kernel void k(global int* o, __local ulong16* __isg_scratch) {"
             "__ISG_KERNEL_PROLOGUE(16, 4, 0, 0, 0) \n"
@@ -458,9 +508,9 @@ TEST(RealWorld, MacroDefinedHelpersCallingABuiltinOrAHelper) {
       "}\n");
   EXPECT_REWRITTEN(r);
   const std::string user = userPart(r);
-  EXPECT_NE(user.find("uint block_read_emu(__isg_ctx_t* __isg_ctx, const __local uint* p)"),
+  EXPECT_NE(user.find("uint block_read_emu(__private __isg_ctx_t* __isg_ctx, const __local uint* p)"),
             std::string::npos) << user;
-  EXPECT_NE(user.find("block_read##suffix(__isg_ctx_t* __isg_ctx,  \\\n"), std::string::npos) << user;
+  EXPECT_NE(user.find("block_read##suffix(__private __isg_ctx_t* __isg_ctx,  \\\n"), std::string::npos) << user;
   EXPECT_NE(user.find("return func(__isg_ctx, p); }"), std::string::npos) << user;
   EXPECT_NE(user.find("DECLARE_BLOCK_READ(, __isg_intel_sub_group_block_read, uint, __global"),
             std::string::npos) << user;
@@ -566,7 +616,7 @@ TEST(Rewrite, NamedHeaderWithHelper) {
   EXPECT_EQ(r.headers[0].name, "inc/sg.h");
   EXPECT_EQ(r.headers[0].text,
             "\n"
-            "inline uint lane(__isg_ctx_t* __isg_ctx) { return get_sub_group_local_id(); }\n");
+            "inline uint lane(__private __isg_ctx_t* __isg_ctx) { return get_sub_group_local_id(); }\n");
 }
 
 void writeFile(const std::string& path, const std::string& text) {
@@ -604,7 +654,7 @@ TEST(DiskHeaders, EditedHeadersAreFoldedIntoTheProgram) {
   EXPECT_EQ(user,
             "#include \"" + dir + "/sub/plain.h\"\n"
             "#ifndef INNER_H\n#define INNER_H\n"
-            "uint lane(__isg_ctx_t* __isg_ctx) { return get_sub_group_local_id(); }\n"
+            "uint lane(__private __isg_ctx_t* __isg_ctx) { return get_sub_group_local_id(); }\n"
             "#endif\n"
             "\n"
             "kernel void k(global uint* o, __local ulong16* __isg_scratch) {"

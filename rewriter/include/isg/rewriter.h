@@ -59,11 +59,26 @@ struct SourceFile {
   std::string text;
 };
 
+// A function that takes the sub-group context first because it reaches a builtin, with what a
+// kernel in another compiled object that calls it must provide for it: the builtin families it
+// reaches and the widest value it exchanges (separate compilation: docs/design.md).
+struct ContextFunction {
+  std::string name;
+  std::vector<std::string> families;
+  unsigned widestBytes = 0;
+};
+
 struct RewriteInput {
   std::string source;               // the program's source (all strings of clCreateProgramWithSource, joined)
   std::vector<SourceFile> headers;  // clCompileProgram's input headers (name = header_include_names[i])
   std::string options;              // build options exactly as the application passed them
   DeviceTraits traits;
+  // clCompileProgram: the object may define functions other objects call, so nothing in its
+  // helpers may assume the sub-group size of its own kernels.
+  bool compiledObject = false;
+  // clLinkProgram: functions other objects of the link define that take the sub-group context.
+  // The program's calls of them pass it, and its kernels provide what they need.
+  std::vector<ContextFunction> externalContext;
 };
 
 // A layer-owned kernel argument appended after the user's arguments.
@@ -126,8 +141,9 @@ struct RewriteResult {
   std::vector<KernelManifest> kernels;
   // Separate compilation: functions this program defines that now take the sub-group context
   // first, and functions it calls but does not define. A link that resolves one object's call
-  // to another object's context-taking function cannot work (the layer refuses it).
-  std::vector<std::string> contextFunctions;
+  // to another object's context-taking function rewrites the caller again with the callee in
+  // RewriteInput::externalContext.
+  std::vector<ContextFunction> contextFunctions;
   std::vector<std::string> externalFunctions;
   // The library the program was rewritten for: traits.strategy, except that khr falls back to
   // local for the whole program when a kernel's S does not divide the native size (log says so).
