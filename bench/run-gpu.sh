@@ -6,7 +6,7 @@
 #   .gpu/run-gpu.sh  .gpu/libIntelSubgroupsLayer.so  .gpu/bin/bench_*  .gpu/cuda/*.cu  .gpu/common/
 # and the lead runs (see docs/performance.md):
 #   bash .device/on-device.sh bash .gpu/run-gpu.sh
-# It also runs anywhere else (CTest's bench_smoke runs it on PoCL): the paths below can be set
+# It also runs anywhere else (CTest's bench.smoke runs it on PoCL): the paths below can be set
 # from the environment, and CUDA baselines are skipped, saying so, without nvcc or a CUDA GPU.
 #   ISG_BENCH_BIN      folder of the bench_* executables      (default: <this folder>/bin)
 #   ISG_BENCH_LAYER    the layer                               (default: <this folder>/libIntelSubgroupsLayer.so)

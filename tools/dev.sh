@@ -5,7 +5,11 @@
 #   tools/dev.sh demo    # Intel-targeted sample kernel through the layer on the default device,
 #                        # captured and replayed with isg-replay; then captured on Intel's own
 #                        # driver and replayed through the layer (docs/compare.md)
-#   tools/dev.sh test    # the whole suite (CTest), as CI runs it
+#   tools/dev.sh test    # the suite a contributor runs (CTest without label `full`): every
+#                        # strategy, builtin family, -cl-std, SPIR-V, media, capture/replay,
+#                        # binaries, install and Intel's runtime at least once, in minutes
+#   tools/dev.sh test --full  # that, then the full matrices (label `full`: every -cl-std x
+#                        # strategy x sub-group size, SPIR-V at every size, soak, fuzz), as CI
 #   tools/dev.sh sanitize  # what CI runs after `test` (docs/reliability.md): the suite on PoCL
 #                          # again on a build with ASan and UBSan (build-sanitize/), then the
 #                          # layer's API tests on a build with TSan (build-tsan/); the
@@ -14,7 +18,10 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 what=${1:-}
-case "$what" in demo|test|sanitize) ;; *) echo "usage: $0 demo|test|sanitize" >&2; exit 2;; esac
+full=
+case "$what" in demo|test|sanitize) ;; *) echo "usage: $0 demo|test [--full]|sanitize" >&2; exit 2;; esac
+if [ "$what" = test ] && [ "${2:-}" = --full ]; then full=1
+elif [ -n "${2:-}" ]; then echo "usage: $0 demo|test [--full]|sanitize" >&2; exit 2; fi
 
 "$root/tools/install-deps.sh" >/dev/null
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -59,7 +66,14 @@ case "$what" in
     exec "$build/tools/isg-replay/isg-replay" "$native_case" --ulp 4
     ;;
   test)
-    exec ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 900
+    phase() {  # name, ctest label arguments
+      local start=$SECONDS status=0
+      ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 900 "${@:2}" || status=$?
+      echo "tools/dev.sh: $1 took $((SECONDS - start)) s"
+      return $status
+    }
+    phase "the test suite" -LE full
+    [ -z "$full" ] || phase "the full matrices" -L full
     ;;
   sanitize)
     # On PoCL: test executables link the runtimes first; hosts that are not ours (clinfo) fail to
@@ -74,7 +88,8 @@ case "$what" in
       # root, a block only TLS points to would be reported, never hidden: no leak escapes.
       export LSAN_OPTIONS="use_tls=0:suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
       export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-      ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 1800 \
+      # The quick suite: the full matrices run the same layer code at more sizes and -cl-std.
+      ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 1800 -LE full \
         -E 'clinfo|^install\.|^fuzz\.|^native\.|^khr_intel\.|^differential\.'
     )
     # ThreadSanitizer: the tests that drive the layer from several threads live among the
