@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "controls.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -98,7 +99,7 @@ const char* controlTypeDescription(const StrategyChoice*) {
   }();
   return names.c_str();
 }
-const char* controlTypeDescription(const bool*) { return "0 | 1"; }
+const char* controlTypeDescription(const bool*) { return "0 | 1 (also no | yes, false | true, off | on)"; }
 const char* controlTypeDescription(const unsigned*) { return "unsigned integer"; }
 const char* controlTypeDescription(const std::string*) { return "text"; }
 
@@ -113,6 +114,44 @@ std::vector<ControlDescription> describeControls() {
   ISG_CONTROLS(ISG_CONTROL)
 #undef ISG_CONTROL
   return rows;
+}
+
+namespace {
+
+// Levenshtein distance, enough for names of a few dozen characters.
+std::size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string unknownControlNote(const std::string& variable, bool* typo) {
+  *typo = false;
+  if (variable.rfind("ISG_", 0) != 0) return "";
+  std::string nearest;
+  std::size_t best = 3;
+  for (const ControlDescription& c : describeControls()) {
+    if (c.environmentVariable == variable) return "";
+    const std::size_t d = editDistance(variable, c.environmentVariable);
+    if (d < best) {
+      best = d;
+      nearest = c.environmentVariable;
+    }
+  }
+  *typo = !nearest.empty();
+  return variable + " is not a control of the layer (docs/controls.md); ignored" +
+         (*typo ? "; did you mean " + nearest + "?" : "");
 }
 
 Config loadConfig(const std::function<const char*(const char*)>& lookup,

@@ -75,6 +75,11 @@ struct ControlDescription {
 };
 std::vector<ControlDescription> describeControls();
 
+// An environment variable named ISG_* that is no control: a note saying so, and in *typo
+// whether it is within two edits of a control's name (which the note then suggests). "" for a
+// control or a name outside ISG_*.
+std::string unknownControlNote(const std::string& variable, bool* typo);
+
 // Reads every control from the environment (`lookup` returns nullptr for unset variables).
 // Invalid values keep the default and are described in *problems; *nonDefaults lists
 // "ISG_X=value" for each control that differs from its default.

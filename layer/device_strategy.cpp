@@ -228,7 +228,8 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   }
   if (wanted == Strategy::Native && p->detected != Strategy::Native) {
     ISG_LOG_WARNING("ISG_STRATEGY=native ignored for '"
-                    << name << "': it does not report cl_intel_subgroups");
+                    << name << "': it does not report cl_intel_subgroups; using "
+                    << strategyName(p->detected) << " instead");
     wanted = p->detected;
   }
   // Hardware strategies compile to that hardware's instructions (inline PTX, khr builtins): on
@@ -237,7 +238,8 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
                          (wanted == Strategy::Khr && hasKhrShuffles(device, extensions));
   if ((wanted == Strategy::NvidiaPtx || wanted == Strategy::Khr) && !qualifies) {
     ISG_LOG_WARNING("ISG_STRATEGY=" << strategyName(wanted) << " ignored for '" << name
-                                    << "': the device does not qualify for it");
+                                    << "': the device does not qualify for it; using "
+                                    << strategyName(p->detected) << " instead");
     wanted = p->detected;
   }
   if (wanted != Strategy::Native && p->detected == Strategy::Native)

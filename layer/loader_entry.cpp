@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <dlfcn.h>
+#include <unistd.h>
+
 #include "enqueue_capture.h"
 #include "layer_api.h"
 
@@ -47,8 +50,23 @@ void applyConfig() {
   g_config =
       loadConfig([](const char* name) { return std::getenv(name); }, &problems, &nonDefaults);
   configureLog(g_config.LOG, g_config.LOG_FILE);
+  Dl_info self{};
+  ISG_LOG_INFO("intel-subgroups-layer " ISG_VERSION " ("
+               << (dladdr(reinterpret_cast<void*>(&applyConfig), &self) && self.dli_fname
+                       ? self.dli_fname
+                       : "path unknown")
+               << ")");
   for (const std::string& p : problems) ISG_LOG_WARNING(p);
   for (const std::string& c : nonDefaults) ISG_LOG_INFO("control " << c << " (not the default)");
+  // A misspelt control would otherwise be silently without effect.
+  for (char** e = environ; e && *e; ++e) {
+    const std::string entry = *e;
+    bool typo = false;
+    const std::string note = unknownControlNote(entry.substr(0, entry.find('=')), &typo);
+    if (note.empty()) continue;
+    if (typo) ISG_LOG_WARNING(note);
+    else ISG_LOG_INFO(note);
+  }
 }
 
 cl_int initLayer(cl_uint num_entries, const cl_icd_dispatch* target_dispatch,

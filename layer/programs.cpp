@@ -140,6 +140,25 @@ std::string nvidiaPtxOptions(const std::string& options) {
   return out;
 }
 
+// One line per rewritten program for ISG_LOG=info: its strategy and each kernel's S and hidden
+// arguments.
+std::string rewriteSummary(const RewriteResult& r) {
+  std::ostringstream line;
+  line << "rewrote a program for " << strategyName(r.strategy) << ":";
+  if (r.kernels.empty()) line << " no kernels";
+  for (std::size_t i = 0; i < r.kernels.size(); ++i) {
+    const KernelManifest& k = r.kernels[i];
+    line << (i ? ", " : " ") << "kernel '" << k.name << "' (S " << k.subGroupSize
+         << (k.requiredSubGroupSize ? " required" : "");
+    for (const HiddenArg& h : k.hiddenArgs)
+      line << (h.kind == HiddenArg::Kind::LocalScratch ? ", local scratch" : ", texels of image ")
+           << (h.kind == HiddenArg::Kind::RawImage ? std::to_string(h.imageArg) : "")
+           << " as argument " << h.index;
+    line << ")";
+  }
+  return line.str();
+}
+
 cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* device_list,
                    const char* options, std::vector<SourceFile> headers, bool compiledObject,
                    RewritePlan* plan) {
@@ -203,8 +222,7 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
                                               << " strategy instead of "
                                               << strategyName(traits.strategy) << ":\n"
                                               << plan->result.log);
-      ISG_LOG_DEBUG("rewrote a program for " << strategyName(plan->result.strategy) << " ("
-                                             << plan->result.kernels.size() << " kernels)");
+      ISG_LOG_INFO(rewriteSummary(plan->result));
       break;
     case RewriteResult::Status::Error:
       plan->action = RewritePlan::Action::Fail;

@@ -40,6 +40,7 @@
 #include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "divergence.h"
 #include "embedded.h"
 #include "kernel_facts.h"
 #include "table.h"
@@ -164,6 +165,7 @@ struct Call {
 struct BuiltinCall {
   const Builtin* builtin;
   const clang::CallExpr* expr;
+  const clang::FunctionDecl* function;  // the definition it is written in
 };
 
 struct Func {
@@ -263,7 +265,7 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
           typeBytes = unsigned(ctx_.getTypeSizeInChars(t).getQuantity());
       }
       current_->uses.push_back({b, exchangeBytes(*b, typeBytes)});
-      builtinCalls.push_back({b, ce});
+      builtinCalls.push_back({b, ce, current_->definition});
       // The image argument block and media IO reach (first for block IO, last for media IO).
       const bool block = b->shape == Shape::BlockRead || b->shape == Shape::BlockWrite;
       const bool media = b->shape == Shape::MediaRead || b->shape == Shape::MediaWrite;
@@ -319,6 +321,9 @@ class Editor {
 
   void error(SourceLocation loc, const std::string& message) {
     errors += where(loc) + ": error: " + message + "\n";
+  }
+  void warning(SourceLocation loc, const std::string& message) {
+    warnings += where(loc) + ": warning: " + message + "\n";
   }
 
   std::optional<clang::Token> tokenAt(SourceLocation fileLoc) const {
@@ -440,6 +445,7 @@ class Editor {
 
   std::vector<FileEdit> edits;
   std::string errors;
+  std::string warnings;
 
  private:
   std::pair<unsigned, unsigned> site(SourceLocation l) const {
@@ -479,6 +485,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
     checkMediaRegions(ctx, c, ed);
     findExternalContext(c);
     const Closure closure = contextClosure(c);
+    if (in_.traits.strategy == Strategy::Local) warnDivergentCalls(ctx, c, ed);
     summarise(c, closure);
     editCallSites(c, closure, ed);
     editBuiltinCalls(c, ed);
@@ -492,6 +499,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
       out_.log = ed.errors;
       return;
     }
+    out_.warnings = std::move(ed.warnings);
     out_.edits = std::move(ed.edits);
     out_.ok = true;
   }
@@ -688,6 +696,43 @@ class AnalysisConsumer : public clang::ASTConsumer {
                      std::to_string(most) + " (cl_intel_media_block_io, Table 6.X)");
       }
     }
+  }
+
+  // The local strategy exchanges through work-group barriers: a builtin that only some
+  // work-items of a work-group reach hangs there (divergence.h). One warning per call.
+  void warnDivergentCalls(clang::ASTContext& ctx, const Collector& c, Editor& ed) const {
+    DivergenceCheck check(ctx);
+    std::set<unsigned> reported;
+    for (const BuiltinCall& bc : c.builtinCalls) {
+      const Builtin& b = *bc.builtin;
+      if (b.family != "barrier" && exchangeBytes(b, 4) == 0) continue;  // needs no barrier
+      const clang::Expr* guard = check.guardOf(bc.function, bc.expr);
+      std::set<const clang::FunctionDecl*> visited;
+      if (!guard && bc.function) guard = guardInCallers(check, c, bc.function->getCanonicalDecl(), &visited);
+      if (!guard) continue;
+      const SourceLocation at = ctx.getSourceManager().getSpellingLoc(bc.expr->getBeginLoc());
+      if (!reported.insert(at.getRawEncoding()).second) continue;
+      ed.warning(bc.expr->getBeginLoc(),
+                 "'" + b.name + "' may be reached by only some work-items of a work-group (see " +
+                     ed.where(guard->getBeginLoc()) + "); the local sub-group strategy "
+                     "exchanges through work-group barriers, which every work-item must reach, "
+                     "so such a launch hangs (README, known limits)");
+    }
+  }
+
+  // The guard of a call of `fn` (or of its callers, up to the kernels) by a work-item dependent
+  // condition.
+  static const clang::Expr* guardInCallers(DivergenceCheck& check, const Collector& c,
+                                           const clang::FunctionDecl* fn,
+                                           std::set<const clang::FunctionDecl*>* visited) {
+    if (!visited->insert(fn).second) return nullptr;
+    for (const auto& [caller, f] : c.funcs)
+      for (const Call& call : f.calls) {
+        if (call.callee != fn) continue;
+        if (const clang::Expr* g = check.guardOf(f.definition, call.expr)) return g;
+        if (const clang::Expr* g = guardInCallers(check, c, caller, visited)) return g;
+      }
+    return nullptr;
   }
 
   // The functions the program calls without defining them that another object of the link

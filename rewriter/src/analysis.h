@@ -45,6 +45,7 @@ struct IncludeDirective {
 struct Analysis {
   bool ok = false;  // false: `log` holds the diagnostics that make the build fail
   std::string log;
+  std::string warnings;  // for the build log of a program that builds
   bool usesSubGroups = false;              // a builtin call or intel_reqd_sub_group_size
   std::vector<std::string> families;       // used anywhere in the program, in table order
   std::vector<std::string> userDefined;    // table names the program defines itself

@@ -445,6 +445,7 @@ RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>
   r.externalFunctions = std::move(a.externalFunctions);
   r.strategy = in.traits.strategy;
   if (!note.empty()) r.log = note + "\n";
+  r.log += a.warnings;
   return r;
 }
 

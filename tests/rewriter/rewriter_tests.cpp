@@ -259,6 +259,59 @@ TEST(Rewrite, CompiledObjectsWithHelpersKeepTheSubGroupSizeDynamic) {
   EXPECT_EQ(object.source.find("__ISG_KHR_ONLY_S 16u"), std::string::npos);
 }
 
+// Issue 32.4: on the local strategy a builtin reached by only some work-items of a work-group
+// hangs; the build log says so at the user's line, and names the condition. Uniform control flow
+// and the other strategies get no warning.
+TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
+  auto r = rewrite(
+      "kernel void direct(global float* o) {\n"
+      "  float x = o[get_global_id(0)];\n"
+      "  if (get_local_id(0) < 16) x = sub_group_reduce_add(x);\n"
+      "  o[get_global_id(0)] = x;\n"
+      "}\n"
+      "kernel void through_variable(global float* o, int n) {\n"
+      "  const uint lid = get_local_id(0) % 32;\n"
+      "  float x = o[lid];\n"
+      "  for (int i = 0; i < n; ++i) x += intel_sub_group_shuffle(x, 1u);\n"
+      "  if (lid > 3) { x = sub_group_broadcast(x, 0u); }\n"
+      "  o[lid] = x;\n"
+      "}\n"
+      "kernel void early_exit(global float* o, uint n) {\n"
+      "  size_t gid = get_global_id(0);\n"
+      "  if (gid >= n) return;\n"
+      "  o[gid] = sub_group_scan_inclusive_add(o[gid]);\n"
+      "}\n"
+      "float helper(float x) { return sub_group_reduce_max(x); }\n"
+      "kernel void via_helper(global float* o) {\n"
+      "  float x = o[0];\n"
+      "  x = get_sub_group_local_id() == 0 ? helper(x) : x;\n"
+      "  o[0] = x + (float)get_sub_group_local_id();\n"
+      "}\n");
+  EXPECT_REWRITTEN(r);
+  EXPECT_NE(r.log.find("<source>:3:33: warning: 'sub_group_reduce_add' may be reached by only "
+                       "some work-items of a work-group (see <source>:3:7)"),
+            std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("<source>:10:22: warning: 'sub_group_broadcast'"), std::string::npos) << r.log;
+  EXPECT_EQ(r.log.find("intel_sub_group_shuffle"), std::string::npos) << r.log;  // a uniform loop
+  EXPECT_NE(r.log.find("<source>:16:12: warning: 'sub_group_scan_inclusive_add' may be reached "
+                       "by only some work-items of a work-group (see <source>:15:7)"),
+            std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("<source>:18:32: warning: 'sub_group_reduce_max' may be reached by only "
+                       "some work-items of a work-group (see <source>:21:7)"),
+            std::string::npos) << r.log;
+  EXPECT_EQ(std::count(r.log.begin(), r.log.end(), '\n'), 4) << r.log;
+
+  isg::DeviceTraits nvidia = localTraits();
+  isg::applyStrategyDefaults(isg::Strategy::NvidiaPtx, 0, &nvidia);
+  isg::RewriteInput in;
+  in.source = "kernel void k(global float* o) {\n"
+              "  if (get_local_id(0) < 16) o[0] = sub_group_reduce_add(o[0]);\n}\n";
+  in.traits = nvidia;
+  RewriteResult onWarps = isg::rewriteProgram(in);
+  EXPECT_REWRITTEN(onWarps);
+  EXPECT_EQ(onWarps.log.find("warning"), std::string::npos) << onWarps.log;
+}
+
 TEST(Rewrite, HelperCalledFromMacroBodyTwice) {
   auto r = rewrite(
       "int bcast(int v) { return sub_group_broadcast(v, 0u); }\n"

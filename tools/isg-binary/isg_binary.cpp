@@ -21,13 +21,22 @@ int fail(const std::string& what, cl_int err) {
 
 }  // namespace
 
+constexpr const char* kUsage =
+    "usage: isg-binary FILE.cl OUT [OPTIONS...] | --version | --help\n"
+    "Builds FILE.cl with OPTIONS for the default device of the first platform, writes the\n"
+    "program binary to OUT and the build log to stderr.\n";
+
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--version") {
     std::cout << "isg-binary " ISG_VERSION "\n";
     return 0;
   }
+  if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::cout << kUsage;
+    return 0;
+  }
   if (argc < 3) {
-    std::cerr << "usage: isg-binary FILE.cl OUT [OPTIONS...] | --version\n";
+    std::cerr << kUsage;
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);

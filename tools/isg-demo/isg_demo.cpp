@@ -59,7 +59,26 @@ std::string deviceText(cl_device_id d, cl_device_info what) {
 
 }  // namespace
 
-int main() {
+constexpr const char* kUsage =
+    "usage: isg-demo [--help | --version]\n"
+    "Runs an Intel-targeted sub-group kernel (clDNN-style matrix-vector product) on the default\n"
+    "OpenCL device and checks it against the host. Devices without cl_intel_subgroups need the\n"
+    "layer: OPENCL_LAYERS=/path/to/libIntelSubgroupsLayer.so isg-demo\n";
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (a == "--version") {
+      std::puts("isg-demo " ISG_VERSION);
+      return 0;
+    }
+    std::fprintf(stderr, "isg-demo: unknown argument '%s'\n%s", a.c_str(), kUsage);
+    return 2;
+  }
   const cl_uint n = 256, simd = 16, local = 64;
   cl_platform_id platform = nullptr;
   cl_device_id device = nullptr;
@@ -69,8 +88,11 @@ int main() {
     return 2;
   const std::string extensions = deviceText(device, CL_DEVICE_EXTENSIONS);
   std::printf("device: %s\n", deviceText(device, CL_DEVICE_NAME).c_str());
-  std::printf("cl_intel_subgroups advertised: %s\n",
-              extensions.find("cl_intel_subgroups") != std::string::npos ? "yes" : "no");
+  const bool advertised = extensions.find("cl_intel_subgroups") != std::string::npos;
+  std::printf("cl_intel_subgroups advertised: %s\n", advertised ? "yes" : "no");
+  if (!advertised)
+    std::printf("(the device lacks Intel's sub-groups: run through the layer, "
+                "OPENCL_LAYERS=/path/to/libIntelSubgroupsLayer.so isg-demo)\n");
 
   cl_int err = CL_SUCCESS;
   cl_context ctx = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);

@@ -94,7 +94,7 @@ bool parseOptions(int argc, char** argv, Options* o) {
     } else if (a == "--no-compare") {
       o->compare = false;
     } else if (!a.empty() && a[0] == '-') {
-      fatal("unknown option " + a);
+      fatal("unknown option " + a + "\n" + kUsage);
     } else if (o->caseDir.empty()) {
       o->caseDir = a;
     } else {
@@ -536,6 +536,7 @@ struct Replay {
       clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
       std::string log(n, '\0');
       clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+      log.resize(std::strlen(log.c_str()));  // the terminating NUL would hide what follows
       const char* layers = std::getenv("OPENCL_LAYERS");
       const std::string hint =
           l.c.layerMode == "rewritten" && !(layers && *layers)

@@ -16,8 +16,9 @@
 
 namespace {
 
-int usage() {
-  std::cerr << "usage: isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N]\n"
+// --help prints to stdout and succeeds; a wrong command line gets the same text on stderr.
+int usage(std::ostream& out = std::cerr, int status = 2) {
+  out << "usage: isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N]\n"
                "                   [--native-size N] [--fp16] [--fp64] [--no-images] [--nv-sm NN]\n"
                "                   [--driver-options FILE] [--manifest]\n"
                "                   [--module-output bitcode|spirv|ptx] [--spirv-bridge PATH]\n"
@@ -41,7 +42,16 @@ int usage() {
                "(default: the installed one, or beside the program). --version prints the version.\n"
                "--declarations prints overloadable declarations of every builtin of the table\n"
                "(for compiling Intel code with clang-15).\n";
-  return 2;
+  return status;
+}
+
+// The rewriter names the main file <source>, as the layer's build logs do for a program's
+// source; here it is the user's file.
+std::string namingFile(std::string log, const std::string& file) {
+  const std::string placeholder = "<source>";
+  for (std::size_t at = 0; (at = log.find(placeholder, at)) != std::string::npos; at += file.size())
+    log.replace(at, placeholder.size(), file);
+  return log;
 }
 
 bool readFile(const std::string& path, std::string* out) {
@@ -130,7 +140,7 @@ int main(int argc, char** argv) {
       }
       in.headers.push_back(std::move(h));
     } else if (a == "--help" || a == "-h") {
-      return usage();
+      return usage(std::cout, 0);
     } else if (a == "--version") {
       std::cout << "isg-rewrite " ISG_VERSION "\n";
       return 0;
@@ -191,9 +201,8 @@ int main(int argc, char** argv) {
   } else if (r.status == isg::RewriteResult::Status::PassThrough) {
     std::cout << in.source;
   }
-  if (r.status == isg::RewriteResult::Status::Error) {
-    std::cerr << r.log;
-    return 1;
-  }
+  // Errors, and for a program that builds its warnings and notes.
+  std::cerr << namingFile(r.log, file);
+  if (r.status == isg::RewriteResult::Status::Error) return 1;
   return 0;
 }

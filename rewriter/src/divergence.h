@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// Where a sub-group builtin may be reached by only some work-items of a work-group. Intel's
+// hardware runs such code (a builtin under `if (get_local_id(0) < 16)`); the local strategy
+// exchanges through work-group barriers, which every work-item must reach, so there it hangs.
+// The rewriter cannot make it work, but it can say so in the build log, at the user's line.
+//
+// A condition is work-item dependent when it reads a work-item id (get_local_id, get_global_id,
+// the sub-group ids, the linear ids) directly or through local variables computed from one.
+// A call is divergent when such a condition guards it (if, loops, ?:, && and ||, switch) or
+// guards an earlier `return` of its function. Parameters and memory are taken as uniform: the
+// check warns where it sees the dependence and stays silent where it cannot.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+
+namespace clang {
+class ASTContext;
+class CallExpr;
+class Expr;
+class FunctionDecl;
+class ParentMap;
+class Stmt;
+class VarDecl;
+}  // namespace clang
+
+namespace isg::detail {
+
+class DivergenceCheck {
+ public:
+  explicit DivergenceCheck(clang::ASTContext& ctx);
+  ~DivergenceCheck();
+
+  // The work-item dependent condition that guards `call` inside `fn` (a definition), or nullptr.
+  const clang::Expr* guardOf(const clang::FunctionDecl* fn, const clang::Stmt* call);
+
+ private:
+  struct FunctionFacts;
+  FunctionFacts& factsOf(const clang::FunctionDecl* fn);
+  bool dependent(const clang::Expr* e, const std::set<const clang::VarDecl*>& tainted) const;
+  const clang::Expr* enclosingGuard(FunctionFacts& f, const clang::Stmt* s) const;
+
+  clang::ASTContext& ctx_;
+  std::map<const clang::FunctionDecl*, std::unique_ptr<FunctionFacts>> facts_;
+};
+
+}  // namespace isg::detail
