@@ -732,6 +732,22 @@ kernel void shuffle_uint16_s16(global uint* out) {
     if (!SAME(results[i], (uint16)(i * 3 + 1))) passed = 0;
   out[tid] = passed ? n : 0u;
 }
+// shuffle_down hands over two int4 per work-item: on the local strategy 1024 work-items once
+// needed 64 KiB of exchange scratch, more than an H100's 48 KiB (CL_OUT_OF_RESOURCES).
+kernel void shuffle_down_int4(global uint* out) {
+  const size_t tid = get_global_id(0) + get_global_size(0) *
+                     (get_global_id(1) + get_global_size(1) * get_global_id(2));
+  const uint n = get_sub_group_size(), lid = get_sub_group_local_id();
+  int4 results[32];
+  const int4 mine = (int4)(lid * 3 + 1), next = mine + 500;
+  for (uint i = 0; i < n; ++i) results[i] = intel_sub_group_shuffle_down(mine, next, i);
+  uint passed = 1;
+  for (uint i = 0; i < n; ++i) {
+    const uint j = lid + i;
+    if (!SAME(results[i], (int4)(j < n ? j * 3 + 1 : (j - n) * 3 + 501))) passed = 0;
+  }
+  out[tid] = passed ? n : 0u;
+}
 )CLC";
   Program p;
   ASSERT_NO_FATAL_FAILURE(build(src, isgtest::extraBuildOptions(), &p));
@@ -750,7 +766,8 @@ kernel void shuffle_uint16_s16(global uint* out) {
   } else {
     shapes = {{items / 2, 2}, {items / 4, 2, 2}};
   }
-  for (const char* name : {"shuffle_int8", "shuffle_float4", "shuffle_long", "shuffle_uint16_s16"}) {
+  for (const char* name : {"shuffle_int8", "shuffle_float4", "shuffle_long", "shuffle_uint16_s16",
+                           "shuffle_down_int4"}) {
     Kernel k;
     ASSERT_NO_FATAL_FAILURE(kernel(p, name, &k));
     for (const auto& local : shapes) {
