@@ -13,6 +13,7 @@
 #   ISG_BENCH_CUDA_SRC folder of the CUDA baselines            (default: <this folder>/cuda)
 #   ISG_BENCH_SMOKE=1  tiny sizes, few repetitions
 #   ISG_BENCH_ONLY     space-separated subset of: shuffle block reduce local build host sgemm regcap
+#                      media startup
 #   ISG_BENCH_ARCH     nvcc -arch (default sm_90: H100/H200)
 #   ISG_BENCH_SPIRV=1  the layer's programs from SPIR-V too (variant layer-spirv), modules from
 #                      <this folder>/spirv-cache (tools/device/run-spirv.sh says how it is filled)
@@ -22,7 +23,7 @@ bin=${ISG_BENCH_BIN:-$here/bin}
 layer=${ISG_BENCH_LAYER:-$here/libIntelSubgroupsLayer.so}
 cuda_src=${ISG_BENCH_CUDA_SRC:-$here/cuda}
 out=${OUT:-/tmp/isg-bench-out}
-only=${ISG_BENCH_ONLY:-shuffle block reduce local build host sgemm regcap media}
+only=${ISG_BENCH_ONLY:-shuffle block reduce local build host sgemm regcap media startup}
 arch=${ISG_BENCH_ARCH:-sm_90}
 raw=$out/raw            # intermediate runs (the other half of a cross-process ratio, CUDA)
 mkdir -p "$out" "$raw"
@@ -117,6 +118,9 @@ if wanted host; then
     --baseline "layer=$raw/host_layer.json" \
     --json "$out/host.json" --md "$work/6.md"
 fi
+# Start-up: the benchmark starts the host (clinfo) itself, with and without the layer.
+wanted startup && step startup "${direct[@]}" ISG_BENCH_LAYER="$layer" "$bin/bench_startup" \
+  "${common[@]}" --json "$out/startup.json" --md "$work/10.md"
 
 # --- one table for docs/performance.md -------------------------------------------------------
 {
@@ -128,13 +132,13 @@ fi
   fi
   echo "- ratios: speed = rate(subject)/rate(baseline), higher is better; cost = time(subject)/time(baseline), lower is better"
   echo
-  for i in 1 2 3 4 5 6 7 8 9; do [ -f "$work/$i.md" ] && cat "$work/$i.md"; done
+  for i in 1 2 3 4 5 6 7 8 9 10; do [ -f "$work/$i.md" ] && cat "$work/$i.md"; done
   echo "Goals missed: $(grep -h '^|' "$work"/*.md 2>/dev/null | grep -o 'MISS' | wc -l); wrong results: $(cat "$out"/*.log | grep -c 'WRONG RESULT')"
 } > "$out/summary.md"
 cat "$out/summary.md"
 # The device tool returns only the output's tail: repeat the digest (worst case per ratio) last.
 echo; echo "== digest (all tables: $out/summary.md)"
-for i in 1 2 3 4 5 6 7 8 9; do [ -f "$work/$i.md" ] && grep -E '^(### |- worst )' "$work/$i.md"; done
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -f "$work/$i.md" ] && grep -E '^(### |- worst )' "$work/$i.md"; done
 # Programs from SPIR-V without a module yet (ISG_BENCH_SPIRV=1): packed for the development machine.
 if [ -n "${ISG_TEST_SPIRV_CACHE:-}" ] && [ -f "$here/spirv-missing.sh" ]; then
   bash "$here/spirv-missing.sh" "$ISG_TEST_SPIRV_CACHE" "$out"

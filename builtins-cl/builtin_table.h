@@ -138,4 +138,32 @@ inline const std::vector<Extension>& extensions() {
   return rows;
 }
 
+// A builtin's signature as the spec writes it (T: one of the row's types; `element` and `width`:
+// a block or media row's element type and vector width). docs/builtins.md shows it, and the
+// rewriter's note under a call no overload matches.
+inline std::string signature(Shape shape, const std::string& name, const std::string& element = "",
+                             unsigned width = 1) {
+  const std::string v = element + (width > 1 ? std::to_string(width) : "");
+  switch (shape) {
+    case Shape::U_V: return "uint " + name + "(void)";
+    case Shape::V_FLAGS: return "void " + name + "(cl_mem_fence_flags [, memory_scope])";
+    case Shape::I_I: return "int " + name + "(int)";
+    case Shape::T_T: return "T " + name + "(T)";
+    case Shape::T_TU: return "T " + name + "(T, uint)";
+    case Shape::T_TTU: return "T " + name + "(T, T, uint)";
+    case Shape::BlockRead:
+      return v + " " + name + "(const __global " + element +
+             "*), (read_only/read_write image2d_t, int2 byte_coord)";
+    case Shape::BlockWrite:
+      return "void " + name + "(__global " + element + "*, " + v +
+             "), (write_only/read_write image2d_t, int2 byte_coord, " + v + ")";
+    case Shape::MediaRead:
+      return v + " " + name + "(int2 src_byte_offset, int width, int height, read_only/read_write image2d_t)";
+    case Shape::MediaWrite:
+      return "void " + name + "(int2 src_byte_offset, int width, int height, " + v +
+             " texels, write_only/read_write image2d_t)";
+  }
+  return name;
+}
+
 }  // namespace isg::table

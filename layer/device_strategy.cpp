@@ -317,7 +317,8 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   p->spirvAsPtx = p->driverSpirvMax == 0 && !p->spirBitcode && p->detected == Strategy::NvidiaPtx;
   if (p->strategy != Strategy::Native && (p->driverSpirvMax != 0 || p->spirBitcode || p->spirvAsPtx)) {
     std::string why;
-    p->buildsSpirv = spirvAvailable("", &why) && (!p->spirvAsPtx || ptxAvailable(&why));
+    // Whether the bridge is installed, not loaded: only a program from SPIR-V loads it.
+    p->buildsSpirv = spirvInstalled("", &why) && (!p->spirvAsPtx || ptxAvailable(&why));
     if (!p->buildsSpirv)
       ISG_LOG_INFO("'" << name << "': programs from SPIR-V cannot be built: " << why);
   }

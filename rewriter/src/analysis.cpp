@@ -117,11 +117,12 @@ class FileNames {
 };
 
 // Forwards errors (and the notes that belong to them) to a text printer; warnings are the
-// driver's business, and notes pointing into our declarations header only list overloads.
+// driver's business, and notes pointing into our declarations header only list overloads: a
+// call of a builtin that no overload matches gets one note with the builtin's signature instead.
 class LogConsumer : public clang::DiagnosticConsumer {
  public:
   explicit LogConsumer(llvm::raw_ostream& os)
-      : opts_(new clang::DiagnosticOptions), printer_(os, opts_.get()) {
+      : os_(os), opts_(new clang::DiagnosticOptions), printer_(os, opts_.get()) {
     opts_->ShowColors = false;
   }
   void BeginSourceFile(const clang::LangOptions& lo, const clang::Preprocessor* pp) override {
@@ -144,9 +145,26 @@ class LogConsumer : public clang::DiagnosticConsumer {
       if (!lastShown_) return;
     }
     printer_.HandleDiagnostic(level, info);
+    if (level >= L::Error) noteSignature(info);
   }
 
  private:
+  void noteSignature(const clang::Diagnostic& info) {
+    llvm::SmallString<128> text;
+    info.FormatDiagnostic(text);
+    const llvm::StringRef prefix = "no matching function for call to '";
+    llvm::StringRef message = text.str();
+    if (!message.startswith(prefix)) return;
+    const llvm::StringRef name = message.drop_front(prefix.size()).take_until([](char c) { return c == '\''; });
+    const Builtin* b = findBuiltin(name);
+    if (!b) return;
+    std::string types;
+    for (const table::TypeEntry& t : b->types) types += (types.empty() ? "" : ", ") + t.type;
+    os_ << "note: " << name << " is " << table::signature(b->shape, b->name, b->element, b->width)
+        << (types.empty() ? "" : " with T one of " + types) << " (docs/builtins.md)\n";
+  }
+
+  llvm::raw_ostream& os_;
   llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> opts_;
   clang::TextDiagnosticPrinter printer_;
   bool lastShown_ = false;

@@ -10,6 +10,8 @@
 // source rewriter's helpers do; each such kernel becomes an entry with the strategy's hidden
 // arguments that creates the context (the library's kernel prologue, compiled per kernel) and
 // calls the kernel's own body with it.
+#include <unistd.h>
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -701,6 +703,17 @@ std::string builtinDeclarations(const DeviceTraits& traits) {
 
 bool spirvAvailable(const std::string& bridgePath, std::string* why) {
   return detail::bridgeLoads(bridgePath, why);
+}
+
+bool spirvInstalled(const std::string& bridgePath, std::string* why) {
+  std::string searched;
+  const std::string path =
+      bridgePath.empty() ? detail::layerFile("libIntelSubgroupsSpirv.so", &searched) : bridgePath;
+  if (!path.empty() && access(path.c_str(), R_OK) == 0) return true;
+  *why = "the SPIR-V bridge libIntelSubgroupsSpirv.so is not installed (searched " +
+         (bridgePath.empty() ? searched : bridgePath) +
+         "); the package intel-subgroups-layer-spirv holds it";
+  return false;
 }
 
 bool ptxAvailable(std::string* why) {

@@ -312,6 +312,24 @@ TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
   EXPECT_EQ(onWarps.log.find("warning"), std::string::npos) << onWarps.log;
 }
 
+// Issue 32.7: a call no overload matches gets the builtin's signature and types, once, instead
+// of clang's list of every overload in the layer's declarations.
+TEST(Rewrite, NoMatchingBuiltinOverloadNamesTheSignature) {
+  auto r = rewrite("kernel void k(global int* o) {\n  o[0] = intel_sub_group_shuffle(o[0]);\n}\n");
+  ASSERT_EQ(r.status, RewriteResult::Status::Error);
+  EXPECT_NE(r.log.find("<source>:2:10: error: no matching function for call to 'intel_sub_group_shuffle'"),
+            std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("note: intel_sub_group_shuffle is T intel_sub_group_shuffle(T, uint) with T "
+                       "one of float, float2"),
+            std::string::npos) << r.log;
+  auto block = rewrite("kernel void k(global uint* o) { o[0] = intel_sub_group_block_read_us2(o, 1); }\n");
+  ASSERT_EQ(block.status, RewriteResult::Status::Error);
+  EXPECT_NE(block.log.find("note: intel_sub_group_block_read_us2 is ushort2 "
+                           "intel_sub_group_block_read_us2(const __global ushort*)"),
+            std::string::npos) << block.log;
+  EXPECT_EQ(block.log.find("candidate"), std::string::npos) << block.log;
+}
+
 TEST(Rewrite, HelperCalledFromMacroBodyTwice) {
   auto r = rewrite(
       "int bcast(int v) { return sub_group_broadcast(v, 0u); }\n"

@@ -29,16 +29,6 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-std::string signatureOf(const std::string& shape, const std::string& name) {
-  if (shape == "U_V") return "uint " + name + "(void)";
-  if (shape == "V_FLAGS") return "void " + name + "(cl_mem_fence_flags [, memory_scope])";
-  if (shape == "I_I") return "int " + name + "(int)";
-  if (shape == "T_T") return "T " + name + "(T)";
-  if (shape == "T_TU") return "T " + name + "(T, uint)";
-  if (shape == "T_TTU") return "T " + name + "(T, T, uint)";
-  return name;
-}
-
 std::vector<Row> rows() {
   std::vector<Row> r;
   // Rows sharing a name and extension (none today) would be merged by the reader anyway; one
@@ -49,30 +39,23 @@ std::vector<Row> rows() {
       t.push_back(e.type + (e.requirement == isg::table::Requirement::none
                                 ? ""
                                 : std::string(" (") + isg::table::requirementName(e.requirement) + ")"));
-    r.push_back(Row{f.name, f.family, f.extension, signatureOf(isg::table::shapeName(f.shape), f.name),
-                    join(t)});
+    r.push_back(Row{f.name, f.family, f.extension, isg::table::signature(f.shape, f.name), join(t)});
   }
   for (const isg::table::Block& b : isg::table::blocks()) {
     const std::string v = b.element + (b.width > 1 ? std::to_string(b.width) : "");
+    using isg::table::Shape;
     r.push_back(Row{b.read, "block", b.extension,
-                    v + " " + b.read + "(const __global " + b.element +
-                        "*), (read_only/read_write image2d_t, int2 byte_coord)",
-                    v});
+                    isg::table::signature(Shape::BlockRead, b.read, b.element, b.width), v});
     r.push_back(Row{b.write, "block", b.extension,
-                    "void " + b.write + "(__global " + b.element + "*, " + v +
-                        "), (write_only/read_write image2d_t, int2 byte_coord, " + v + ")",
-                    v});
+                    isg::table::signature(Shape::BlockWrite, b.write, b.element, b.width), v});
   }
   for (const isg::table::Media& m : isg::table::mediaBlocks()) {
     const std::string v = m.element + (m.width > 1 ? std::to_string(m.width) : "");
+    using isg::table::Shape;
     r.push_back(Row{m.read, "media", m.extension,
-                    v + " " + m.read +
-                        "(int2 src_byte_offset, int width, int height, read_only/read_write image2d_t)",
-                    v});
+                    isg::table::signature(Shape::MediaRead, m.read, m.element, m.width), v});
     r.push_back(Row{m.write, "media", m.extension,
-                    "void " + m.write + "(int2 src_byte_offset, int width, int height, " + v +
-                        " texels, write_only/read_write image2d_t)",
-                    v});
+                    isg::table::signature(Shape::MediaWrite, m.write, m.element, m.width), v});
   }
   return r;
 }
@@ -216,9 +199,10 @@ std::string generate() {
      << "before any kernel runs) and the 16-element vector shuffles at 64 x 64 work-items\n"
      << "(PoCL's compiled kernel overflows its work-group stack, as it does without the layer);\n"
      << "on the local strategy, work-groups whose exchange scratch exceeds the device's local\n"
-     << "memory (an H100's 48 KiB holds 1,024 work-items of `int4` shuffle_up/down) are refused\n"
-     << "at enqueue with `CL_OUT_OF_RESOURCES`, which is how the spec lets a device refuse a\n"
-     << "work-group its kernel's resources do not allow.\n\n"
+     << "memory are refused at enqueue with `CL_OUT_OF_RESOURCES`, which is how the spec lets a device\n"
+     << "refuse a work-group its kernel's resources do not allow. The scratch is at most 2 halves x 16\n"
+     << "bytes per work-item (wider values, and the two values of shuffle_up/down, move in chunks of 16\n"
+     << "bytes), so 1,024 work-items need 32 KiB, which an H100's 48 KiB holds.\n\n"
      << "## Programs from SPIR-V\n\n"
      << "Every builtin above also comes as its `SPV_INTEL_subgroups` / `SPV_INTEL_media_block_io`\n"
      << "instruction in a module created with `clCreateProgramWithIL` (`cl_intel_spirv_subgroups`,\n"

@@ -196,6 +196,11 @@ std::string builtinDeclarations(const DeviceTraits& traits);
 // false with the reason in *why. Loads it on the first call.
 bool spirvAvailable(const std::string& bridgePath, std::string* why);
 
+// Whether the bridge is installed (its file is there), without loading it: loading maps
+// libLLVM-15 (tens of MiB), which only a program from SPIR-V needs. An installed bridge that then
+// fails to load fails that build, with the reason in its log.
+bool spirvInstalled(const std::string& bridgePath, std::string* why);
+
 // Whether programs from SPIR-V can be written as PTX (libclc's nvptx64--nvidiacl.bc is found);
 // false with the reason in *why.
 bool ptxAvailable(std::string* why);
