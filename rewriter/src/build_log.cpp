@@ -110,7 +110,7 @@ struct Mapped {
 // The driver's file:line becomes the user's: the line map says which file and line each line
 // of the rewritten program (and of each rewritten header) came from, headers read from disk
 // and folded into it included.
-Mapped mapLine(const std::string& line, const Location& loc, const RewriteResult& r) {
+Mapped mapPrimary(const std::string& line, const Location& loc, const RewriteResult& r) {
   Mapped m{line, false};
   std::string token = line.substr(loc.fileBegin, loc.fileEnd - loc.fileBegin);
   std::string written = "<source>";
@@ -137,6 +137,19 @@ Mapped mapLine(const std::string& line, const Location& loc, const RewriteResult
   else
     m.line = line.substr(0, loc.fileBegin) + entry->originalFile + ":" + original +
              line.substr(loc.lineEnd);
+  return m;
+}
+
+// The line's location, and the one clang writes beside it for a diagnostic inside a macro
+// expansion, "<Spelling=FILE:L:C>": both name the rewritten text.
+Mapped mapLine(const std::string& line, const Location& loc, const RewriteResult& r) {
+  Mapped m = mapPrimary(line, loc, r);
+  const std::string marker = "<Spelling=";
+  const std::size_t at = m.line.find(marker);
+  if (at == std::string::npos) return m;
+  const std::string inner = m.line.substr(at + marker.size());
+  if (auto spelling = parseLocation(inner); spelling && spelling->severity.empty())
+    m.line = m.line.substr(0, at + marker.size()) + mapPrimary(inner, *spelling, r).line;
   return m;
 }
 

@@ -1262,6 +1262,16 @@ TEST_F(BuildLog, PoclSeverityFirst) {
             "error: <isg-builtins>:41:2: broken library\n");
 }
 
+// A warning inside a builtin's macro expansion (an int* passed to a block read): PoCL writes the
+// expansion's location and clang's spelling beside it; both name the user's line (issue 32.7).
+TEST_F(BuildLog, SpellingInsideAMacroExpansionIsMappedToo) {
+  std::string log = "warning: /k/tempfile_x.cl:" + at(2) + ":12 <Spelling=/k/tempfile_x.cl:" +
+                    at(2) + ":39>: passing '__global int *' converts between pointers\n";
+  EXPECT_EQ(isg::mapBuildLog(log, r),
+            "warning: /k/tempfile_x.cl:2:12 <Spelling=/k/tempfile_x.cl:2:39>: passing '__global "
+            "int *' converts between pointers\n");
+}
+
 TEST_F(BuildLog, NvidiaStyle) {
   std::string log =
       "<kernel>:" + at(2) + ":39: error: use of undeclared identifier 'y'\n"
