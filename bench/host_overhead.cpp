@@ -2,18 +2,29 @@
 // Benchmark 6: host cost per call of clSetKernelArg and clEnqueueNDRangeKernel through the layer
 // against the driver alone. Goal: <= 1.05x per call.
 //
-// The layer is in the path only when OPENCL_LAYERS names it, so run-gpu.sh runs this twice:
-// through the layer (variant "layer") and without it with --baseline layer=FILE (variant
-// "direct"; the ratios are layer / direct). Cases:
+// The loader reads OPENCL_LAYERS once per process, so each variant is a process of its own:
+//   layer       : through the layer;
+//   passthrough : through a layer that only forwards the two calls (libisg_bench_passthrough):
+//                 what the loader's layer mechanism costs any layer, before the layer's work;
+//   direct      : the driver alone.
+// With --rounds N (bench/run-gpu.sh) this process starts itself once per variant per round, the
+// order rotated each round, so that the host's drift hits every variant alike; each case's
+// figure is the median over rounds of each process's median, and its spread is across rounds.
+// ISG_BENCH_LAYER and ISG_BENCH_PASSTHROUGH name the two layers. Cases:
 //   */plain : a kernel with no Intel builtin (the layer passes it through);
 //   */intel : the same kernel with an intel_sub_group_shuffle (the layer's rewritten kernel, with
 //             its manifest lookups and hidden arguments). The driver alone cannot build it, so
-//             its direct baseline is the program the layer made of it (--rewritten DIR, an
-//             ISG_DUMP_DIR of the run through the layer), built and called without the layer:
-//             the same driver kernel, so the ratio is the layer's own cost per call. Without
-//             --rewritten the baseline is the plain kernel, and the note says so.
+//             without the layer the program the layer made of it (ISG_DUMP_DIR of a first run
+//             through the layer) is built and called: the same driver kernel, so the ratio is
+//             the layer's own cost per call.
 // Timing is host wall time around a batch of calls; the queue is drained outside the timing.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+
 #include "common/cl_bench.h"
+#include "common/spawn.h"
 
 using namespace isgb;
 
@@ -33,20 +44,99 @@ const char* kIntel =
     "  if (i < n) a[i] = v * c;\n"
     "}\n";
 
+const char* kTitle = "host cost per call: through the layer, through a pass-through layer, the driver alone";
+int setArgCalls(const Options& opt) { return opt.smoke ? 200 : 20000; }
+int enqueueCalls(const Options& opt) { return opt.smoke ? 20 : 500; }
+double callsPerRep(const Options& opt, const std::string& caseName) {
+  return caseName.rfind("set_arg/", 0) == 0 ? setArgCalls(opt) : enqueueCalls(opt);
+}
+
+std::string requiredEnv(const char* name, const char* what) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) throw std::runtime_error(std::string(name) + " names " + what);
+  return v;
+}
+
+// --rounds: runs the variants as child processes of this executable and reports their medians.
+int interleaved(const Options& opt) {
+  Report r("host", kTitle, "M calls/s", opt);
+  struct Variant {
+    const char* name;
+    std::string layer;  // OPENCL_LAYERS; empty: the driver alone
+  };
+  const std::vector<Variant> variants = {
+      {kLayer, requiredEnv("ISG_BENCH_LAYER", "the layer")},
+      {"passthrough", requiredEnv("ISG_BENCH_PASSTHROUGH", "the pass-through layer (libisg_bench_passthrough.so)")},
+      {"direct", ""}};
+  r.variantOrder({kLayer, "passthrough", "direct"});
+  r.config("rounds", opt.rounds);
+  char dirTemplate[] = "/tmp/isg-bench-host.XXXXXX";
+  if (!mkdtemp(dirTemplate)) throw std::runtime_error("cannot make a temporary folder");
+  const std::string dir = dirTemplate, dump = dir + "/dump";
+  std::vector<std::string> base = {"/proc/self/exe"};
+  if (opt.smoke) base.push_back("--smoke");
+  if (opt.reps > 0) base.insert(base.end(), {"--reps", std::to_string(opt.reps)});
+  if (opt.warmup >= 0) base.insert(base.end(), {"--warmup", std::to_string(opt.warmup)});
+  if (!opt.filter.empty()) base.insert(base.end(), {"--filter", opt.filter});
+  auto runChild = [&](const Variant& v, const std::string& json, const std::string& dumpDir) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--json", json});
+    if (v.name != std::string(kLayer)) args.insert(args.end(), {"--rewritten", dump});
+    runProcess(args, {{"OPENCL_LAYERS", v.layer}, {"ISG_DUMP_DIR", dumpDir},
+                      {"ISG_BENCH_HOST_VARIANT", v.name}}, dir + "/" + v.name + ".log");
+  };
+  // The rewritten program for the variants without the layer, from a run that is not timed.
+  runChild(variants[0], dir + "/dump.json", dump);
+
+  std::map<std::string, std::map<std::string, std::vector<double>>> medians;  // case, variant
+  std::map<std::string, std::map<std::string, int>> verified;
+  for (int round = 0; round < opt.rounds; ++round) {
+    for (size_t i = 0; i < variants.size(); ++i) {
+      const Variant& v = variants[(i + static_cast<size_t>(round)) % variants.size()];
+      const std::string json = dir + "/" + v.name + ".json";
+      runChild(v, json, "");
+      const Json root = readJsonFile(json);
+      for (const Json& n : root.get("notes") ? root.get("notes")->items : std::vector<Json>{})
+        if (n.type == Json::Type::String) r.note(std::string(v.name) + ": " + n.text);
+      for (const Json& c : root.get("cases") ? root.get("cases")->items : std::vector<Json>{}) {
+        const Json* vs = c.get("variants");
+        const Json* m = vs ? vs->get(v.name) : nullptr;
+        if (!m || m->get("skipped")) continue;
+        medians[c.string("name")][v.name].push_back(m->number("median_ms"));
+        const Json* ok = m->get("verified");
+        int& flag = verified[c.string("name")].try_emplace(v.name, -1).first->second;
+        if (ok && ok->type == Json::Type::Bool) flag = flag == 0 ? 0 : ok->b ? 1 : 0;
+      }
+    }
+  }
+  for (const auto& [caseName, perVariant] : medians) {
+    for (const auto& [variant, ms] : perVariant)
+      r.add(caseName, variant, ms, callsPerRep(opt, caseName), 1e6, verified[caseName][variant]);
+    r.ratio(caseName, "layer/direct", kLayer, "direct", RatioKind::Cost, 1.05);
+    r.ratio(caseName, "passthrough/direct", "passthrough", "direct", RatioKind::Cost);
+    r.ratio(caseName, "layer/passthrough", kLayer, "passthrough", RatioKind::Cost);
+  }
+  const int status = r.finish();
+  std::system(("rm -rf '" + dir + "'").c_str());
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return runMain(argc, argv, [](const Options& opt) {
-    Report r("host", "host cost per call, through the layer vs the driver alone", "M calls/s", opt);
+    if (opt.rounds > 0) return interleaved(opt);
+    Report r("host", kTitle, "M calls/s", opt);
     Cl& cl = openCl(&r);
-    const bool viaLayer = !cl.layer.empty();
-    const std::string variant = viaLayer ? kLayer : "direct";
-    r.variantOrder({kLayer, "direct"});
+    // A child of --rounds is told its variant; run alone, the variant follows OPENCL_LAYERS.
+    const char* told = std::getenv("ISG_BENCH_HOST_VARIANT");
+    const std::string variant = told && *told ? told : !cl.layer.empty() ? kLayer : "direct";
+    const bool viaLayer = variant == kLayer;
+    r.variantOrder({kLayer, "passthrough", "direct"});
     const int nrep = reps(opt, 21), warm = warmups(opt, 3);
-    const int setArgCalls = opt.smoke ? 200 : 20000, enqueueCalls = opt.smoke ? 20 : 500;
     r.config("reps", nrep);
-    r.config("set_arg_calls_per_rep", setArgCalls);
-    r.config("enqueue_calls_per_rep", enqueueCalls);
+    r.config("set_arg_calls_per_rep", setArgCalls(opt));
+    r.config("enqueue_calls_per_rep", enqueueCalls(opt));
 
     const cl_uint n = 256;
     Buffer a(cl, n * 4), b(cl, n * 4);
@@ -97,12 +187,12 @@ int main(int argc, char** argv) {
         std::vector<double> ms;
         for (int rep = 0; rep < warm + nrep; ++rep) {
           double t0 = nowMs();
-          for (int i = 0; i < setArgCalls; ++i)
+          for (int i = 0; i < setArgCalls(opt); ++i)
             if (setAll(i) != CL_SUCCESS) throw std::runtime_error("clSetKernelArg failed");
           double t1 = nowMs();
           if (rep >= warm) ms.push_back(t1 - t0);
         }
-        r.add(setCase, variant, ms, setArgCalls, 1e6, -1);
+        r.add(setCase, variant, ms, setArgCalls(opt), 1e6, -1);
         r.ratio(setCase, "layer/direct", kLayer, "direct", RatioKind::Cost, 1.05);
       }
       for (int i = 0; i < 4; ++i) check(setAll(i), "clSetKernelArg");
@@ -121,14 +211,14 @@ int main(int argc, char** argv) {
         std::vector<double> ms;
         for (int rep = 0; rep < warm + nrep; ++rep) {
           double t0 = nowMs();
-          for (int i = 0; i < enqueueCalls; ++i)
+          for (int i = 0; i < enqueueCalls(opt); ++i)
             check(clEnqueueNDRangeKernel(cl.queue, k, 1, nullptr, &g, &l, 0, nullptr, nullptr),
                   "clEnqueueNDRangeKernel");
           double t1 = nowMs();
           check(clFinish(cl.queue), "clFinish");
           if (rep >= warm) ms.push_back(t1 - t0);
         }
-        r.add(enqCase, variant, ms, enqueueCalls, 1e6, ok);
+        r.add(enqCase, variant, ms, enqueueCalls(opt), 1e6, ok);
         r.ratio(enqCase, "layer/direct", kLayer, "direct", RatioKind::Cost, 1.05);
       }
       clReleaseKernel(k);

@@ -110,14 +110,11 @@ if wanted build; then
     --baseline "layer=$raw/build_layer.json" --json "$out/build.json" --md "$work/5.md"
   unset CUDA_CACHE_DISABLE POCL_KERNEL_CACHE
 fi
-if wanted host; then
-  mkdir -p "$work/host-dump"
-  step host_layer "${with_layer[@]}" ISG_DUMP_DIR="$work/host-dump" "$bin/bench_host" "${common[@]}" \
-    --json "$raw/host_layer.json"
-  step host "${direct[@]}" "$bin/bench_host" "${common[@]}" --rewritten "$work/host-dump" \
-    --baseline "layer=$raw/host_layer.json" \
-    --json "$out/host.json" --md "$work/6.md"
-fi
+# Host cost per call: bench_host starts itself through the layer, through a pass-through layer
+# and without one, interleaved round by round.
+wanted host && step host "${direct[@]}" ISG_BENCH_LAYER="$layer" \
+  ISG_BENCH_PASSTHROUGH="$bin/libisg_bench_passthrough.so" "$bin/bench_host" "${common[@]}" \
+  --rounds "$([ "${ISG_BENCH_SMOKE:-0}" = 1 ] && echo 2 || echo 7)" --json "$out/host.json" --md "$work/6.md"
 # Start-up: the benchmark starts the host (clinfo) itself, with and without the layer.
 wanted startup && step startup "${direct[@]}" ISG_BENCH_LAYER="$layer" "$bin/bench_startup" \
   "${common[@]}" --json "$out/startup.json" --md "$work/10.md"

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
-// A map from OpenCL handles to a 64-bit summary that readers search without a lock or an atomic
-// read-modify-write, for entries hit on every call (clSetKernelArg): a mutex and a shared_ptr
-// copy there cost several times what the driver's own call does.
+// A map from OpenCL handles to a 64-bit summary and a second 64-bit word (a pointer, say) that
+// readers search without a lock or an atomic read-modify-write, for entries hit on every call
+// (clSetKernelArg): a mutex and a shared_ptr copy there cost several times what the driver's own
+// call does.
 //
 // Open addressing with linear probing. Writers are serialised by their caller (the registry's
 // mutex); readers only load. A slot's key is set after its value, so a reader that sees the key
 // sees the value; a reader rechecks the key after reading the value, so a slot reused for
 // another handle meanwhile is never read as this one's. Erased slots become tombstones (a probe
 // must go on past them) and turn back into empty ones whenever no probe can need them any more.
+// Setting a handle that has an entry rewrites its two words in place, so a reader racing it may
+// see one old and one new: callers do that only where both say the same as before.
 // A table that fills up is replaced by a bigger copy; the old one stays allocated because a
 // reader may still be probing it (tables only grow, so all retired tables together are smaller
 // than the current one).
@@ -33,8 +36,8 @@ class HandleIndex {
   HandleIndex(const HandleIndex&) = delete;
   HandleIndex& operator=(const HandleIndex&) = delete;
 
-  // Lock-free. False when `handle` has no entry.
-  bool find(const void* handle, uint64_t* summary) const noexcept {
+  // Lock-free. False when `handle` has no entry; else *summary and, if given, *extra are its words.
+  bool find(const void* handle, uint64_t* summary, uint64_t* extra = nullptr) const noexcept {
     const uintptr_t key = reinterpret_cast<uintptr_t>(handle);
     if (key <= kTombstone) return false;
     const Table* t = current_.load(std::memory_order_acquire);
@@ -44,16 +47,18 @@ class HandleIndex {
       if (k == kEmpty) return false;
       if (k != key) continue;
       const uint64_t v = s.value.load(std::memory_order_acquire);
+      const uint64_t x = s.extra.load(std::memory_order_acquire);
       // Reused for another handle since the key was read: the handle was erased meanwhile.
       if (s.key.load(std::memory_order_relaxed) != key) return false;
       *summary = v;
+      if (extra) *extra = x;
       return true;
     }
     return false;
   }
 
   // The caller serialises set and erase.
-  void set(const void* handle, uint64_t summary) {
+  void set(const void* handle, uint64_t summary, uint64_t extra = 0) {
     const uintptr_t key = reinterpret_cast<uintptr_t>(handle);
     if (key <= kTombstone) return;
     Table* t = current_.load(std::memory_order_relaxed);
@@ -63,6 +68,7 @@ class HandleIndex {
       const uintptr_t k = s.key.load(std::memory_order_relaxed);
       if (k == key) {
         s.value.store(summary, std::memory_order_release);
+        s.extra.store(extra, std::memory_order_release);
         return;
       }
       if (k == kTombstone && !reuse) reuse = &s;
@@ -70,14 +76,14 @@ class HandleIndex {
     }
     if (!reuse && (t->used + 1) * 2 > t->mask + 1) {
       t = grow(t);
-      return insertFresh(t, key, summary);
+      return insertFresh(t, key, summary, extra);
     }
     if (reuse) {
-      publish(*reuse, key, summary);
+      publish(*reuse, key, summary, extra);
       ++t->live;
       return;
     }
-    insertFresh(t, key, summary);
+    insertFresh(t, key, summary, extra);
   }
 
   void erase(const void* handle) {
@@ -109,6 +115,7 @@ class HandleIndex {
   struct Slot {
     std::atomic<uintptr_t> key{kEmpty};
     std::atomic<uint64_t> value{0};
+    std::atomic<uint64_t> extra{0};
   };
   // The slots follow the header in the same allocation: one dependent load less per lookup.
   struct alignas(Slot) Table {
@@ -145,16 +152,17 @@ class HandleIndex {
 
   // Release on the value too: a reader that reads it then sees the tombstone (or the new key)
   // that came before it, and its recheck fails.
-  static void publish(Slot& s, uintptr_t key, uint64_t summary) {
+  static void publish(Slot& s, uintptr_t key, uint64_t summary, uint64_t extra) {
     s.value.store(summary, std::memory_order_release);
+    s.extra.store(extra, std::memory_order_release);
     s.key.store(key, std::memory_order_release);
   }
 
-  static void insertFresh(Table* t, uintptr_t key, uint64_t summary) {
+  static void insertFresh(Table* t, uintptr_t key, uint64_t summary, uint64_t extra) {
     size_t i = slotOf(key, t->mask);
     while (t->slots()[i].key.load(std::memory_order_relaxed) > kTombstone) i = (i + 1) & t->mask;
     if (t->slots()[i].key.load(std::memory_order_relaxed) == kEmpty) ++t->used;
-    publish(t->slots()[i], key, summary);
+    publish(t->slots()[i], key, summary, extra);
     ++t->live;
   }
 
@@ -167,7 +175,8 @@ class HandleIndex {
     for (size_t i = 0; i <= old->mask; ++i) {
       const uintptr_t k = old->slots()[i].key.load(std::memory_order_relaxed);
       if (k > kTombstone)
-        insertFresh(t, k, old->slots()[i].value.load(std::memory_order_relaxed));
+        insertFresh(t, k, old->slots()[i].value.load(std::memory_order_relaxed),
+                    old->slots()[i].extra.load(std::memory_order_relaxed));
     }
     current_.store(t, std::memory_order_release);
     return t;

@@ -174,14 +174,17 @@ void rememberArg(KernelRecord::ArgStore& store, cl_uint index, size_t size, cons
   } else {
     a.kind = KernelRecord::ArgValue::Kind::Value;
     const auto* bytes = static_cast<const unsigned char*>(value);
-    if (size <= sizeof a.small) std::memcpy(a.small, bytes, size);
+    // Constant sizes for the common cases: a copy in registers instead of a call to memcpy.
+    if (size == 8) std::memcpy(a.small, bytes, 8);
+    else if (size == 4) std::memcpy(a.small, bytes, 4);
+    else if (size <= sizeof a.small) std::memcpy(a.small, bytes, size);
     else a.large.assign(bytes, bytes + size);
   }
 }
 
 // After clSetKernelArg: whether argument `index`, if block or media IO reads or writes it, now
 // names an image whose format they cannot move exactly.
-void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const void* value) {
+[[gnu::noinline]] void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const void* value) {
   const auto& args = record.manifest.blockImageArgs;
   if (std::find(args.begin(), args.end(), index) == args.end()) return;
   std::string inexact;
@@ -198,16 +201,31 @@ void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const 
   else record.inexactImages[index] = {mem, inexact};
 }
 
-// What the layer keeps of a set argument: its value for the register-capped build (lock-free),
+// What noteArg cannot do without allocating or locking: a value larger than ArgValue::small,
 // the format of a block IO image (through the record).
-void noteArg(cl_kernel kernel, const KernelSummary& summary, cl_uint index, size_t size,
-             const void* value, const void* svm) {
-  if (summary.recordsArgs)
-    if (KernelRecord::ArgStore* store = g_kernelRegistry->index().argStore(kernel))
-      rememberArg(*store, index, size, value, svm);
-  if (!summary.checksImages || svm) return;
-  if (std::shared_ptr<KernelRecord> record = g_kernelRegistry->find(kernel))
-    checkBlockImageArg(*record, index, size, value);
+[[gnu::noinline]] cl_int noteArgGuarded(const char* api, cl_kernel kernel,
+                                        const KernelSummary& summary, cl_uint index, size_t size,
+                                        const void* value, const void* svm,
+                                        bool copyValue) noexcept {
+  return guardedEntry(api, [&]() -> cl_int {
+    if (copyValue) rememberArg(*summary.argStore, index, size, value, svm);
+    if (!summary.checksImages || svm) return CL_SUCCESS;
+    if (std::shared_ptr<KernelRecord> record = g_kernelRegistry->find(kernel))
+      checkBlockImageArg(*record, index, size, value);
+    return CL_SUCCESS;
+  });
+}
+
+// What the layer keeps of a set argument: its value for the register-capped build (lock-free,
+// in place up to 16 bytes), the format of a block IO image.
+cl_int noteArg(const char* api, cl_kernel kernel, const KernelSummary& summary, cl_uint index,
+               size_t size, const void* value, const void* svm) noexcept {
+  const bool inPlace = svm || !value || size <= sizeof(KernelRecord::ArgValue::small);
+  const bool copyValue = summary.argStore && !inPlace;
+  if (summary.argStore && inPlace) rememberArg(*summary.argStore, index, size, value, svm);
+  if (copyValue || (summary.checksImages && !svm))
+    return noteArgGuarded(api, kernel, summary, index, size, value, svm, copyValue);
+  return CL_SUCCESS;
 }
 
 // Sets the application's arguments on `target` (the register-capped build of the kernel).
@@ -291,34 +309,69 @@ cl_int CL_API_CALL clReleaseKernel_layer(cl_kernel kernel) {
   });
 }
 
+namespace {
+
+// clSetKernelArg and clSetKernelArgSVMPointer past the first check below: the kernel is one the
+// layer rewrote, or capture is on. `forward()` calls the next entry, `remember()` tells capture.
+template <class Forward, class Remember>
+cl_int setArgument(const char* api, bool known, KernelSummary summary, cl_kernel kernel,
+                   cl_uint arg_index, size_t arg_size, const void* arg_value, const void* svm,
+                   const Forward& forward, const Remember& remember) noexcept {
+  if (known && arg_index >= summary.numUserArgs) return CL_INVALID_ARG_INDEX;
+  const cl_int err = forward();
+  if (err != CL_SUCCESS) return err;
+  if (capture::enabled()) remember();
+  if (!known) return err;
+  return noteArg(api, kernel, summary, arg_index, arg_size, arg_value, svm);
+}
+
+// The per-call path's first check (docs/performance.md, benchmark 6): true when the layer has
+// nothing to do with this call, which then is a tail call into the next entry; else *known
+// and *summary say what the layer knows of the kernel.
+inline bool passesThrough(cl_kernel kernel, bool* known, KernelSummary* summary) noexcept {
+  *known = g_kernelRegistry->index().find(kernel, summary);
+  return !*known && !capture::enabled();
+}
+
+// Out of line, so that the pass-through path in the entries below has no frame to set up.
+[[gnu::noinline]] cl_int setKernelArgNoted(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
+                                           const void* arg_value, KernelSummary summary,
+                                           bool known) {
+  return setArgument(
+      "clSetKernelArg", known, summary, kernel, arg_index, arg_size, arg_value, nullptr,
+      [&] { return next().clSetKernelArg(kernel, arg_index, arg_size, arg_value); },
+      [&] { capture::rememberArg(kernel, arg_index, arg_size, arg_value); });
+}
+
+[[gnu::noinline]] cl_int setKernelArgSvmNoted(cl_kernel kernel, cl_uint arg_index,
+                                              const void* arg_value, KernelSummary summary,
+                                              bool known) {
+  return setArgument(
+      "clSetKernelArgSVMPointer", known, summary, kernel, arg_index, 0, nullptr, arg_value,
+      [&] { return next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value); },
+      [&] { capture::rememberSvmArg(kernel, arg_index, arg_value); });
+}
+
+}  // namespace
+
 cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                         const void* arg_value) {
-  return guardedEntry("clSetKernelArg", [&]() -> cl_int {
-    ISG_REQUIRE_NEXT(clSetKernelArg);
-    KernelSummary summary;
-    bool known = false;
-    if (hidesArgument(kernel, arg_index, &summary, &known)) return CL_INVALID_ARG_INDEX;
-    cl_int err = next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
-    if (err != CL_SUCCESS) return err;
-    if (capture::enabled()) capture::rememberArg(kernel, arg_index, arg_size, arg_value);
-    if (known) noteArg(kernel, summary, arg_index, arg_size, arg_value, nullptr);
-    return err;
-  });
+  const auto next_ = next().clSetKernelArg;
+  if (!next_) return CL_INVALID_OPERATION;
+  bool known = false;
+  KernelSummary summary;
+  if (passesThrough(kernel, &known, &summary)) return next_(kernel, arg_index, arg_size, arg_value);
+  return setKernelArgNoted(kernel, arg_index, arg_size, arg_value, summary, known);
 }
 
 cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel, cl_uint arg_index,
                                                   const void* arg_value) {
-  return guardedEntry("clSetKernelArgSVMPointer", [&]() -> cl_int {
-    ISG_REQUIRE_NEXT(clSetKernelArgSVMPointer);
-    KernelSummary summary;
-    bool known = false;
-    if (hidesArgument(kernel, arg_index, &summary, &known)) return CL_INVALID_ARG_INDEX;
-    cl_int err = next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
-    if (err != CL_SUCCESS) return err;
-    if (capture::enabled()) capture::rememberSvmArg(kernel, arg_index, arg_value);
-    if (known) noteArg(kernel, summary, arg_index, 0, nullptr, arg_value);
-    return err;
-  });
+  const auto next_ = next().clSetKernelArgSVMPointer;
+  if (!next_) return CL_INVALID_OPERATION;
+  bool known = false;
+  KernelSummary summary;
+  if (passesThrough(kernel, &known, &summary)) return next_(kernel, arg_index, arg_value);
+  return setKernelArgSvmNoted(kernel, arg_index, arg_value, summary, known);
 }
 
 cl_int CL_API_CALL clGetKernelInfo_layer(cl_kernel kernel, cl_kernel_info param_name,
@@ -392,8 +445,7 @@ cl_int enqueueNDRange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim
   // argument copies goes on below only once the driver refuses a work-group for resources.
   bool refused = false;
   if (!(summary.hasHiddenArgs || summary.checksImages || summary.checksRows)) {
-    KernelRecord::ArgStore* store =
-        summary.recordsArgs ? g_kernelRegistry->index().argStore(kernel) : nullptr;
+    KernelRecord::ArgStore* store = summary.argStore;
     if (!store) return enqueue(kernel, local_work_size);
     if (!store->capped.load(std::memory_order_acquire)) {
       const cl_int err = enqueue(kernel, local_work_size);

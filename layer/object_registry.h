@@ -111,52 +111,43 @@ struct KernelRecord {
 struct KernelSummary {
   cl_uint numUserArgs = 0;
   bool hasHiddenArgs = false;  // the enqueue must set them
-  bool recordsArgs = false;    // clSetKernelArg keeps a copy (KernelRecord::argStore)
   bool checksImages = false;   // clSetKernelArg checks image formats (KernelRecord::inexactImages)
   bool checksRows = false;     // the enqueue checks the work-group shape (KernelRecord::rowMultiple)
+  // KernelRecord::argStore, where clSetKernelArg keeps copies; null when it keeps none. Valid
+  // while the kernel is, as the application's use of the kernel object is.
+  KernelRecord::ArgStore* argStore = nullptr;
 };
 
 class KernelIndex {
  public:
-  // Lock-free; false for kernels the layer passes through (no record).
+  // Lock-free, one probe; false for kernels the layer passes through (no record).
   bool find(cl_kernel kernel, KernelSummary* out) const noexcept {
-    uint64_t v = 0;
-    if (!index_.find(kernel, &v)) return false;
+    uint64_t v = 0, store = 0;
+    if (!index_.find(kernel, &v, &store)) return false;
     out->numUserArgs = static_cast<cl_uint>(v);
     out->hasHiddenArgs = ((v >> 32) & 1) != 0;
-    out->recordsArgs = ((v >> 33) & 1) != 0;
-    out->checksImages = ((v >> 34) & 1) != 0;
-    out->checksRows = ((v >> 35) & 1) != 0;
+    out->checksImages = ((v >> 33) & 1) != 0;
+    out->checksRows = ((v >> 34) & 1) != 0;
+    out->argStore = reinterpret_cast<KernelRecord::ArgStore*>(store);
     return true;
   }
   bool contains(cl_kernel kernel) const noexcept {
     uint64_t v = 0;
     return index_.find(kernel, &v);
   }
-  // Lock-free: the kernel's argument store (KernelRecord::argStore), null when it keeps none.
-  // Valid while the kernel is, as the application's use of the kernel object is.
-  KernelRecord::ArgStore* argStore(cl_kernel kernel) const noexcept {
-    uint64_t v = 0;
-    return stores_.find(kernel, &v) ? reinterpret_cast<KernelRecord::ArgStore*>(v) : nullptr;
-  }
-  // Writers: the registry, under its mutex.
+  // Writers: the registry, under its mutex. A kernel is set again only with its own record
+  // (a release the driver refused), so a racing reader sees the same words.
   void set(cl_kernel kernel, const KernelRecord& r) {
-    index_.set(kernel, uint64_t{r.manifest.numUserArgs} |
-                           (uint64_t{!r.manifest.hiddenArgs.empty()} << 32) |
-                           (uint64_t{r.argStore != nullptr} << 33) |
-                           (uint64_t{!r.manifest.blockImageArgs.empty()} << 34) |
-                           (uint64_t{r.rowMultiple != 0} << 35));
-    if (r.argStore) stores_.set(kernel, reinterpret_cast<uint64_t>(r.argStore.get()));
-    else stores_.erase(kernel);
+    index_.set(kernel,
+               uint64_t{r.manifest.numUserArgs} | (uint64_t{!r.manifest.hiddenArgs.empty()} << 32) |
+                   (uint64_t{!r.manifest.blockImageArgs.empty()} << 33) |
+                   (uint64_t{r.rowMultiple != 0} << 34),
+               reinterpret_cast<uint64_t>(r.argStore.get()));
   }
-  void erase(cl_kernel kernel) {
-    index_.erase(kernel);
-    stores_.erase(kernel);
-  }
+  void erase(cl_kernel kernel) { index_.erase(kernel); }
 
  private:
   HandleIndex index_;
-  HandleIndex stores_;
 };
 
 // For records no per-call entry looks up.

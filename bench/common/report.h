@@ -36,6 +36,7 @@ struct Options {
   std::string md;            // where the markdown table goes (empty: nowhere)
   std::string filter;        // only cases whose name contains this
   std::string rewritten;     // bench_build: ISG_DUMP_DIR of an earlier run through the layer
+  int rounds = 0;            // bench_host: run its variants as processes, interleaved, N rounds
   // --baseline VARIANT=FILE: the cases of FILE (this schema, written by another process: CUDA,
   // or the same benchmark without the layer) contribute their VARIANT measurement.
   std::vector<std::pair<std::string, std::string>> baselines;
@@ -51,7 +52,7 @@ inline int warmups(const Options& o, int full) {
 inline void usage(const char* bench) {
   std::printf(
       "usage: %s [--smoke] [--reps N] [--warmup N] [--filter TEXT] [--json FILE] [--md FILE]\n"
-      "          [--baseline VARIANT=FILE]... [--rewritten DIR]\n"
+      "          [--baseline VARIANT=FILE]... [--rewritten DIR] [--rounds N]\n"
       "A benchmark of bench/ (see bench/README.md); run them all with bench/run-gpu.sh.\n",
       bench);
 }
@@ -86,6 +87,8 @@ inline bool parseArgs(int argc, char** argv, Options* o) {
       o->filter = value("--filter");
     } else if (a == "--rewritten") {
       o->rewritten = value("--rewritten");
+    } else if (a == "--rounds") {
+      o->rounds = std::atoi(value("--rounds").c_str());
     } else if (a == "--baseline") {
       std::string v = value("--baseline");
       auto eq = v.find('=');

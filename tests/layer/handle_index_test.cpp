@@ -25,6 +25,13 @@ TEST(HandleIndex, SetFindUpdateErase) {
   index.set(handle(0x1000), 9);
   ASSERT_TRUE(index.find(handle(0x1000), &v));
   EXPECT_EQ(v, 9u);
+  uint64_t extra = 0;
+  ASSERT_TRUE(index.find(handle(0x1000), &v, &extra));
+  EXPECT_EQ(extra, 0u);  // the second word defaults to 0
+  index.set(handle(0x1000), 11, 0xfeedull);
+  ASSERT_TRUE(index.find(handle(0x1000), &v, &extra));
+  EXPECT_EQ(v, 11u);
+  EXPECT_EQ(extra, 0xfeedull);
   index.erase(handle(0x1000));
   EXPECT_FALSE(index.find(handle(0x1000), &v));
   // Null and the reserved values are never entries.
@@ -48,7 +55,7 @@ TEST(HandleIndex, MatchesAMapUnderChurnAndGrowth) {
       const uint64_t v = rng();
       if (!model.count(a)) live.push_back(a);
       model[a] = v;
-      index.set(handle(a), v);
+      index.set(handle(a), v, ~v);  // both words must survive growth and tombstones
     } else {
       const size_t i = rng() % live.size();
       index.erase(handle(live[i]));
@@ -59,12 +66,13 @@ TEST(HandleIndex, MatchesAMapUnderChurnAndGrowth) {
     if (step % 997 == 0) {
       for (int q = 0; q < 64; ++q) {
         const uintptr_t a = address();
-        uint64_t v = 0;
-        const bool found = index.find(handle(a), &v);
+        uint64_t v = 0, extra = 0;
+        const bool found = index.find(handle(a), &v, &extra);
         auto it = model.find(a);
         ASSERT_EQ(found, it != model.end()) << "step " << step;
         if (found) {
           ASSERT_EQ(v, it->second) << "step " << step;
+          ASSERT_EQ(extra, ~it->second) << "step " << step;
         }
       }
     }
@@ -76,7 +84,7 @@ TEST(HandleIndex, ReadersNeverMissAnEntryWhileAWriterChurns) {
   std::vector<uintptr_t> stable;
   for (uintptr_t i = 0; i < 64; ++i) {
     stable.push_back(0x7e0000000000ull + i * 4160);
-    index.set(handle(stable.back()), stable.back() ^ 0x5a5a);
+    index.set(handle(stable.back()), stable.back() ^ 0x5a5a, stable.back());
   }
   std::atomic<bool> stop{false};
   std::atomic<long> wrong{0};
@@ -85,8 +93,8 @@ TEST(HandleIndex, ReadersNeverMissAnEntryWhileAWriterChurns) {
     readers.emplace_back([&] {
       while (!stop.load(std::memory_order_relaxed)) {
         for (uintptr_t a : stable) {
-          uint64_t v = 0;
-          if (!index.find(handle(a), &v) || v != (a ^ 0x5a5a)) ++wrong;
+          uint64_t v = 0, extra = 0;
+          if (!index.find(handle(a), &v, &extra) || v != (a ^ 0x5a5a) || extra != a) ++wrong;
         }
         uint64_t v = 0;
         if (index.find(handle(0x10), &v)) ++wrong;  // never inserted
