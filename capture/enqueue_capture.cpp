@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "arg_values.h"
 #include "case_format.h"
 #include "driver_queries.h"
 #include "layer_api.h"
@@ -29,14 +30,6 @@ namespace isg::capture {
 // ---- argument tracking -----------------------------------------------------------------------
 
 namespace {
-
-struct ArgValue {
-  bool set = false;
-  bool svm = false;
-  bool null = false;  // arg_value was NULL (local memory, or a NULL buffer)
-  size_t size = 0;
-  std::vector<unsigned char> bytes;
-};
 
 struct ArgInfo {
   bool known = false;
@@ -108,12 +101,7 @@ void rememberArg(cl_kernel kernel, cl_uint index, size_t size, const void* value
   if (index >= kMaxArgs) return;
   quietly("clSetKernelArg", [&] {
     ArgValue v;
-    v.set = true;
-    v.size = size;
-    v.null = value == nullptr;
-    if (value)
-      v.bytes.assign(static_cast<const unsigned char*>(value),
-                     static_cast<const unsigned char*>(value) + size);
+    v.set(size, value);
     argTable().update(kernel, [&](KernelArgs& k) {
       if (k.values.size() <= index) k.values.resize(index + 1);
       k.values[index] = std::move(v);
@@ -121,14 +109,12 @@ void rememberArg(cl_kernel kernel, cl_uint index, size_t size, const void* value
   });
 }
 
-void rememberSvmArg(cl_kernel kernel, cl_uint index, const void*) noexcept {
+void rememberSvmArg(cl_kernel kernel, cl_uint index, const void* pointer) noexcept {
   if (index >= kMaxArgs) return;
   quietly("clSetKernelArgSVMPointer", [&] {
     argTable().update(kernel, [&](KernelArgs& k) {
       if (k.values.size() <= index) k.values.resize(index + 1);
-      k.values[index] = ArgValue{};
-      k.values[index].set = true;
-      k.values[index].svm = true;
+      k.values[index].setSvm(pointer);
     });
   });
 }
@@ -432,8 +418,8 @@ void describeArgument(Pending& p, cl_uint index, const ArgValue& v, const ArgInf
   a.typeQualifiers = typeQualifierNames(info.typeQualifier);
   const std::string where =
       "argument " + std::to_string(index) + (info.name.empty() ? "" : " (" + info.name + ")");
-  if (!v.set) failCapture(where + " was never set");
-  if (v.svm) failCapture(where + " is an SVM pointer, which cases cannot hold");
+  if (v.kind == ArgValue::Kind::Unset) failCapture(where + " was never set");
+  if (v.kind == ArgValue::Kind::Svm) failCapture(where + " is an SVM pointer, which cases cannot hold");
   if (info.typeQualifier & CL_KERNEL_ARG_TYPE_PIPE) failCapture(where + " is a pipe");
   if (info.typeName.find("queue_t") != std::string::npos) failCapture(where + " is a device queue");
 
@@ -442,9 +428,9 @@ void describeArgument(Pending& p, cl_uint index, const ArgValue& v, const ArgInf
     a.kind = "local";
     a.size = v.size;
   } else if (info.typeName.find("sampler_t") != std::string::npos) {
-    if (v.bytes.size() != sizeof(cl_sampler)) failCapture(where + ": unexpected sampler size");
+    if (v.byteCount() != sizeof(cl_sampler)) failCapture(where + ": unexpected sampler size");
     cl_sampler sampler = nullptr;
-    std::memcpy(&sampler, v.bytes.data(), sizeof sampler);
+    std::memcpy(&sampler, v.bytes(), sizeof sampler);
     a.kind = "sampler";
     a.normalizedCoords = samplerValue<cl_bool>(sampler, CL_SAMPLER_NORMALIZED_COORDS) != CL_FALSE;
     a.addressingMode = samplerValue<cl_addressing_mode>(sampler, CL_SAMPLER_ADDRESSING_MODE);
@@ -452,9 +438,9 @@ void describeArgument(Pending& p, cl_uint index, const ArgValue& v, const ArgInf
   } else if (info.address == CL_KERNEL_ARG_ADDRESS_GLOBAL ||
              info.address == CL_KERNEL_ARG_ADDRESS_CONSTANT || imageName) {
     cl_mem mem = nullptr;
-    if (!v.null) {
-      if (v.bytes.size() != sizeof(cl_mem)) failCapture(where + ": unexpected memory-object size");
-      std::memcpy(&mem, v.bytes.data(), sizeof mem);
+    if (v.kind != ArgValue::Kind::Local) {
+      if (v.byteCount() != sizeof(cl_mem)) failCapture(where + ": unexpected memory-object size");
+      std::memcpy(&mem, v.bytes(), sizeof mem);
     }
     if (!mem) {
       a.kind = "null_buffer";
@@ -487,7 +473,7 @@ void describeArgument(Pending& p, cl_uint index, const ArgValue& v, const ArgInf
   } else {
     a.kind = "scalar";
     a.size = v.size;
-    a.valueHex = toHex(v.bytes.data(), v.bytes.size());
+    a.valueHex = toHex(v.bytes(), v.byteCount());
   }
   p.c.args.push_back(std::move(a));
 }

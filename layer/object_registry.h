@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "arg_values.h"
 #include "handle_index.h"
 #include "image_views.h"
 #include "isg/rewriter.h"
@@ -53,7 +54,8 @@ struct ProgramRecord {
   }
 };
 
-// A kernel created from a program the layer took over.
+// A kernel created from a program the layer took over. Each launch feature keeps its state in
+// a part of its own; the lock-free parts (KernelSummary) are set before the record is shared.
 struct KernelRecord {
   cl_program appProgram = nullptr;
   bool holdsAppProgram =
@@ -65,45 +67,40 @@ struct KernelRecord {
 
   // NVIDIA (register_cap.h): the argument values the application set, so that an enqueue the
   // driver refuses for resources can run the same kernel built with a register cap instead.
-  // Written by clSetKernelArg without a lock: the spec leaves concurrent clSetKernelArg,
-  // clCloneKernel and launches of one kernel object to the application to serialise, and
-  // NVIDIA's own clSetKernelArg costs about as much as one uncontended mutex.
-  struct ArgValue {
-    enum class Kind : unsigned char { Unset, Value, Local, Svm } kind = Kind::Unset;
-    size_t size = 0;
-    // Values up to 16 bytes (handles, scalars, small vectors: nearly all) stay inline, so that
-    // recording one is a copy, never an allocation.
-    alignas(16) unsigned char small[16] = {};
-    std::vector<unsigned char> large;
-    const void* svm = nullptr;
-    const void* data() const { return size <= sizeof small ? small : large.data(); }
-  };
+  // The values are written by clSetKernelArg without a lock: the spec leaves concurrent
+  // clSetKernelArg, clCloneKernel and launches of one kernel object to the application to
+  // serialise, and NVIDIA's own clSetKernelArg costs about as much as one uncontended mutex.
   struct ArgStore {
     std::vector<ArgValue> values;  // one per user argument, sized before the record is shared
     // Whether a launch has run on the capped build: later launches must look for it.
     std::atomic<bool> capped{false};
   };
-  std::unique_ptr<ArgStore> argStore;  // set before the record is shared; null: no copies kept
-  cl_program cappedProgram = nullptr;  // owned
-  cl_kernel cappedKernel = nullptr;    // owned
-  size_t cappedFor = 0;    // the work-group size cappedKernel was built for
-  size_t refusedFrom = 0;  // the smallest work-group the driver refused; 0: none yet
+  struct RegisterCap {
+    std::unique_ptr<ArgStore> args;  // set before the record is shared; null: no copies kept
+    // The rest is guarded by enqueueMutex.
+    cl_program program = nullptr;  // owned
+    cl_kernel kernel = nullptr;    // owned
+    size_t builtFor = 0;     // the work-group size `kernel` was built for
+    size_t refusedFrom = 0;  // the smallest work-group the driver refused; 0: none yet
+  } cap;
 
   // khr on a driver with per-row sub-groups (DeviceProfile::khrRowSubGroups), for kernels that
   // exchange data: the native sub-group size every multi-dimensional work-group's rows must be
-  // a multiple of; 0: no such check. Set before the record is shared.
+  // a multiple of; 0: no such check.
   unsigned rowMultiple = 0;
 
-  // Block IO image arguments (manifest.blockImageArgs) whose image has a format the library
-  // cannot move bit-exactly, by argument index: the enqueue gives them raw-bits views
-  // (image_views.h), kept here between launches. Guarded by enqueueMutex.
-  struct InexactImage {
-    cl_mem image = nullptr;
-    std::string format;
-  };
-  std::map<cl_uint, InexactImage> inexactImages;
-  std::map<cl_uint, cl_mem> boundImages;  // every block IO image argument, as last set
-  std::map<cl_uint, RawImageView> rawViews;
+  // Block and media IO images (image_views.h), guarded by enqueueMutex.
+  struct Images {
+    // Arguments (manifest.blockImageArgs) whose image has a format the library cannot move
+    // bit-exactly: the enqueue gives them raw-bits views, kept in `views` between launches.
+    struct Inexact {
+      cl_mem image = nullptr;
+      std::string format;
+    };
+    std::map<cl_uint, Inexact> inexact;
+    std::map<cl_uint, cl_mem> bound;  // every block IO image argument, as last set
+    std::map<cl_uint, RawImageView> views;
+  } images;
 };
 
 // What clSetKernelArg and the enqueues need of a kernel record, readable without the registry's
@@ -111,9 +108,9 @@ struct KernelRecord {
 struct KernelSummary {
   cl_uint numUserArgs = 0;
   bool hasHiddenArgs = false;  // the enqueue must set them
-  bool checksImages = false;   // clSetKernelArg checks image formats (KernelRecord::inexactImages)
+  bool checksImages = false;   // clSetKernelArg checks image formats (KernelRecord::images)
   bool checksRows = false;     // the enqueue checks the work-group shape (KernelRecord::rowMultiple)
-  // KernelRecord::argStore, where clSetKernelArg keeps copies; null when it keeps none. Valid
+  // KernelRecord::cap.args, where clSetKernelArg keeps copies; null when it keeps none. Valid
   // while the kernel is, as the application's use of the kernel object is.
   KernelRecord::ArgStore* argStore = nullptr;
 };
@@ -142,7 +139,7 @@ class KernelIndex {
                uint64_t{r.manifest.numUserArgs} | (uint64_t{!r.manifest.hiddenArgs.empty()} << 32) |
                    (uint64_t{!r.manifest.blockImageArgs.empty()} << 33) |
                    (uint64_t{r.rowMultiple != 0} << 34),
-               reinterpret_cast<uint64_t>(r.argStore.get()));
+               reinterpret_cast<uint64_t>(r.cap.args.get()));
   }
   void erase(cl_kernel kernel) { index_.erase(kernel); }
 
@@ -215,6 +212,26 @@ ObjectRegistry<cl_kernel, KernelRecord, KernelIndex>& kernelRegistry();
 // at the same address. Kernel releases take it before program releases (a kernel's release may
 // release its program), so it is recursive.
 std::recursive_mutex& releaseMutex();
+
+// The release of an object the layer keeps records of, under releaseMutex: while other
+// references remain, only the driver's release (`release()`). For the last one the records go
+// first (`take()`), so that the handle is never found after the driver may have reused it;
+// then the driver's release; if the driver refuses it the records come back
+// (`restore(records)`), else `cleanup(records)` lets go of what they held.
+template <class References, class Take, class Release, class Restore, class Cleanup>
+cl_int releaseRecorded(References references, Take take, Release release, Restore restore,
+                       Cleanup cleanup) {
+  std::lock_guard<std::recursive_mutex> serial(releaseMutex());
+  if (references() != 1) return release();
+  auto records = take();
+  const cl_int err = release();
+  if (err != CL_SUCCESS) {
+    restore(records);
+    return err;
+  }
+  cleanup(records);
+  return CL_SUCCESS;
+}
 
 // Releases the layer's reference to a record's shadow program.
 void releaseShadow(const std::shared_ptr<ProgramRecord>& record);

@@ -539,22 +539,19 @@ cl_int CL_API_CALL clReleaseProgram_layer(cl_program program) {
     ISG_REQUIRE_NEXT(clReleaseProgram);
     if (!programRegistry().find(program) && !compiledObjects().find(program))
       return next().clReleaseProgram(program);
-    std::lock_guard<std::recursive_mutex> serial(releaseMutex());
-    cl_uint references = 0;
-    programValue(program, CL_PROGRAM_REFERENCE_COUNT, &references);
-    if (references != 1) return next().clReleaseProgram(program);
-    // The last release: the records go first, so the handle is never found after the driver
-    // may have reused it.
-    std::shared_ptr<ProgramRecord> record = programRegistry().take(program);
-    std::shared_ptr<CompiledObject> compiled = compiledObjects().take(program);
-    cl_int err = next().clReleaseProgram(program);
-    if (err != CL_SUCCESS) {
-      if (record) programRegistry().put(program, record);
-      if (compiled) compiledObjects().put(program, compiled);
-      return err;
-    }
-    releaseShadow(record);
-    return CL_SUCCESS;
+    return releaseRecorded(
+        [&] {
+          cl_uint references = 0;
+          programValue(program, CL_PROGRAM_REFERENCE_COUNT, &references);
+          return references;
+        },
+        [&] { return std::make_pair(programRegistry().take(program), compiledObjects().take(program)); },
+        [&] { return next().clReleaseProgram(program); },
+        [&](const auto& records) {
+          if (records.first) programRegistry().put(program, records.first);
+          if (records.second) compiledObjects().put(program, records.second);
+        },
+        [&](const auto& records) { releaseShadow(records.first); });
   });
 }
 
@@ -651,44 +648,6 @@ cl_int CL_API_CALL clGetProgramBuildInfo_layer(cl_program program, cl_device_id 
       return writeString(param_value_size, param_value, param_value_size_ret, log);
     }
     return forwardTo(record->shadow);
-  });
-}
-
-cl_kernel CL_API_CALL clCreateKernel_layer(cl_program program, const char* kernel_name,
-                                           cl_int* errcode_ret) {
-  return guardedCreate<cl_kernel>("clCreateKernel", errcode_ret, [&]() -> cl_kernel {
-    ISG_REQUIRE_NEXT_CREATE(clCreateKernel, errcode_ret);
-    std::shared_ptr<ProgramRecord> record = programRegistry().find(program);
-    if (!record) return next().clCreateKernel(program, kernel_name, errcode_ret);
-    if (record->kind == ProgramRecord::Kind::RewriteFailed) {
-      if (errcode_ret) *errcode_ret = CL_INVALID_PROGRAM_EXECUTABLE;
-      return nullptr;
-    }
-    cl_kernel kernel = next().clCreateKernel(record->driverProgram(), kernel_name, errcode_ret);
-    if (kernel) registerKernel(kernel, *record, kernel_name);
-    return kernel;
-  });
-}
-
-cl_int CL_API_CALL clCreateKernelsInProgram_layer(cl_program program, cl_uint num_kernels,
-                                                  cl_kernel* kernels, cl_uint* num_kernels_ret) {
-  return guardedEntry("clCreateKernelsInProgram", [&]() -> cl_int {
-    ISG_REQUIRE_NEXT(clCreateKernelsInProgram);
-    std::shared_ptr<ProgramRecord> record = programRegistry().find(program);
-    if (!record)
-      return next().clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
-    if (record->kind == ProgramRecord::Kind::RewriteFailed) return CL_INVALID_PROGRAM_EXECUTABLE;
-    cl_uint created = 0;
-    cl_int err =
-        next().clCreateKernelsInProgram(record->driverProgram(), num_kernels, kernels, &created);
-    if (num_kernels_ret) *num_kernels_ret = created;
-    if (err != CL_SUCCESS || !kernels) return err;
-    for (cl_uint i = 0; i < created; ++i) {
-      std::string name;
-      kernelString(kernels[i], CL_KERNEL_FUNCTION_NAME, &name);
-      registerKernel(kernels[i], *record, name);
-    }
-    return CL_SUCCESS;
   });
 }
 

@@ -69,4 +69,62 @@ cl_kernel buildCappedKernel(const ProgramRecord& program, const std::string& nam
   return k;
 }
 
+namespace {
+
+// Sets the application's arguments on `target` (the register-capped build of the kernel).
+cl_int replayArgs(const KernelRecord::ArgStore& store, cl_kernel target) {
+  for (cl_uint i = 0; i < store.values.size(); ++i) {
+    const ArgValue& a = store.values[i];
+    cl_int err = CL_SUCCESS;
+    switch (a.kind) {
+      case ArgValue::Kind::Unset:
+        continue;  // the driver reports it, as for the application's own kernel
+      case ArgValue::Kind::Value:
+        err = next().clSetKernelArg(target, i, a.size, a.bytes());
+        break;
+      case ArgValue::Kind::Local:
+        err = next().clSetKernelArg(target, i, a.size, nullptr);
+        break;
+      case ArgValue::Kind::Svm:
+        err = next().clSetKernelArgSVMPointer ? next().clSetKernelArgSVMPointer(target, i, a.svm)
+                                              : CL_INVALID_OPERATION;
+        break;
+    }
+    if (err != CL_SUCCESS) return err;
+  }
+  return CL_SUCCESS;
+}
+
+}  // namespace
+
+bool runsCapped(const KernelRecord& record, size_t items) {
+  return record.cap.kernel && items >= record.cap.refusedFrom && items <= record.cap.builtFor;
+}
+
+cl_kernel cappedKernelFor(KernelRecord& record, cl_device_id device, size_t items,
+                          cl_int refused, cl_int* err) {
+  *err = refused;
+  if (!runsCapped(record, items)) {
+    if (refused != CL_OUT_OF_RESOURCES || !record.cap.args || items == 0) return nullptr;
+    record.cap.refusedFrom =
+        record.cap.refusedFrom ? std::min(record.cap.refusedFrom, items) : items;
+    if (!record.cap.kernel || items > record.cap.builtFor) {
+      std::shared_ptr<ProgramRecord> program = programRegistry().find(record.appProgram);
+      cl_program built = nullptr;
+      cl_kernel k =
+          program ? buildCappedKernel(*program, record.manifest.name, device, items, &built)
+                  : nullptr;
+      if (!k) return nullptr;
+      if (record.cap.kernel) next().clReleaseKernel(record.cap.kernel);
+      if (record.cap.program) next().clReleaseProgram(record.cap.program);
+      record.cap.kernel = k;
+      record.cap.program = built;
+      record.cap.builtFor = items;
+      record.cap.args->capped.store(true, std::memory_order_release);
+    }
+  }
+  *err = replayArgs(*record.cap.args, record.cap.kernel);
+  return *err == CL_SUCCESS ? record.cap.kernel : nullptr;
+}
+
 }  // namespace isg

@@ -5,8 +5,7 @@
 // 1024 work-items on an H100). Then the layer builds the kernel's program again with a register
 // cap for that work-group (-cl-nv-maxrregcount) and runs the capped kernel instead, with the
 // application's arguments set again; smaller enqueues keep the uncapped kernel. Kernels with
-// hidden arguments keep copies of their arguments for this (kernels.cpp); nvidia-ptx kernels,
-// which need no exchange registers and launched at 1024 in every measurement, do not.
+// rewritten kernels on NVIDIA keep copies of their arguments for this (kernel_args.cpp).
 // (NVIDIA's CL_KERNEL_WORK_GROUP_SIZE is no guide: driver 580 answers 256 for every kernel.)
 #pragma once
 
@@ -27,5 +26,16 @@ bool mayCapRegisters(const ProgramRecord& program);
 // program, which the caller owns with the kernel.
 cl_kernel buildCappedKernel(const ProgramRecord& program, const std::string& name,
                             cl_device_id device, size_t workGroupItems, cl_program* built);
+
+// The enqueue's last step (enqueue.cpp), under record.enqueueMutex, for a launch of `items`
+// work-items: whether it runs on the capped build, because an earlier launch of that size
+// was refused.
+bool runsCapped(const KernelRecord& record, size_t items);
+// After the driver refused `items` work-items of the kernel for resources (`refused` is its
+// answer): the capped build for that size, built now or kept from before, with the
+// application's arguments set on it; nullptr with *err where there is none (then *err is the
+// driver's refusal or the failure that followed it).
+cl_kernel cappedKernelFor(KernelRecord& record, cl_device_id device, size_t items,
+                          cl_int refused, cl_int* err);
 
 }  // namespace isg

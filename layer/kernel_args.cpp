@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// clSetKernelArg and clSetKernelArgSVMPointer: the per-call path (docs/performance.md,
+// benchmark 6). What the layer keeps of a value: a copy for the register-capped build
+// (register_cap.h), the format of a block IO image (image_views.h), and capture's copy.
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "arg_values.h"
+#include "driver_queries.h"
+#include "enqueue_capture.h"
+#include "image_views.h"
+#include "kernel_records.h"
+#include "layer_api.h"
+#include "object_registry.h"
+
+namespace isg {
+
+namespace {
+
+// Keeps the value of an argument of a kernel that may have to switch to its register-capped
+// build (register_cap.h); `svm` non-null for clSetKernelArgSVMPointer.
+void remember(KernelRecord::ArgStore& store, cl_uint index, size_t size, const void* value,
+              const void* svm) {
+  if (index >= store.values.size()) return;
+  if (svm) store.values[index].setSvm(svm);
+  else store.values[index].set(size, value);
+}
+
+// After clSetKernelArg: whether argument `index`, if block or media IO reads or writes it, now
+// names an image whose format they cannot move exactly.
+[[gnu::noinline]] void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const void* value) {
+  const auto& args = record.manifest.blockImageArgs;
+  if (std::find(args.begin(), args.end(), index) == args.end()) return;
+  std::string inexact;
+  cl_mem mem = nullptr;
+  if (value && size == sizeof mem) std::memcpy(&mem, value, sizeof mem);
+  cl_mem_object_type type = 0;
+  cl_image_format format = {};
+  if (mem && memValue(mem, CL_MEM_TYPE, &type) == CL_SUCCESS && type == CL_MEM_OBJECT_IMAGE2D &&
+      imageValue(mem, CL_IMAGE_FORMAT, &format) == CL_SUCCESS)
+    exactForBlockIO(format, &inexact);
+  std::lock_guard<std::mutex> lock(record.enqueueMutex);
+  record.images.bound[index] = type == CL_MEM_OBJECT_IMAGE2D ? mem : nullptr;
+  if (inexact.empty()) record.images.inexact.erase(index);
+  else record.images.inexact[index] = {mem, inexact};
+}
+
+// What noteArg cannot do without allocating or locking: a value larger than ArgValue::small,
+// the format of a block IO image (through the record).
+[[gnu::noinline]] cl_int noteArgGuarded(const char* api, cl_kernel kernel,
+                                        const KernelSummary& summary, cl_uint index, size_t size,
+                                        const void* value, const void* svm,
+                                        bool copyValue) noexcept {
+  return guardedEntry(api, [&]() -> cl_int {
+    if (copyValue) remember(*summary.argStore, index, size, value, svm);
+    if (!summary.checksImages || svm) return CL_SUCCESS;
+    if (std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel))
+      checkBlockImageArg(*record, index, size, value);
+    return CL_SUCCESS;
+  });
+}
+
+// What the layer keeps of a set argument: its value for the register-capped build (lock-free,
+// in place up to 16 bytes), the format of a block IO image.
+cl_int noteArg(const char* api, cl_kernel kernel, const KernelSummary& summary, cl_uint index,
+               size_t size, const void* value, const void* svm) noexcept {
+  const bool inPlace = svm || !value || ArgValue::fitsInPlace(size);
+  const bool copyValue = summary.argStore && !inPlace;
+  if (summary.argStore && inPlace) remember(*summary.argStore, index, size, value, svm);
+  if (copyValue || (summary.checksImages && !svm))
+    return noteArgGuarded(api, kernel, summary, index, size, value, svm, copyValue);
+  return CL_SUCCESS;
+}
+
+// clSetKernelArg and clSetKernelArgSVMPointer past the first check below: the kernel is one the
+// layer rewrote, or capture is on. `forward()` calls the next entry, `remember()` tells capture.
+template <class Forward, class Remember>
+cl_int setArgument(const char* api, bool known, KernelSummary summary, cl_kernel kernel,
+                   cl_uint arg_index, size_t arg_size, const void* arg_value, const void* svm,
+                   const Forward& forward, const Remember& remember) noexcept {
+  if (known && arg_index >= summary.numUserArgs) return CL_INVALID_ARG_INDEX;
+  const cl_int err = forward();
+  if (err != CL_SUCCESS) return err;
+  if (capture::enabled()) remember();
+  if (!known) return err;
+  return noteArg(api, kernel, summary, arg_index, arg_size, arg_value, svm);
+}
+
+// The per-call path's first check (docs/performance.md, benchmark 6): true when the layer has
+// nothing to do with this call, which then is a tail call into the next entry; else *known
+// and *summary say what the layer knows of the kernel.
+inline bool passesThrough(cl_kernel kernel, bool* known, KernelSummary* summary) noexcept {
+  *known = kernelIndex().find(kernel, summary);
+  return !*known && !capture::enabled();
+}
+
+// Out of line, so that the pass-through path in the entries below has no frame to set up.
+[[gnu::noinline]] cl_int setKernelArgNoted(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
+                                           const void* arg_value, KernelSummary summary,
+                                           bool known) {
+  return setArgument(
+      "clSetKernelArg", known, summary, kernel, arg_index, arg_size, arg_value, nullptr,
+      [&] { return next().clSetKernelArg(kernel, arg_index, arg_size, arg_value); },
+      [&] { capture::rememberArg(kernel, arg_index, arg_size, arg_value); });
+}
+
+[[gnu::noinline]] cl_int setKernelArgSvmNoted(cl_kernel kernel, cl_uint arg_index,
+                                              const void* arg_value, KernelSummary summary,
+                                              bool known) {
+  return setArgument(
+      "clSetKernelArgSVMPointer", known, summary, kernel, arg_index, 0, nullptr, arg_value,
+      [&] { return next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value); },
+      [&] { capture::rememberSvmArg(kernel, arg_index, arg_value); });
+}
+
+}  // namespace
+
+cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
+                                        const void* arg_value) {
+  const auto next_ = next().clSetKernelArg;
+  if (!next_) return CL_INVALID_OPERATION;
+  bool known = false;
+  KernelSummary summary;
+  if (passesThrough(kernel, &known, &summary)) return next_(kernel, arg_index, arg_size, arg_value);
+  return setKernelArgNoted(kernel, arg_index, arg_size, arg_value, summary, known);
+}
+
+cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel, cl_uint arg_index,
+                                                  const void* arg_value) {
+  const auto next_ = next().clSetKernelArgSVMPointer;
+  if (!next_) return CL_INVALID_OPERATION;
+  bool known = false;
+  KernelSummary summary;
+  if (passesThrough(kernel, &known, &summary)) return next_(kernel, arg_index, arg_value);
+  return setKernelArgSvmNoted(kernel, arg_index, arg_value, summary, known);
+}
+
+}  // namespace isg
