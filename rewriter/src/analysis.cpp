@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+// The source analysis (analysis.h): one parse through the Clang session (clang_session.h), a
+// walk of the user's functions, the closure of those that need the sub-group context, the
+// kernels' manifests, and the byte edits (editor.h) that thread the context through.
 #include "analysis.h"
 
 #include <algorithm>
@@ -6,42 +9,22 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <tuple>
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Attr.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/Diagnostic.h>
-#include <clang/Basic/DiagnosticOptions.h>
-#include <clang/Basic/FileManager.h>
 #include <clang/Basic/SourceManager.h>
-#include <clang/Basic/Stack.h>
-#include <clang/Driver/Driver.h>
-#include <clang/Driver/Options.h>
-#include <clang/CodeGen/CodeGenAction.h>
-#include <llvm/IR/Module.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
-#include <clang/Frontend/TextDiagnosticPrinter.h>
-#include <clang/Lex/Lexer.h>
 #include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
-#include <clang/Tooling/Tooling.h>
-#include <llvm/Option/ArgList.h>
-#include <llvm/ADT/Statistic.h>
-#include <llvm/Option/OptTable.h>
-#include <llvm/Support/CommandLine.h>
-#include <llvm/Support/CrashRecoveryContext.h>
 #include <llvm/Support/FileSystem.h>
-#include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/Path.h>
-#include <llvm/Support/StringSaver.h>
-#include <llvm/Support/VirtualFileSystem.h>
-#include <llvm/Support/raw_ostream.h>
 
+#include "clang_session.h"
 #include "divergence.h"
-#include "embedded.h"
+#include "editor.h"
 #include "kernel_facts.h"
 #include "table.h"
 
@@ -49,126 +32,6 @@ namespace isg::detail {
 namespace {
 
 using clang::SourceLocation;
-
-// The program lives in a virtual directory; named headers sit beside the main file so that
-// `#include "name"` finds them as clCompileProgram promises.
-constexpr llvm::StringLiteral kInputDir = "/isg/input";
-constexpr llvm::StringLiteral kMainPath = "/isg/input/program.cl";
-constexpr llvm::StringLiteral kInternalDir = "/isg/include/";
-constexpr llvm::StringLiteral kDeclsPath = "/isg/include/isg-decls.h";
-constexpr llvm::StringLiteral kResourceDir = "/isg/clang";
-constexpr llvm::StringLiteral kResourceInclude = "/isg/clang/include/";
-
-constexpr const char* kCtxParam = "__private __isg_ctx_t* __isg_ctx";
-constexpr const char* kCtxArg = "__isg_ctx";
-
-std::string normalizePath(llvm::StringRef path) {
-  llvm::SmallString<256> p(path);
-  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
-  return std::string(p.str());
-}
-
-std::string headerPath(const std::string& name) {
-  if (llvm::sys::path::is_absolute(name)) return normalizePath(name);
-  return normalizePath((kInputDir + "/" + name).str());
-}
-
-void replaceAll(std::string& text, llvm::StringRef from, llvm::StringRef to) {
-  if (from.empty()) return;
-  for (std::size_t pos = text.find(from.data(), 0, from.size()); pos != std::string::npos;
-       pos = text.find(from.data(), pos + to.size(), from.size()))
-    text.replace(pos, from.size(), to.data(), to.size());
-}
-
-// Which virtual paths are the program's own files, and how users know every file by name.
-class FileNames {
- public:
-  explicit FileNames(const RewriteInput& in) {
-    user_[std::string(kMainPath)] = "<source>";
-    for (const SourceFile& h : in.headers) user_.emplace(headerPath(h.name), h.name);
-  }
-  const std::string* editable(llvm::StringRef path) const {
-    auto it = user_.find(normalizePath(path));
-    return it == user_.end() ? nullptr : &it->second;
-  }
-  static bool internal(llvm::StringRef path) {
-    return path.startswith(kInternalDir) || path.startswith(kResourceInclude);
-  }
-  std::string display(llvm::StringRef path) const {
-    if (const std::string* n = editable(path)) return *n;
-    if (path == kDeclsPath) return "<isg-builtins>";
-    if (path.startswith(kResourceInclude)) return path.substr(kResourceInclude.size()).str();
-    return path.str();
-  }
-  // Clang prints virtual paths; users must see the names they gave.
-  std::string scrub(std::string log) const {
-    std::vector<std::pair<std::string, std::string>> pairs(user_.begin(), user_.end());
-    std::sort(pairs.begin(), pairs.end(),
-              [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-    for (const auto& [path, name] : pairs) replaceAll(log, path, name);
-    replaceAll(log, kDeclsPath, "<isg-builtins>");
-    replaceAll(log, kResourceInclude, "");
-    return log;
-  }
-  std::string mainName() const { return "<source>"; }
-
- private:
-  std::map<std::string, std::string> user_;
-};
-
-// Forwards errors (and the notes that belong to them) to a text printer; warnings are the
-// driver's business, and notes pointing into our declarations header only list overloads: a
-// call of a builtin that no overload matches gets one note with the builtin's signature instead.
-class LogConsumer : public clang::DiagnosticConsumer {
- public:
-  explicit LogConsumer(llvm::raw_ostream& os)
-      : os_(os), opts_(new clang::DiagnosticOptions), printer_(os, opts_.get()) {
-    opts_->ShowColors = false;
-  }
-  void BeginSourceFile(const clang::LangOptions& lo, const clang::Preprocessor* pp) override {
-    printer_.BeginSourceFile(lo, pp);
-  }
-  void EndSourceFile() override { printer_.EndSourceFile(); }
-  void finish() override { printer_.finish(); }
-  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
-                        const clang::Diagnostic& info) override {
-    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
-    using L = clang::DiagnosticsEngine::Level;
-    if (level == L::Note) {
-      if (!lastShown_) return;
-      if (info.hasSourceManager() && info.getLocation().isValid()) {
-        const clang::SourceManager& sm = info.getSourceManager();
-        if (FileNames::internal(sm.getFilename(sm.getExpansionLoc(info.getLocation())))) return;
-      }
-    } else {
-      lastShown_ = level >= L::Error;
-      if (!lastShown_) return;
-    }
-    printer_.HandleDiagnostic(level, info);
-    if (level >= L::Error) noteSignature(info);
-  }
-
- private:
-  void noteSignature(const clang::Diagnostic& info) {
-    llvm::SmallString<128> text;
-    info.FormatDiagnostic(text);
-    const llvm::StringRef prefix = "no matching function for call to '";
-    llvm::StringRef message = text.str();
-    if (!message.startswith(prefix)) return;
-    const llvm::StringRef name = message.drop_front(prefix.size()).take_until([](char c) { return c == '\''; });
-    const Builtin* b = findBuiltin(name);
-    if (!b) return;
-    std::string types;
-    for (const table::TypeEntry& t : b->types) types += (types.empty() ? "" : ", ") + t.type;
-    os_ << "note: " << name << " is " << table::signature(b->shape, b->name, b->element, b->width)
-        << (types.empty() ? "" : " with T one of " + types) << " (docs/builtins.md)\n";
-  }
-
-  llvm::raw_ostream& os_;
-  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> opts_;
-  clang::TextDiagnosticPrinter printer_;
-  bool lastShown_ = false;
-};
 
 struct Use {
   const Builtin* builtin;
@@ -322,162 +185,6 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
   clang::SourceManager& sm_;
   const bool readWriteImages_;
   Func* current_ = nullptr;
-};
-
-// Collects byte edits at spelling locations and refuses the ones it cannot make.
-class Editor {
- public:
-  Editor(clang::SourceManager& sm, const clang::LangOptions& lo, const FileNames& names)
-      : sm_(sm), lo_(lo), names_(names) {}
-
-  std::string where(SourceLocation loc) const {
-    clang::PresumedLoc p = sm_.getPresumedLoc(sm_.getExpansionLoc(loc));
-    if (p.isInvalid()) return names_.mainName();
-    return names_.display(p.getFilename()) + ":" + std::to_string(p.getLine()) + ":" +
-           std::to_string(p.getColumn());
-  }
-
-  void error(SourceLocation loc, const std::string& message) {
-    errors += where(loc) + ": error: " + message + "\n";
-  }
-  void warning(SourceLocation loc, const std::string& message) {
-    warnings += where(loc) + ": warning: " + message + "\n";
-  }
-
-  std::optional<clang::Token> tokenAt(SourceLocation fileLoc) const {
-    clang::Token t;
-    if (clang::Lexer::getRawToken(fileLoc, t, sm_, lo_, /*IgnoreWhiteSpace=*/true)) return {};
-    return t;
-  }
-  std::optional<clang::Token> tokenAfter(SourceLocation fileLoc) const {
-    auto t = clang::Lexer::findNextToken(fileLoc, sm_, lo_);
-    if (!t) return {};
-    return *t;
-  }
-  static bool isVoid(const clang::Token& t) {
-    return t.is(clang::tok::raw_identifier) && t.getRawIdentifier() == "void";
-  }
-
-  // The '(' that opens the argument list of `ce`, as written: next to the callee's spelling
-  // (also inside a macro body), or after the macro invocation that produced the callee name.
-  // Outward expansions are tried first (the common cases). A name produced by a macro invoked
-  // inside another macro's argument (`SUM(FUNC_CALL(f)(x))`) is only found by stepping from the
-  // outer argument back to where that argument was itself expanded, so those steps come after.
-  std::optional<SourceLocation> callParen(const clang::CallExpr* ce) const {
-    std::vector<SourceLocation> pending{ce->getCallee()->getEndLoc()};
-    for (int steps = 0; steps < 256 && !pending.empty(); ++steps) {
-      SourceLocation l = pending.back();
-      pending.pop_back();
-      if (l.isInvalid()) continue;
-      SourceLocation s = sm_.getSpellingLoc(l);
-      if (!sm_.isWrittenInScratchSpace(s)) {
-        auto t = tokenAfter(s);
-        if (t && t->is(clang::tok::l_paren)) return t->getLocation();
-      }
-      if (!l.isMacroID()) continue;
-      if (sm_.isMacroArgExpansion(l)) pending.push_back(sm_.getImmediateSpellingLoc(l));
-      pending.push_back(sm_.getImmediateExpansionRange(l).getEnd());  // explored first
-    }
-    return {};
-  }
-
-  // Inserts the context as the first argument/parameter after the '(' at `paren`.
-  void addLeading(SourceLocation paren, bool declaration, SourceLocation userLoc,
-                  const std::string& what) {
-    auto next = tokenAfter(paren);
-    if (!next) return error(userLoc, "cannot rewrite " + what);
-    std::string text = declaration ? kCtxParam : kCtxArg;
-    if (next->is(clang::tok::r_paren)) {
-      add(paren, 1, 0, text, userLoc, what);
-    } else if (declaration && isVoid(*next)) {
-      auto after = tokenAfter(next->getLocation());
-      if (after && after->is(clang::tok::r_paren))
-        add(next->getLocation(), 0, 4, text, userLoc, what);
-      else
-        add(paren, 1, 0, text + ", ", userLoc, what);
-    } else {
-      add(paren, 1, 0, text + ", ", userLoc, what);
-    }
-    ctxSites_.insert(site(paren));
-  }
-
-  void markPlain(SourceLocation paren) { plainSites_.emplace(site(paren), paren); }
-  bool isCtxSite(SourceLocation paren) const { return ctxSites_.count(site(paren)) != 0; }
-
-  // Replaces the identifier `name` where it is spelled for `loc` with `text`. One spelling (a
-  // macro body, a macro argument) may serve several calls: they must all want the same text.
-  void rename(SourceLocation loc, const std::string& name, const std::string& text,
-              SourceLocation userLoc, const std::string& what) {
-    SourceLocation s = sm_.getSpellingLoc(loc);
-    if (sm_.isWrittenInScratchSpace(s)) {
-      error(userLoc, "cannot rewrite " + what + ": its name is formed by token pasting, and "
-                     "this call needs its own spelling of the name (a macro that pastes it "
-                     "is expanded for calls that differ in their number of arguments or in "
-                     "whether the function around them takes the sub-group context)");
-      return;
-    }
-    auto [it, fresh] = renamed_.emplace(site(s), text);
-    if (!fresh) {
-      if (it->second != text)
-        error(userLoc, "cannot rewrite " + what + ": the name '" + name + "' is written once "
-                       "for calls that need different rewrites (different numbers of "
-                       "arguments, or inside and outside functions that take the sub-group "
-                       "context); spell the name separately for each");
-      return;
-    }
-    add(s, 0, unsigned(name.size()), text, userLoc, what);
-  }
-
-  // A '(' in a macro body that both a context-taking and a plain function go through cannot be
-  // edited for one without breaking the other.
-  void checkSharedSites() {
-    for (const auto& [s, loc] : plainSites_)
-      if (ctxSites_.count(s))
-        error(loc, "cannot pass the sub-group context through this macro: it is expanded both "
-                   "for functions that use sub-group builtins and for functions that do not");
-  }
-
-  void add(SourceLocation spelling, unsigned skip, unsigned length, const std::string& text,
-           SourceLocation userLoc, const std::string& what) {
-    auto [fid, offset] = sm_.getDecomposedLoc(spelling);
-    std::string file;
-    if (fid == sm_.getMainFileID()) {
-      file = names_.mainName();
-    } else {
-      llvm::StringRef path = sm_.getFilename(spelling);
-      const std::string* name = names_.editable(path);
-      if (name) {
-        file = *name;
-      } else if (path.empty() || FileNames::internal(path)) {
-        std::string shown = path.empty() ? std::string("a macro expansion") : names_.display(path);
-        return error(userLoc, "cannot rewrite " + what + ": the text to change is in '" + shown +
-                                  "', which is not part of the program");
-      } else {
-        file = path.str();  // a header read from disk: folded into its includer
-      }
-    }
-    auto key = std::make_tuple(file, offset + skip, length, text);
-    if (!seen_.insert(key).second) return;
-    edits.push_back(FileEdit{file, offset + skip, length, text});
-  }
-
-  std::vector<FileEdit> edits;
-  std::string errors;
-  std::string warnings;
-
- private:
-  std::pair<unsigned, unsigned> site(SourceLocation l) const {
-    auto d = sm_.getDecomposedLoc(l);
-    return {d.first.getHashValue(), d.second};
-  }
-
-  clang::SourceManager& sm_;
-  const clang::LangOptions& lo_;
-  const FileNames& names_;
-  std::set<std::tuple<std::string, unsigned, unsigned, std::string>> seen_;
-  std::set<std::pair<unsigned, unsigned>> ctxSites_;
-  std::map<std::pair<unsigned, unsigned>, std::string> renamed_;
-  std::map<std::pair<unsigned, unsigned>, SourceLocation> plainSites_;
 };
 
 class AnalysisConsumer : public clang::ASTConsumer {
@@ -1171,197 +878,6 @@ class AnalysisAction : public clang::ASTFrontendAction {
 
 }  // namespace
 
-namespace {
-// Clang and LLVM initialize a few statics on first use (the driver's option table, the spelling
-// of --driver-mode, the lock of LLVM's statistics). That is thread-safe (C++ statics, LLVM's
-// double-checked ManagedStatic), but the fast paths sit in Clang's and LLVM's archives, which
-// are not instrumented, so ThreadSanitizer sees no order between one build's initialization and
-// another thread's use and reports a race. Initializing them under a static of ours, which
-// every build passes first, gives it an order it can see.
-void initializeClangStatics() {
-  static const bool initialized = [] {
-    (void)clang::driver::getDriverOptTable();
-    (void)clang::driver::getDriverMode("clang", {});
-    (void)llvm::GetStatistics();  // creates the statistics' lock
-    return true;
-  }();
-  (void)initialized;
-}
-}  // namespace
-
-std::vector<std::string> clangArgsFromOptions(const std::string& options) {
-  namespace opts = clang::driver::options;
-  llvm::BumpPtrAllocator alloc;
-  llvm::StringSaver saver(alloc);
-  llvm::SmallVector<const char*, 32> argv;
-  llvm::cl::TokenizeGNUCommandLine(options, saver, argv);
-  initializeClangStatics();
-  const llvm::opt::OptTable& table = clang::driver::getDriverOptTable();
-  unsigned missingIndex = 0, missingCount = 0;
-  llvm::opt::InputArgList args = table.ParseArgs(argv, missingIndex, missingCount);
-  std::vector<std::string> out;
-  for (const llvm::opt::Arg* a : args) {
-    const llvm::opt::Option& o = a->getOption();
-    if (!(o.matches(opts::OPT_D) || o.matches(opts::OPT_U) || o.matches(opts::OPT_I) ||
-          o.matches(opts::OPT_opencl_Group)))
-      continue;
-    llvm::opt::ArgStringList rendered;
-    a->render(args, rendered);
-    for (const char* s : rendered) out.emplace_back(s);
-  }
-  return out;
-}
-
-namespace {
-
-// The file system a parse sees: the program and its headers in a virtual directory, Clang's
-// OpenCL headers embedded, and (for the analysis) the table's declarations; the real file
-// system underneath for -I and relative includes.
-llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> programFileSystem(const RewriteInput& in,
-                                                                         bool declarations,
-                                                                         llvm::SmallString<256>* cwd,
-                                                                         bool* haveCwd) {
-  llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> mem(new llvm::vfs::InMemoryFileSystem);
-  mem->addFile(kMainPath, 0, llvm::MemoryBuffer::getMemBufferCopy(in.source, kMainPath));
-  for (const SourceFile& h : in.headers) {
-    std::string path = headerPath(h.name);
-    mem->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(h.text, path));
-  }
-  if (declarations)
-    mem->addFile(kDeclsPath, 0,
-                 llvm::MemoryBuffer::getMemBufferCopy(declarationsHeader(in.traits), kDeclsPath));
-  for (const char* h : {"opencl-c-base.h", "opencl-c.h"}) {
-    if (const EmbeddedFile* f = findEmbedded(std::string("clang/") + h)) {
-      std::string path = (kResourceInclude + h).str();
-      mem->addFile(path, 0, llvm::MemoryBuffer::getMemBuffer(f->text(), path, false));
-    }
-  }
-  llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> overlay(
-      new llvm::vfs::OverlayFileSystem(llvm::vfs::getRealFileSystem()));
-  overlay->pushOverlay(mem);
-  *haveCwd = !llvm::sys::fs::current_path(*cwd);
-  if (*haveCwd) overlay->setCurrentWorkingDirectory(*cwd);
-  return overlay;
-}
-
-// The driver command line of a parse of `in` for the device `in.traits` describes. `codegen`:
-// the program is the layer's own (library and calls into it), compiled to IR: the device's
-// khr sub-group builtins stay declared (the khr library calls them) and the table's
-// declarations are not included (the library defines what it needs).
-std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, CodegenTarget target,
-                                    const llvm::SmallString<256>& cwd, bool haveCwd) {
-  const bool nvptx = codegen && target != CodegenTarget::Spir;
-  const bool typed = !codegen || target != CodegenTarget::Nvptx;
-  const DeviceTraits& t = in.traits;
-  // The device's extensions and features exactly, when the layer knows them (Clang ignores the
-  // names it does not know; their macros come from -D below). For the analysis the khr
-  // sub-group builtins stay undeclared: the declarations header has the table's own.
-  std::string ext = "-cl-ext=";
-  const bool knownDevice = !t.deviceExtensions.empty() || !t.openclCFeatures.empty();
-  if (knownDevice) {
-    ext += "-all";
-    for (const std::string& e : t.deviceExtensions) ext += ",+" + e;
-    for (const std::string& f : t.openclCFeatures) ext += ",+" + f;
-    // Clang insists that each extension agrees with its OpenCL C 3.0 feature.
-    auto has = [](const std::vector<std::string>& v, const char* n) {
-      return std::find(v.begin(), v.end(), n) != v.end();
-    };
-    ext += has(t.deviceExtensions, "cl_khr_3d_image_writes") ? ",+__opencl_c_3d_image_writes"
-                                                             : ",-__opencl_c_3d_image_writes";
-    if (!t.images) ext += ",-__opencl_c_images,-__opencl_c_read_write_images";
-    // The analysis must never reject what the driver builds (kBuiltinOnlyFeatures).
-    if (!codegen) {
-      for (const char* f : kBuiltinOnlyFeatures) ext += std::string(",+") + f;
-      if (emulatesReadWriteImages(t)) ext += ",+__opencl_c_read_write_images";
-    }
-    ext += ",";
-  }
-  if (!codegen) ext += "-cl_khr_subgroups,-__opencl_c_subgroups,";
-  ext += t.fp16 ? "+cl_khr_fp16" : "-cl_khr_fp16";
-  ext += t.fp64 ? ",+cl_khr_fp64,+__opencl_c_fp64" : ",-cl_khr_fp64,-__opencl_c_fp64";
-  std::vector<std::string> args = {
-      "clang", nvptx ? "--target=nvptx64-nvidia-nvcl" : "--target=spir64-unknown-unknown",
-      codegen ? "-emit-llvm" : "-fsyntax-only",
-      "-fno-color-diagnostics", "-ferror-limit=64", "-w",
-      // Also keeps CompilerInstance from printing "N errors generated." to the host's stderr;
-      // our own printer still shows carets.
-      "-fno-caret-diagnostics", "-fgnu-keywords", "-nostdlibinc",
-      // Clang 15 crashes (null type in DiagnoseAssignmentResult) when typo correction turns an
-      // undeclared argument into an overloadable function such as our builtin declarations:
-      // `f(pintel_sub_group_shuffle_up)` would take the application down. The driver gives
-      // its own diagnostics anyway.
-      "-fno-spell-checking",
-      ("-resource-dir=" + kResourceDir).str(), "-Xclang", "-finclude-default-header", "-Xclang",
-      "-fdeclare-opencl-builtins", "-Xclang", ext};
-  if (codegen) {
-    // Optimisable IR (no optnone), unoptimised: the driver (or ptx_backend.cpp) optimises the
-    // whole program. Typed pointers for SPIR, as SPIRV-LLVM-Translator 15 reads and writes
-    // them; NVPTX modules meet libclc, whose bitcode has opaque ones.
-    for (const char* a : {"-c", "-O2", "-Xclang", "-disable-llvm-passes", "-ffp-contract=off"})
-      args.push_back(a);
-    if (typed)
-      for (const char* a : {"-Xclang", "-no-opaque-pointers"}) args.push_back(a);
-  }
-  for (const std::string& e : extensionsFor(t)) {
-    args.push_back("-D");
-    args.push_back(e + "=1");
-  }
-  for (const std::string& e : t.deviceExtensions) {
-    args.push_back("-D");
-    args.push_back(e + "=1");
-  }
-  if (t.deviceOpenclVersion != 0) {
-    args.push_back("-D");
-    args.push_back("__OPENCL_VERSION__=" + std::to_string(t.deviceOpenclVersion));
-  }
-  if (knownDevice && !t.images) args.push_back("-U__IMAGE_SUPPORT__");
-  args.push_back(("-I" + kInputDir).str());
-  for (std::string& a : clangArgsFromOptions(in.options)) args.push_back(std::move(a));
-  if (!codegen) {
-    args.push_back("-include");
-    args.push_back(kDeclsPath.str());
-  }
-  // Drivers resolve quoted includes against the process directory too.
-  if (haveCwd) {
-    args.push_back("-idirafter");
-    args.push_back(std::string(cwd.str()));
-  }
-  args.push_back("-x");
-  args.push_back("cl");
-  args.push_back(kMainPath.str());
-  return args;
-}
-
-// Runs `action` over `in` on a thread with the deep stack Clang expects (whatever thread the
-// application builds programs from); no crash handler is installed, so the process keeps its
-// own. False when Clang failed or reported errors; *log has its diagnostics.
-bool runClang(const RewriteInput& in, bool codegen, CodegenTarget target,
-              std::unique_ptr<clang::FrontendAction> action, const FileNames& names, std::string* log) {
-  llvm::SmallString<256> cwd;
-  bool haveCwd = false;
-  auto overlay = programFileSystem(in, !codegen, &cwd, &haveCwd);
-  std::vector<std::string> args = driverArgs(in, codegen, target, cwd, haveCwd);
-  std::string text;
-  llvm::raw_string_ostream logStream(text);
-  LogConsumer consumer(logStream);
-  bool ran = false;
-  auto run = [&] {
-    clang::noteBottomOfStack();
-    llvm::IntrusiveRefCntPtr<clang::FileManager> files(
-        new clang::FileManager(clang::FileSystemOptions(), overlay));
-    clang::tooling::ToolInvocation invocation(args, std::move(action), files.get());
-    invocation.setDiagnosticConsumer(&consumer);
-    ran = invocation.run();
-  };
-  llvm::CrashRecoveryContext crc;
-  bool completed = crc.RunSafelyOnThread(run, 8u << 20);
-  logStream.flush();
-  *log = names.scrub(text);
-  return completed && ran && consumer.getNumErrors() == 0;
-}
-
-}  // namespace
-
 Analysis analyzeProgram(const RewriteInput& in) {
   Analysis out;
   out.compiledObject = in.compiledObject;
@@ -1379,31 +895,6 @@ Analysis analyzeProgram(const RewriteInput& in) {
     out.kernels.clear();
   }
   return out;
-}
-
-std::unique_ptr<llvm::Module> compileToModule(const RewriteInput& in, llvm::LLVMContext& context,
-                                              std::string* log, CodegenTarget target) {
-  FileNames names(in);
-  auto action = std::make_unique<clang::EmitLLVMOnlyAction>(&context);
-  clang::EmitLLVMOnlyAction* emit = action.get();
-  // The invocation owns the action and destroys it inside the run: the module is taken as the
-  // action ends.
-  std::unique_ptr<llvm::Module> module;
-  struct Taking : clang::WrapperFrontendAction {
-    Taking(std::unique_ptr<clang::FrontendAction> inner, clang::EmitLLVMOnlyAction* emit,
-           std::unique_ptr<llvm::Module>* out)
-        : WrapperFrontendAction(std::move(inner)), emit_(emit), out_(out) {}
-    void EndSourceFile() override {
-      WrapperFrontendAction::EndSourceFile();
-      *out_ = emit_->takeModule();
-    }
-    clang::EmitLLVMOnlyAction* emit_;
-    std::unique_ptr<llvm::Module>* out_;
-  };
-  bool ok = runClang(in, /*codegen=*/true, target, std::make_unique<Taking>(std::move(action), emit, &module),
-                     names, log);
-  if (!ok) module.reset();
-  return module;
 }
 
 }  // namespace isg::detail

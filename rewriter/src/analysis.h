@@ -1,27 +1,17 @@
 // SPDX-License-Identifier: MIT
 // The Clang half of the rewriter: parses a program the way the driver will build it and says
 // which functions need the sub-group context, what each kernel needs, and which bytes to edit.
-// It never produces the rewritten text itself (rewriter.cpp does), which keeps Clang types out
-// of everything else.
+// It never produces the rewritten text itself (compose.cpp does), which keeps Clang types out
+// of everything else. The parse goes through the Clang session (clang_session.h).
 #pragma once
 
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "isg/rewriter.h"
 
-namespace llvm {
-class LLVMContext;
-class Module;
-}  // namespace llvm
-
 namespace isg::detail {
-
-// Build options split into the arguments the Clang driver understands and may see (-D, -U, -I,
-// the -cl-* options it knows); vendor options are dropped here but stay in the driver's options.
-std::vector<std::string> clangArgsFromOptions(const std::string& options);
 
 // One replacement in a user file: `length` bytes at `offset` become `text`.
 struct FileEdit {
@@ -66,14 +56,5 @@ struct Analysis {
 };
 
 Analysis analyzeProgram(const RewriteInput& input);
-
-// Compiles a program the rewriter wrote itself (the library and calls into it) to LLVM IR in
-// `context`: for spir64 with typed pointers as SPIRV-LLVM-Translator 15 uses them, or for
-// nvptx64-nvidia-nvcl (ptx_backend.cpp): with typed pointers (the strategy's library for a SPIR
-// module bound for PTX: its inline PTX constraints are NVPTX's) or opaque ones. nullptr (and
-// Clang's diagnostics in *log) when it does not compile.
-enum class CodegenTarget { Spir, NvptxTyped, Nvptx };
-std::unique_ptr<llvm::Module> compileToModule(const RewriteInput& input, llvm::LLVMContext& context,
-                                              std::string* log, CodegenTarget target = CodegenTarget::Spir);
 
 }  // namespace isg::detail

@@ -42,7 +42,7 @@ RewriteResult errorResult(std::string log);
 // Why the khr strategy cannot serve the program (a note), or "" (rewriter.cpp).
 std::string khrMisfit(const DeviceTraits& traits, const std::vector<KernelManifest>& kernels);
 
-// The strategy's library for a program that uses `families` (rewriter.cpp): builtins.def, the
+// The strategy's library for a program that uses `families` (prelude.cpp): builtins.def, the
 // collective rows and the library files, then the builtin macros (`a`'s arities).
 std::string buildPrelude(const DeviceTraits& traits, const Analysis& a);
 

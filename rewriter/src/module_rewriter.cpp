@@ -39,9 +39,11 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "analysis.h"
+#include "clang_session.h"
 #include "isg/rewriter.h"
 #include "kernel_facts.h"
 #include "mangled_names.h"
+#include "opencl_atomics.h"
 #include "ptx_backend.h"
 #include "spirv_bridge.h"
 #include "table.h"
@@ -603,7 +605,7 @@ std::string clStd(const DeviceTraits& t) {
 // The rewritten module `m` in the form the driver takes (`in.output`) into *binary: SPIR bitcode,
 // SPIR-V, or PTX (NUL-terminated: NVIDIA's clCreateProgramWithBinary reads it as a C string).
 // The OpenCL C 2.0 atomics go to LLVM's first where no SPIR-V consumer follows
-// (ptx_backend.h). False with the build log in *log.
+// (opencl_atomics.h). False with the build log in *log.
 bool writeModule(const ModuleInput& in, const DeviceTraits& traits, llvm::Module& m, std::string* binary,
                  std::string* log) {
   if (in.output != RewriteResult::Form::Spirv) detail::lowerOpenclAtomics(m);

@@ -30,13 +30,6 @@ std::string ptxUnsupported(const llvm::Module& spir);
 bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std::string& options,
                std::string* ptx, std::string* log);
 
-// The SPIR-V reader writes every atomic instruction as a call of OpenCL C 2.0's atomics
-// (atomic_fetch_add_explicit, ... on generic pointers), which neither libclc 15 nor PoCL's
-// library for SPIR input has: each such call becomes LLVM's atomic instruction (atomicrmw,
-// cmpxchg, atomic load/store) with the call's order (sequentially consistent when the order is
-// not a constant or not given) at system scope. For SPIR bitcode and for PTX.
-void lowerOpenclAtomics(llvm::Module& m);
-
 // libclc's nvptx64--nvidiacl.bc as the layer finds it: beside the library that holds the
 // rewriter, else where Debian's libclc-15 installs it. "" when neither exists, with the reason in
 // *why when given.

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// The pre-scan (prescan.h).
+#include "prescan.h"
+
+#include <cstddef>
+#include <fstream>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "kernel_facts.h"
+#include "table.h"
+
+namespace isg::detail {
+namespace {
+
+bool isIdentStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool isIdentChar(char c) { return isIdentStart(c) || (c >= '0' && c <= '9'); }
+
+// The names of `#include "x"` / `#include <x>` lines.
+std::vector<std::string> includedNames(std::string_view text) {
+  std::vector<std::string> names;
+  for (std::size_t pos = text.find("include"); pos != std::string_view::npos;
+       pos = text.find("include", pos + 7)) {
+    std::size_t b = pos;
+    while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t')) --b;
+    if (b == 0 || text[b - 1] != '#') continue;
+    std::size_t q = pos + 7;
+    while (q < text.size() && (text[q] == ' ' || text[q] == '\t')) ++q;
+    if (q >= text.size() || (text[q] != '"' && text[q] != '<')) continue;
+    char close = text[q] == '"' ? '"' : '>';
+    std::size_t e = text.find_first_of(std::string{close, '\n'}, q + 1);
+    if (e == std::string_view::npos || text[e] != close) continue;
+    names.emplace_back(text.substr(q + 1, e - q - 1));
+  }
+  return names;
+}
+
+}  // namespace
+
+bool textMayNeedRewrite(std::string_view text) {
+  static const std::unordered_set<std::string_view> words = [] {
+    std::unordered_set<std::string_view> w;
+    for (const std::string& s : detail::triggerWords()) w.insert(s);
+    return w;
+  }();
+  for (std::size_t i = 0; i < text.size();) {
+    if (!isIdentStart(text[i])) {
+      // skip the rest of a number/identifier-like run so "0x1sub_group" is not split oddly
+      ++i;
+      continue;
+    }
+    if (i > 0 && isIdentChar(text[i - 1])) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && isIdentChar(text[j])) ++j;
+    std::string_view id = text.substr(i, j - i);
+    if (words.count(id) || id.find("sub_group") != std::string_view::npos) return true;
+    i = j;
+  }
+  return false;
+}
+
+bool readSmallFile(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  if (size < 0 || size > (16 << 20)) return false;
+  in.seekg(0);
+  out->assign(std::size_t(size), '\0');
+  in.read(out->data(), size);
+  return bool(in);
+}
+
+bool diskIncludesMayNeedRewrite(const RewriteInput& input) {
+  std::vector<std::string> dirs;
+  std::vector<std::string> args = detail::splitOptions(input.options);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-I" && i + 1 < args.size()) dirs.push_back(args[++i]);
+    else if (args[i].size() > 2 && args[i].compare(0, 2, "-I") == 0) dirs.push_back(args[i].substr(2));
+  }
+  dirs.push_back(".");
+  std::vector<std::string> pending = includedNames(input.source);
+  for (const SourceFile& h : input.headers)
+    for (std::string& n : includedNames(h.text)) pending.push_back(std::move(n));
+  std::unordered_set<std::string> seen;
+  for (const SourceFile& h : input.headers) seen.insert(h.name);
+  for (std::size_t files = 0; !pending.empty() && files < 64;) {
+    std::string name = std::move(pending.back());
+    pending.pop_back();
+    if (!seen.insert(name).second) continue;
+    std::vector<std::string> candidates;
+    if (!name.empty() && name[0] == '/') candidates.push_back(name);
+    else
+      for (const std::string& d : dirs) candidates.push_back(d + "/" + name);
+    for (const std::string& path : candidates) {
+      std::string text;
+      if (!readSmallFile(path, &text)) continue;
+      ++files;
+      if (textMayNeedRewrite(text)) return true;
+      for (std::string& n : includedNames(text)) pending.push_back(std::move(n));
+      break;
+    }
+  }
+  return false;
+}
+
+}  // namespace isg::detail

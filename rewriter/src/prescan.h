@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// The pre-scan behind mayNeedRewrite: a look at the text alone, cheap enough for every build,
+// so that programs that use no builtin never reach Clang.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "isg/rewriter.h"
+
+namespace isg::detail {
+
+// Whether `text` names a builtin. Token pasting (`intel_sub_group_##op`) hides the full name
+// from a textual scan, so any identifier that carries the common "sub_group" stem counts as well.
+bool textMayNeedRewrite(std::string_view text);
+
+// Headers read from disk through -I can hold the only mention of a builtin (typically a macro
+// such as `#define SHUFFLE intel_sub_group_shuffle`), so the scan follows includes there too.
+bool diskIncludesMayNeedRewrite(const RewriteInput& input);
+
+// The whole of a file of at most 16 MiB (also the result cache's check of disk files).
+bool readSmallFile(const std::string& path, std::string* out);
+
+}  // namespace isg::detail

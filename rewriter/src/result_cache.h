@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+// Results of rewriteProgram by input, for the programs an application builds again (for several
+// devices, or after changing a header on disk). Process-wide and thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "isg/rewriter.h"
+
+namespace isg::detail {
+
+// Everything a result depends on but the files read from disk (the result lists those).
+using CacheKey = std::array<uint8_t, 20>;
+CacheKey cacheKey(const RewriteInput& in);
+
+// The result stored for `k`, if any and if the disk files it was computed from still read as
+// they did then.
+bool cachedResult(const CacheKey& k, RewriteResult* out);
+void cacheResult(const CacheKey& k, const RewriteResult& r);
+
+}  // namespace isg::detail
