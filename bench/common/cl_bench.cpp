@@ -6,6 +6,7 @@
 #include "spirv_cache.h"
 
 #include "builtin_table.h"  // the extensions: what layerAddedOptions() defines
+#include "build_log.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -110,14 +111,9 @@ namespace {
 cl_program built(const Cl& cl, cl_program p, const std::string& options, std::string* log) {
   const cl_int err = clBuildProgram(p, 1, &cl.device, options.c_str(), nullptr, nullptr);
   if (err == CL_SUCCESS) return p;
-  if (log) {
-    size_t n = 0;
-    clGetProgramBuildInfo(p, cl.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
-    std::string s(n, '\0');
-    if (n) clGetProgramBuildInfo(p, cl.device, CL_PROGRAM_BUILD_LOG, n, s.data(), nullptr);
-    while (!s.empty() && s.back() == '\0') s.pop_back();
-    *log = "clBuildProgram returned " + std::to_string(err) + ": " + s;
-  }
+  if (log)
+    *log = "clBuildProgram returned " + std::to_string(err) + ": " +
+           isg::programBuildLog(p, cl.device);
   clReleaseProgram(p);
   return nullptr;
 }

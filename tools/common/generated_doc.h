@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The command line every doc generator shares: print the generated text, write it to a file,
-// or check that the committed file is exactly it (the CTest test that keeps docs/ true).
+// What every doc generator shares: its Markdown tables' cells, and the command line that prints
+// the generated text, writes it to a file, or checks that the committed file is exactly it (the
+// CTest test that keeps docs/ true).
 #pragma once
 
 #include <fstream>
@@ -9,6 +10,16 @@
 #include <string>
 
 namespace isg {
+
+// A '|' inside a table cell would end the cell; escaped, it prints as itself.
+inline std::string escapeCell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
 
 // `table` names the source of truth and `target` the CMake target that regenerates the file,
 // for the message that tells a developer how to fix a stale copy.

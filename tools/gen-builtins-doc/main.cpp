@@ -89,15 +89,6 @@ bool implements(const std::string& strategy, const std::string& family) {
   return false;
 }
 
-std::string escapeCell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 std::string generate() {
   std::vector<std::string> extensions;
   for (const isg::table::Extension& e : isg::table::extensions())
@@ -143,7 +134,7 @@ std::string generate() {
   md << "\n";
   for (const Row& r : rows()) {
     md << "| `" << r.name << "` | " << r.family << " | " << r.extension << " | `"
-       << escapeCell(r.signature) << "` | " << escapeCell(r.types.empty() ? "-" : r.types)
+       << isg::escapeCell(r.signature) << "` | " << isg::escapeCell(r.types.empty() ? "-" : r.types)
        << " |";
     for (const std::string& strategy : libraries)
       md << (implements(strategy, r.family) ? " supported |" : " no |");

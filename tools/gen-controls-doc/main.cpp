@@ -14,15 +14,6 @@
 
 namespace {
 
-std::string escapeCell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 std::string generate(bool* tableOk) {
   std::ostringstream md;
   md << "<!-- SPDX-License-Identifier: MIT -->\n"
@@ -39,9 +30,9 @@ std::string generate(bool* tableOk) {
       std::cerr << c.environmentVariable << ": default '" << c.defaultText << "' does not parse\n";
       *tableOk = false;
     }
-    md << "| `" << c.environmentVariable << "` | " << escapeCell(c.type) << " | "
+    md << "| `" << c.environmentVariable << "` | " << isg::escapeCell(c.type) << " | "
        << (c.defaultText.empty() ? "(empty)" : "`" + c.defaultText + "`") << " | "
-       << escapeCell(c.doc) << " |\n";
+       << isg::escapeCell(c.doc) << " |\n";
   }
   return md.str();
 }

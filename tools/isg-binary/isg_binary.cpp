@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "build_log.h"
+
 namespace {
 
 int fail(const std::string& what, cl_int err) {
@@ -63,11 +65,7 @@ int main(int argc, char** argv) {
   if (!program) return fail("clCreateProgramWithSource", err);
   cl_int built = clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr);
 
-  size_t logSize = 0;
-  clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &logSize);
-  std::string log(logSize, '\0');
-  if (logSize) clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, logSize, &log[0], nullptr);
-  std::cerr << log.c_str();
+  std::cerr << isg::programBuildLog(program, device);
   if (built != CL_SUCCESS) return fail("clBuildProgram", built);
 
   size_t binarySize = 0;

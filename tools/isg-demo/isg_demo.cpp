@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "build_log.h"
+
 namespace {
 
 // Each sub-group of 16 work-items computes 16 rows of y = A·x. The work-items load x in blocks
@@ -103,11 +105,8 @@ int main(int argc, char** argv) {
   if (!check(err, "clCreateProgramWithSource")) return 2;
   err = clBuildProgram(program, 1, &device, "", nullptr, nullptr);
   if (err != CL_SUCCESS) {
-    size_t size = 0;
-    clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
-    std::string log(size, '\0');
-    clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
-    std::fprintf(stderr, "isg-demo: build failed (%d):\n%s\n", err, log.c_str());
+    std::fprintf(stderr, "isg-demo: build failed (%d):\n%s\n", err,
+                 isg::programBuildLog(program, device).c_str());
     return 1;
   }
   cl_kernel kernel = clCreateKernel(program, "sgemv", &err);

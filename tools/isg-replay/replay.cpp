@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: MIT
-// isg-replay: runs a kernel case captured by the layer (ISG_CAPTURE_DIR, docs/compare.md) on a
-// chosen OpenCL device and compares every output with the captured one. It is an ordinary
-// OpenCL application: with OPENCL_LAYERS naming the layer it replays through it, without it
-// straight on the driver.
-//
-// Exit status: 0 every output matches, 1 some output differs, 2 the case could not be run.
+#include "replay.h"
+
 #include <CL/cl.h>
 
 #include <algorithm>
@@ -12,15 +8,16 @@
 #include <cctype>
 #include <chrono>
 #include <cinttypes>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "case_format.h"
+#include "build_log.h"
+#include "case_loader.h"
+
+namespace isg::replay {
 
 namespace {
 
@@ -28,80 +25,8 @@ using isg::capture::Argument;
 using isg::capture::Case;
 using isg::capture::MemoryObject;
 
-struct Options {
-  std::string caseDir;
-  std::string platform, device;  // index or name substring; empty: the first
-  std::uint64_t ulp = 0;
-  double rtol = 0, atol = 0;
-  unsigned repeat = 1;
-  bool compare = true;
-};
-
-// Any failure that stops the replay; main prints it and exits with 2.
-struct Fatal {
-  std::string what;
-};
-
-[[noreturn]] void fatal(const std::string& what) { throw Fatal{what}; }
-
 void check(cl_int err, const std::string& what) {
   if (err != CL_SUCCESS) fatal(what + " failed with OpenCL error " + std::to_string(err));
-}
-
-const char* kUsage =
-    "usage: isg-replay CASE_DIR [--platform INDEX|SUBSTR] [--device INDEX|SUBSTR]\n"
-    "                  [--ulp N] [--rtol X] [--atol X] [--repeat N] [--no-compare]\n"
-    "       isg-replay --version\n"
-    "Runs a case captured with ISG_CAPTURE_DIR and compares its outputs (docs/compare.md).\n"
-    "Floats match when bit-identical, within N ulp, or within atol + rtol*|captured|;\n"
-    "integers must be bit-exact. Exit status: 0 match, 1 mismatch, 2 error.\n";
-
-bool parseOptions(int argc, char** argv, Options* o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) fatal(a + " needs a value");
-      return argv[++i];
-    };
-    auto number = [&](double* out) {
-      std::string v = value();
-      char* end = nullptr;
-      *out = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || *out < 0) fatal(a + ": '" + v + "' is not a non-negative number");
-    };
-    if (a == "--help" || a == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (a == "--version") {
-      std::puts("isg-replay " ISG_VERSION);
-      std::exit(0);
-    } else if (a == "--platform") {
-      o->platform = value();
-    } else if (a == "--device") {
-      o->device = value();
-    } else if (a == "--ulp" || a == "--repeat") {
-      double v = 0;
-      number(&v);
-      if (v != std::floor(v) || (a == "--repeat" && v < 1)) fatal(a + " needs a whole number");
-      if (a == "--ulp")
-        o->ulp = static_cast<std::uint64_t>(v);
-      else
-        o->repeat = static_cast<unsigned>(v);
-    } else if (a == "--rtol") {
-      number(&o->rtol);
-    } else if (a == "--atol") {
-      number(&o->atol);
-    } else if (a == "--no-compare") {
-      o->compare = false;
-    } else if (!a.empty() && a[0] == '-') {
-      fatal("unknown option " + a + "\n" + kUsage);
-    } else if (o->caseDir.empty()) {
-      o->caseDir = a;
-    } else {
-      fatal("more than one case directory");
-    }
-  }
-  return !o->caseDir.empty();
 }
 
 // ---- OpenCL helpers ----------------------------------------------------------------------------
@@ -169,311 +94,6 @@ void selectDevice(const Options& o, cl_platform_id* platformOut, cl_device_id* d
   fatal("no device matches --platform '" + o.platform + "' --device '" + o.device + "'");
 }
 
-// ---- element types -----------------------------------------------------------------------------
-
-enum class Elem { Bytes, I8, U8, I16, U16, I32, U32, I64, U64, F16, F32, F64 };
-
-size_t elemSize(Elem e) {
-  switch (e) {
-    case Elem::I16:
-    case Elem::U16:
-    case Elem::F16:
-      return 2;
-    case Elem::I32:
-    case Elem::U32:
-    case Elem::F32:
-      return 4;
-    case Elem::I64:
-    case Elem::U64:
-    case Elem::F64:
-      return 8;
-    default:
-      return 1;
-  }
-}
-
-const char* elemName(Elem e) {
-  switch (e) {
-    case Elem::I8:
-      return "char";
-    case Elem::U8:
-      return "uchar";
-    case Elem::I16:
-      return "short";
-    case Elem::U16:
-      return "ushort";
-    case Elem::I32:
-      return "int";
-    case Elem::U32:
-      return "uint";
-    case Elem::I64:
-      return "long";
-    case Elem::U64:
-      return "ulong";
-    case Elem::F16:
-      return "half";
-    case Elem::F32:
-      return "float";
-    case Elem::F64:
-      return "double";
-    default:
-      return "byte";
-  }
-}
-
-bool isFloat(Elem e) { return e == Elem::F16 || e == Elem::F32 || e == Elem::F64; }
-
-// "const float4*", "__global uint*", "unsigned int*" -> the scalar element; Bytes for structs,
-// typedefs and anything else the name does not make plain.
-Elem elemFromTypeName(const std::string& typeName) {
-  std::string t = typeName.substr(0, typeName.find('*'));
-  std::vector<std::string> words;
-  std::string word;
-  for (char c : t + " ") {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
-      word += c;
-    } else if (!word.empty()) {
-      words.push_back(word);
-      word.clear();
-    }
-  }
-  bool unsignedWord = false;
-  std::string base;
-  for (const std::string& w : words) {
-    if (w == "const" || w == "volatile" || w == "restrict" || w == "global" || w == "__global" ||
-        w == "constant" || w == "__constant" || w == "signed")
-      continue;
-    if (w == "unsigned") {
-      unsignedWord = true;
-      continue;
-    }
-    base = w;
-  }
-  if (base.empty() && unsignedWord) base = "int";
-  // Vector types: the width does not change the element.
-  for (const char* width : {"16", "8", "4", "3", "2"}) {
-    const size_t n = std::strlen(width);
-    if (base.size() > n && base.compare(base.size() - n, n, width) == 0 &&
-        !std::isdigit(static_cast<unsigned char>(base[base.size() - n - 1]))) {
-      base.resize(base.size() - n);
-      break;
-    }
-  }
-  if (unsignedWord && base.size() && base[0] != 'u') base = "u" + base;
-  static const std::map<std::string, Elem> kTypes = {
-      {"char", Elem::I8},    {"uchar", Elem::U8},   {"bool", Elem::U8},  {"short", Elem::I16},
-      {"ushort", Elem::U16}, {"int", Elem::I32},    {"uint", Elem::U32}, {"long", Elem::I64},
-      {"ulong", Elem::U64},  {"size_t", Elem::U64}, {"half", Elem::F16}, {"float", Elem::F32},
-      {"double", Elem::F64}};
-  auto it = kTypes.find(base);
-  return it == kTypes.end() ? Elem::Bytes : it->second;
-}
-
-Elem elemFromChannelType(std::uint32_t type) {
-  switch (type) {
-    case CL_SNORM_INT8:
-    case CL_SIGNED_INT8:
-      return Elem::I8;
-    case CL_UNORM_INT8:
-    case CL_UNSIGNED_INT8:
-      return Elem::U8;
-    case CL_SNORM_INT16:
-    case CL_SIGNED_INT16:
-      return Elem::I16;
-    case CL_UNORM_INT16:
-    case CL_UNSIGNED_INT16:
-    case CL_UNORM_SHORT_565:
-    case CL_UNORM_SHORT_555:
-      return Elem::U16;
-    case CL_SIGNED_INT32:
-      return Elem::I32;
-    case CL_UNSIGNED_INT32:
-    case CL_UNORM_INT_101010:
-      return Elem::U32;
-    case CL_HALF_FLOAT:
-      return Elem::F16;
-    case CL_FLOAT:
-      return Elem::F32;
-    default:
-      return Elem::Bytes;
-  }
-}
-
-double halfToDouble(std::uint16_t h) {
-  const int sign = h >> 15, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-  double v;
-  if (exponent == 0)
-    v = std::ldexp(mantissa, -24);
-  else if (exponent == 31)
-    v = mantissa ? NAN : INFINITY;
-  else
-    v = std::ldexp(mantissa + 1024, exponent - 25);
-  return sign ? -v : v;
-}
-
-struct Element {
-  std::uint64_t bits = 0;  // raw, zero-extended
-  double value = 0;        // as a number (floats and integers)
-};
-
-Element load(const unsigned char* p, Elem e) {
-  Element out;
-  std::memcpy(&out.bits, p, elemSize(e));  // little-endian hosts: the low bytes
-  switch (e) {
-    case Elem::I8:
-      out.value = static_cast<std::int8_t>(out.bits);
-      break;
-    case Elem::I16:
-      out.value = static_cast<std::int16_t>(out.bits);
-      break;
-    case Elem::I32:
-      out.value = static_cast<std::int32_t>(out.bits);
-      break;
-    case Elem::I64:
-      out.value = static_cast<double>(static_cast<std::int64_t>(out.bits));
-      break;
-    case Elem::F16:
-      out.value = halfToDouble(static_cast<std::uint16_t>(out.bits));
-      break;
-    case Elem::F32: {
-      float f;
-      std::memcpy(&f, p, 4);
-      out.value = f;
-      break;
-    }
-    case Elem::F64:
-      std::memcpy(&out.value, p, 8);
-      break;
-    default:
-      out.value = static_cast<double>(out.bits);
-      break;
-  }
-  return out;
-}
-
-// Distance in representable values: floats mapped onto a monotonic integer line.
-std::uint64_t ulpDistance(std::uint64_t a, std::uint64_t b, Elem e) {
-  const int bits = static_cast<int>(elemSize(e) * 8);
-  const std::uint64_t signBit = std::uint64_t{1} << (bits - 1);
-  auto ordered = [&](std::uint64_t v) -> long double {
-    // Sign-magnitude to a signed line: -0 and +0 both map to 0.
-    const std::uint64_t magnitude = v & (signBit - 1);
-    return (v & signBit) ? -static_cast<long double>(magnitude)
-                         : static_cast<long double>(magnitude);
-  };
-  long double d = ordered(a) - ordered(b);
-  return static_cast<std::uint64_t>(d < 0 ? -d : d);
-}
-
-std::string show(const Element& x, Elem e) {
-  char text[96];
-  if (isFloat(e))
-    std::snprintf(text, sizeof text, "%.*g (0x%0*" PRIx64 ")", e == Elem::F64 ? 17 : 9, x.value,
-                  static_cast<int>(elemSize(e) * 2), x.bits);
-  else if (e == Elem::Bytes)
-    std::snprintf(text, sizeof text, "0x%02" PRIx64, x.bits);
-  else
-    std::snprintf(text, sizeof text, "%.0f", x.value);
-  return text;
-}
-
-struct Comparison {
-  size_t elements = 0, mismatches = 0, tolerated = 0;
-  double largestError = 0;
-  std::uint64_t largestUlp = 0;
-  size_t largestAt = 0;
-  std::vector<std::string> first;  // the first few mismatches, printed
-};
-
-Comparison compare(const unsigned char* captured, const unsigned char* replayed, size_t bytes,
-                   Elem e, const Options& o) {
-  constexpr size_t kShown = 8;
-  Comparison c;
-  const size_t step = elemSize(e);
-  c.elements = bytes / step;
-  // A size that is not a whole number of elements leaves a tail, compared bytewise.
-  const size_t tail = bytes % step;
-  for (size_t i = 0; i < c.elements + tail; ++i) {
-    const bool inTail = i >= c.elements;
-    const Elem kind = inTail ? Elem::U8 : e;
-    const size_t offset = inTail ? c.elements * step + (i - c.elements) : i * step;
-    const Element a = load(captured + offset, kind), b = load(replayed + offset, kind);
-    if (a.bits == b.bits) continue;
-    double error = std::fabs(a.value - b.value);
-    std::uint64_t ulp = 0;
-    bool ok = false;
-    if (isFloat(kind)) {
-      const bool aNan = std::isnan(a.value), bNan = std::isnan(b.value);
-      if (aNan && bNan) continue;  // NaN payloads are not results
-      if (aNan || bNan) {
-        error = INFINITY;
-        ulp = UINT64_MAX;
-      } else {
-        ulp = ulpDistance(a.bits, b.bits, kind);
-        ok = ulp <= o.ulp || error <= o.atol + o.rtol * std::fabs(a.value);
-      }
-    }
-    if (ok) {
-      ++c.tolerated;
-    } else {
-      ++c.mismatches;
-      if (c.first.size() < kShown)
-        c.first.push_back(
-            "[" + std::to_string(i) + "] captured " + show(a, kind) + "  replayed " +
-            show(b, kind) +
-            (isFloat(kind) && ulp != UINT64_MAX ? "  (" + std::to_string(ulp) + " ulp)" : ""));
-    }
-    if (error > c.largestError || (error == c.largestError && ulp > c.largestUlp)) {
-      c.largestError = error;
-      c.largestUlp = ulp;
-      c.largestAt = i;
-    }
-  }
-  return c;
-}
-
-// ---- the replay --------------------------------------------------------------------------------
-
-struct LoadedCase {
-  Case c;
-  std::string source;
-  std::vector<std::string> before, after;  // per memory object
-};
-
-LoadedCase loadCase(const std::string& dir) {
-  LoadedCase l;
-  std::string text, error;
-  const std::string path = dir + "/" + isg::capture::kCaseFile;
-  if (!isg::capture::readFile(path, &text)) fatal("cannot read " + path);
-  if (!isg::capture::fromJson(text, &l.c, &error)) fatal(path + ": " + error);
-  if (!isg::capture::readFile(dir + "/" + l.c.sourceFile, &l.source))
-    fatal("cannot read " + dir + "/" + l.c.sourceFile);
-  for (size_t i = 0; i < l.c.memory.size(); ++i) {
-    const MemoryObject& m = l.c.memory[i];
-    if (m.id != i) fatal(path + ": memory ids must be 0, 1, ... in order");
-    std::string before, after;
-    if (!isg::capture::readFile(dir + "/" + m.before, &before) || before.size() != m.size)
-      fatal("memory " + std::to_string(i) + ": " + m.before + " is missing or not " +
-            std::to_string(m.size) + " bytes");
-    if (!m.after.empty() &&
-        (!isg::capture::readFile(dir + "/" + m.after, &after) || after.size() != m.size))
-      fatal("memory " + std::to_string(i) + ": " + m.after + " is missing or not " +
-            std::to_string(m.size) + " bytes");
-    l.before.push_back(std::move(before));
-    l.after.push_back(std::move(after));
-  }
-  for (const Argument& a : l.c.args) {
-    if ((a.kind == "buffer" || a.kind == "image") && a.memory >= l.c.memory.size())
-      fatal("argument " + std::to_string(a.index) + " names a memory object that is not there");
-    if (a.kind == "buffer" && a.origin + a.size > l.c.memory[a.memory].size)
-      fatal("argument " + std::to_string(a.index) + " lies outside its buffer");
-  }
-  if (l.c.ndrange.workDim < 1 || l.c.ndrange.workDim > 3 ||
-      l.c.ndrange.globalSize.size() != l.c.ndrange.workDim)
-    fatal("the case's ND-range is malformed");
-  return l;
-}
-
 std::string dims(const std::optional<std::vector<std::uint64_t>>& v) {
   if (!v) return "NULL";
   std::string out = "[";
@@ -532,11 +152,7 @@ struct Replay {
     }
     err = clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr);
     if (err != CL_SUCCESS) {
-      size_t n = 0;
-      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
-      std::string log(n, '\0');
-      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-      log.resize(std::strlen(log.c_str()));  // the terminating NUL would hide what follows
+      const std::string log = isg::programBuildLog(program, device);
       const char* layers = std::getenv("OPENCL_LAYERS");
       const std::string hint =
           l.c.layerMode == "rewritten" && !(layers && *layers)
@@ -750,6 +366,8 @@ std::string deviceLine(const std::map<std::string, std::string>& d) {
          get("version");
 }
 
+}  // namespace
+
 int replay(const Options& o) {
   const LoadedCase l = loadCase(o.caseDir);
   const Case& c = l.c;
@@ -794,8 +412,8 @@ int replay(const Options& o) {
   int differing = 0, compared = 0;
   bool anyTolerated = false;
   if (o.compare) {
-    std::printf("outputs (floats: ulp <= %" PRIu64 " or |diff| <= %g + %g*|captured|):\n", o.ulp,
-                o.atol, o.rtol);
+    std::printf("outputs (floats: ulp <= %" PRIu64 " or |diff| <= %g + %g*|captured|):\n",
+                o.tolerance.ulp, o.tolerance.atol, o.tolerance.rtol);
     for (size_t i = 0; i < c.args.size(); ++i) {
       const Argument& a = c.args[i];
       if (!a.writable || l.after[a.memory].empty()) continue;
@@ -812,7 +430,7 @@ int replay(const Options& o) {
       const size_t bytes = a.kind == "buffer" ? a.size : m.size;
       const auto* captured = reinterpret_cast<const unsigned char*>(l.after[a.memory].data());
       const auto* replayed = reinterpret_cast<const unsigned char*>(outputs[a.memory].data());
-      Comparison cmp = compare(captured + origin, replayed + origin, bytes, e, o);
+      Comparison cmp = compare(captured + origin, replayed + origin, bytes, e, o.tolerance);
       ++compared;
       std::string label = "arg " + std::to_string(a.index) + (a.name.empty() ? "" : " " + a.name) +
                           " (" + (typeText.empty() ? "type unknown" : typeText) + ", " +
@@ -871,22 +489,4 @@ int replay(const Options& o) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  try {
-    Options o;
-    if (!parseOptions(argc, argv, &o)) {
-      std::fputs(kUsage, stderr);
-      return 2;
-    }
-    return replay(o);
-  } catch (const Fatal& f) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "isg-replay: %s\n", f.what.c_str());
-  } catch (const std::exception& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "isg-replay: %s\n", e.what());
-  }
-  return 2;
-}
+}  // namespace isg::replay
