@@ -13,6 +13,7 @@
 #include "device_strategy.h"
 #include "driver_queries.h"
 #include "kernel_records.h"
+#include "isg/build_options.h"
 #include "layer_api.h"
 #include "object_registry.h"
 #include "param_util.h"
@@ -133,9 +134,8 @@ bool moduleOutputFor(const std::vector<cl_device_id>& devices, ModuleInput* m) {
 // The words of `options` that NVIDIA's driver applies to PTX (-cl-nv-maxrregcount=N,
 // -cl-nv-opt-level=N, -cl-nv-verbose).
 std::string nvidiaPtxOptions(const std::string& options) {
-  std::istringstream words(options);
   std::string out;
-  for (std::string w; words >> w;)
+  for (const std::string& w : splitBuildOptions(options))
     if (w.rfind("-cl-nv-", 0) == 0) out += (out.empty() ? "" : " ") + w;
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include "device_strategy.h"
 #include "driver_queries.h"
+#include "isg/build_options.h"
 #include "layer_api.h"
 #include "logger.h"
 
@@ -27,7 +28,9 @@ bool mayCapRegisters(const ProgramRecord& program) {
   // Capping builds the rewritten source again, which linked programs do not have.
   if (program.rewrite.source.empty() || program.kind == ProgramRecord::Kind::RewriteFailed)
     return false;
-  if (program.appOptions.find(kCapOption) != std::string::npos) return false;
+  // The application's own register limit stands.
+  for (const std::string& w : splitBuildOptions(program.appOptions))
+    if (w.rfind(kCapOption, 0) == 0) return false;
   std::vector<cl_device_id> devices;
   if (programDevices(program.driverProgram(), &devices) != CL_SUCCESS) return false;
   return std::any_of(devices.begin(), devices.end(), takesNvidiaOptions);

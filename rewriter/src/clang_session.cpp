@@ -30,6 +30,7 @@
 #include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "isg/build_options.h"
 #include "embedded.h"
 #include "table.h"
 
@@ -170,10 +171,9 @@ void initializeClangStatics() {
 
 std::vector<std::string> clangArgsFromOptions(const std::string& options) {
   namespace opts = clang::driver::options;
-  llvm::BumpPtrAllocator alloc;
-  llvm::StringSaver saver(alloc);
+  const std::vector<std::string> words = splitBuildOptions(options);
   llvm::SmallVector<const char*, 32> argv;
-  llvm::cl::TokenizeGNUCommandLine(options, saver, argv);
+  for (const std::string& w : words) argv.push_back(w.c_str());
   initializeClangStatics();
   const llvm::opt::OptTable& table = clang::driver::getDriverOptTable();
   unsigned missingIndex = 0, missingCount = 0;

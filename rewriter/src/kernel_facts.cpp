@@ -50,33 +50,4 @@ void finishKernelManifest(const std::set<const Builtin*>& used, unsigned widest,
     km->hiddenArgs.push_back(HiddenArg{hidden[i].kind, km->numUserArgs + unsigned(i)});
 }
 
-// Build options as the driver splits them: whitespace separated, quotes group.
-std::vector<std::string> splitOptions(const std::string& options) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool have = false;
-  char quote = 0;
-  for (std::size_t i = 0; i < options.size(); ++i) {
-    char c = options[i];
-    if (quote) {
-      if (c == quote) quote = 0;
-      else if (c == '\\' && quote == '"' && i + 1 < options.size()) cur += options[++i];
-      else cur += c;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-      have = true;
-    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      if (have) out.push_back(cur);
-      cur.clear();
-      have = false;
-    } else {
-      if (c == '\\' && i + 1 < options.size()) c = options[++i];
-      cur += c;
-      have = true;
-    }
-  }
-  if (have) out.push_back(cur);
-  return out;
-}
-
 }  // namespace isg::detail

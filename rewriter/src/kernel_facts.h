@@ -46,7 +46,4 @@ std::string khrMisfit(const DeviceTraits& traits, const std::vector<KernelManife
 // collective rows and the library files, then the builtin macros (`a`'s arities).
 std::string buildPrelude(const DeviceTraits& traits, const Analysis& a);
 
-// Build options as the driver splits them: whitespace separated, quotes group.
-std::vector<std::string> splitOptions(const std::string& options);
-
 }  // namespace isg::detail

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "isg/build_options.h"
 #include "kernel_facts.h"
 #include "table.h"
 
@@ -79,7 +80,7 @@ bool readSmallFile(const std::string& path, std::string* out) {
 
 bool diskIncludesMayNeedRewrite(const RewriteInput& input) {
   std::vector<std::string> dirs;
-  std::vector<std::string> args = detail::splitOptions(input.options);
+  std::vector<std::string> args = splitBuildOptions(input.options);
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "-I" && i + 1 < args.size()) dirs.push_back(args[++i]);
     else if (args[i].size() > 2 && args[i].compare(0, 2, "-I") == 0) dirs.push_back(args[i].substr(2));

@@ -51,6 +51,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
+#include "isg/build_options.h"
 #include "clang_session.h"
 #include "embedded.h"
 #include "kernel_facts.h"
@@ -372,7 +373,7 @@ bool linkLibclc(llvm::Module& m, std::string* log) {
 
 // Whether the application's build options name `option` (as the driver splits them).
 bool has(const std::string& options, const char* option) {
-  const std::vector<std::string> words = splitOptions(options);
+  const std::vector<std::string> words = splitBuildOptions(options);
   return std::find(words.begin(), words.end(), option) != words.end();
 }
 

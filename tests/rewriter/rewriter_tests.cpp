@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "builtin_table.h"
+#include "isg/build_options.h"
 #include "isg/rewriter.h"
 
 namespace {
@@ -68,6 +69,24 @@ std::size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), 
   } while (0)
 
 // ---- pass-through --------------------------------------------------------------------------
+
+// The one tokenizer of build options (isg/build_options.h), as drivers split them.
+TEST(BuildOptions, SplitAsDriversDo) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(isg::splitBuildOptions(""), V{});
+  EXPECT_EQ(isg::splitBuildOptions(" \t\n "), V{});
+  EXPECT_EQ(isg::splitBuildOptions("-cl-std=CL2.0  -DA=1\t-I inc"),
+            (V{"-cl-std=CL2.0", "-DA=1", "-I", "inc"}));
+  // Quotes group and are removed; an empty quoted word is a word.
+  EXPECT_EQ(isg::splitBuildOptions("-I \"dir with space\" -DX='a b' \"\""),
+            (V{"-I", "dir with space", "-DX=a b", ""}));
+  EXPECT_EQ(isg::splitBuildOptions("-DS=\"x\"y"), (V{"-DS=xy"}));
+  // A backslash takes the next character, outside quotes and inside double quotes only.
+  EXPECT_EQ(isg::splitBuildOptions("-DQ=\\\"q\\\" a\\ b"), (V{"-DQ=\"q\"", "a b"}));
+  EXPECT_EQ(isg::splitBuildOptions("\"a\\\"b\" 'c\\d'"), (V{"a\"b", "c\\d"}));
+  EXPECT_EQ(isg::splitBuildOptions("-cl-nv-maxrregcount=64 -cl-nv-verbose"),
+            (V{"-cl-nv-maxrregcount=64", "-cl-nv-verbose"}));
+}
 
 TEST(PassThrough, PlainProgram) {
   auto r = rewrite("kernel void k(global int* x) { x[get_global_id(0)] = 1; }\n");
