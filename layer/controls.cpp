@@ -141,12 +141,17 @@ std::string unknownControlNote(const std::string& variable, bool* typo) {
   if (variable.rfind("ISG_", 0) != 0) return "";
   std::string nearest;
   std::size_t best = 3;
-  for (const ControlDescription& c : describeControls()) {
-    if (c.environmentVariable == variable) return "";
-    const std::size_t d = editDistance(variable, c.environmentVariable);
+  static const char* const kVariables[] = {
+#define ISG_CONTROL(type, name, def, doc) "ISG_" #name,
+      ISG_CONTROLS(ISG_CONTROL)
+#undef ISG_CONTROL
+  };
+  for (const char* control : kVariables) {
+    if (variable == control) return "";
+    const std::size_t d = editDistance(variable, control);
     if (d < best) {
       best = d;
-      nearest = c.environmentVariable;
+      nearest = control;
     }
   }
   *typo = !nearest.empty();

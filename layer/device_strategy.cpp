@@ -409,4 +409,18 @@ DeviceTraits DeviceStrategy::traitsForBuild(const std::vector<cl_device_id>& dev
   return traits;
 }
 
+bool DeviceStrategy::spirvSupport(const std::vector<cl_device_id>& devices, SpirvSupport* out) {
+  for (cl_device_id d : devices) {
+    const DeviceProfile* p = of(d);
+    if (!p) return false;
+    out->served |= !p->isNative();
+    out->allIl &= p->driverSpirvMax != 0;
+    out->allSpir &= p->spirBitcode;
+    out->allPtx &= p->spirvAsPtx && p->buildsSpirv;
+    out->allBuild &= p->driverSpirvMax != 0 || p->buildsSpirv;
+    if (p->driverSpirvMax) out->version = std::min(out->version, p->driverSpirvMax);
+  }
+  return true;
+}
+
 }  // namespace isg

@@ -23,7 +23,7 @@ struct DeviceProfile {
   // khr on a driver that splits multi-dimensional work-groups into sub-groups per row of
   // dimension 0 (Intel's CPU runtime), not into runs of linear ids: the khr library's sub-groups
   // are the driver's, so they match the layer's only where rows are a multiple of the native
-  // size (kernels.cpp refuses other launches of kernels that exchange data).
+  // size (enqueue.cpp refuses other launches of kernels that exchange data).
   bool khrRowSubGroups = false;
   // Programs from SPIR-V (docs/design.md): the highest SPIR-V version the driver's own IL
   // takes (CL_DEVICE_IL_VERSION; 0x00010200 = 1.2; 0: none), whether it takes SPIR bitcode
@@ -41,6 +41,16 @@ struct DeviceProfile {
   unsigned smallestSubGroupSize() const;
 };
 
+// What a set of devices does with a program from SPIR-V (docs/design.md), from their profiles.
+struct SpirvSupport {
+  bool served = false;    // the layer serves some device (not native)
+  bool allIl = true;      // every driver takes SPIR-V itself
+  bool allSpir = true;    // every driver takes SPIR bitcode (cl_khr_spir)
+  bool allPtx = true;     // every device takes the layer's PTX
+  bool allBuild = true;   // every device builds SPIR-V, from its driver or through the layer
+  unsigned version = kSpirvReadMax;  // the highest SPIR-V version every driver's IL takes
+};
+
 class DeviceStrategy {
  public:
   // nullptr when the driver does not answer for the device (an invalid handle): callers forward
@@ -51,6 +61,9 @@ class DeviceStrategy {
   // program must pass through untouched. Devices with different strategies get the local
   // strategy, which works on every device.
   static DeviceTraits traitsForBuild(const std::vector<cl_device_id>& devices, bool* allNative);
+
+  // False when a device has no profile (an invalid handle).
+  static bool spirvSupport(const std::vector<cl_device_id>& devices, SpirvSupport* out);
 };
 
 }  // namespace isg

@@ -21,25 +21,18 @@ namespace isg {
 
 namespace {
 
-// The application's arguments of one clEnqueueNDRangeKernel.
-struct Launch {
-  cl_command_queue queue;
-  cl_uint workDim;
-  const size_t* offset;
-  const size_t* global;
-  const size_t* local;
-  cl_uint numWaits;
-  const cl_event* waitList;
+// The application's arguments of one enqueue, as capture sees them too, and its event.
+struct Launch : capture::EnqueueCapture::Launch {
   cl_event* event;
 
-  cl_int enqueue(cl_kernel k, const size_t* localSize, cl_uint waits, const cl_event* wait,
+  cl_int enqueue(cl_kernel k, const size_t* local, cl_uint waits, const cl_event* wait,
                  cl_event* done) const {
-    return next().clEnqueueNDRangeKernel(queue, k, workDim, offset, global, localSize, waits,
-                                         wait, done);
+    return next().clEnqueueNDRangeKernel(queue, k, workDim, globalOffset, globalSize, local,
+                                         waits, wait, done);
   }
   // `k` with the application's wait list and event.
-  cl_int enqueue(cl_kernel k, const size_t* localSize) const {
-    return enqueue(k, localSize, numWaits, waitList, event);
+  cl_int enqueue(cl_kernel k, const size_t* local) const {
+    return enqueue(k, local, numEvents, events, event);
   }
 };
 
@@ -62,9 +55,9 @@ cl_int queueDevice(cl_command_queue queue, cl_device_id* device) {
 // A zero local size is CL_INVALID_WORK_GROUP_SIZE, as the spec names it (NVIDIA's driver 580
 // takes the process down with SIGFPE instead).
 cl_int checkLocalSize(const Launch& l) {
-  if (l.local && l.workDim >= 1 && l.workDim <= 3)
+  if (l.localSize && l.workDim >= 1 && l.workDim <= 3)
     for (cl_uint d = 0; d < l.workDim; ++d)
-      if (l.local[d] == 0) return CL_INVALID_WORK_GROUP_SIZE;
+      if (l.localSize[d] == 0) return CL_INVALID_WORK_GROUP_SIZE;
   return CL_SUCCESS;
 }
 
@@ -112,10 +105,10 @@ cl_int planWorkGroup(const Launch& l, cl_kernel kernel, cl_device_id device,
                      const DeviceProfile& profile, const KernelRecord& record, WorkGroup* wg) {
   const bool hidden = !record.manifest.hiddenArgs.empty();
   const bool checkRows = record.rowMultiple != 0 && l.workDim >= 2;
-  wg->local = l.local;
+  wg->local = l.localSize;
   if (!wg->local && (hidden || checkRows)) {
     const cl_int err = chooseLocalSize(kernel, device, profile, record.manifest, l.workDim,
-                                       l.global, wg->chosen);
+                                       l.globalSize, wg->chosen);
     if (err != CL_SUCCESS) return err;
     wg->local = wg->chosen;
   }
@@ -208,7 +201,7 @@ cl_int launchWithStandIns(const Launch& l, cl_kernel k, const size_t* local,
                           const std::vector<ImageStandIn>& standIns, KernelRecord& record) {
   if (standIns.empty()) return l.enqueue(k, local);
   RawViewLaunch views(l.queue, k, standIns, &record.images.views);
-  cl_int err = views.prepare(l.numWaits, l.waitList);
+  cl_int err = views.prepare(l.numEvents, l.events);
   if (err != CL_SUCCESS) return err;
   cl_event launched = nullptr;
   err = l.enqueue(k, local, views.numWaits(), views.waitList(), &launched);
@@ -223,40 +216,41 @@ bool launchedWithoutRecord(const Launch& l, cl_kernel kernel, const KernelSummar
                            bool* refused, cl_int* err) {
   if (summary.hasHiddenArgs || summary.checksImages || summary.checksRows) return false;
   if (!summary.argStore) {
-    *err = l.enqueue(kernel, l.local);
+    *err = l.enqueue(kernel, l.localSize);
     return true;
   }
   if (summary.argStore->capped.load(std::memory_order_acquire)) return false;
-  *err = l.enqueue(kernel, l.local);
-  if (*err != CL_OUT_OF_RESOURCES || !l.local) return true;
+  *err = l.enqueue(kernel, l.localSize);
+  if (*err != CL_OUT_OF_RESOURCES || !l.localSize) return true;
   *refused = true;
   return false;
 }
 
-cl_int enqueueNDRange(const Launch& l, cl_kernel kernel) {
+cl_int enqueueNDRange(const Launch& l) {
+  const cl_kernel kernel = l.kernel;
   KernelSummary summary;
-  if (!kernelIndex().find(kernel, &summary)) return l.enqueue(kernel, l.local);
+  if (!kernelIndex().find(kernel, &summary)) return l.enqueue(kernel, l.localSize);
   if (cl_int err = checkLocalSize(l)) return err;
-  if (l.workDim < 1 || l.workDim > 3) return l.enqueue(kernel, l.local);
+  if (l.workDim < 1 || l.workDim > 3) return l.enqueue(kernel, l.localSize);
   bool refused = false;
   cl_int err = CL_SUCCESS;
   if (launchedWithoutRecord(l, kernel, summary, &refused, &err)) return err;
 
   std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
-  if (!record) return l.enqueue(kernel, l.local);
+  if (!record) return l.enqueue(kernel, l.localSize);
   const bool hidden = !record->manifest.hiddenArgs.empty();
   cl_device_id device = nullptr;
   if (queueDevice(l.queue, &device) != CL_SUCCESS)
-    return l.enqueue(kernel, l.local);  // the driver names the error
+    return l.enqueue(kernel, l.localSize);  // the driver names the error
   const DeviceProfile* profile = DeviceStrategy::of(device);
-  if (!profile) return l.enqueue(kernel, l.local);
-  if (!l.global) {
+  if (!profile) return l.enqueue(kernel, l.localSize);
+  if (!l.globalSize) {
     // OpenCL 2.1 and newer: an empty launch succeeds trivially, once the driver has checked the
     // arguments, the hidden ones included (any work-group size will do for those).
-    if (!hidden) return l.enqueue(kernel, l.local);
+    if (!hidden) return l.enqueue(kernel, l.localSize);
     std::lock_guard<std::mutex> lock(record->enqueueMutex);
     err = setHiddenArguments(kernel, device, *profile, record->manifest, 1);
-    return err == CL_SUCCESS ? l.enqueue(kernel, l.local) : err;
+    return err == CL_SUCCESS ? l.enqueue(kernel, l.localSize) : err;
   }
 
   WorkGroup wg;
@@ -290,28 +284,23 @@ bool needsHiddenArguments(cl_kernel kernel) noexcept {
   return kernelIndex().find(kernel, &summary) && summary.hasHiddenArgs;
 }
 
-cl_int enqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint num_events_in_wait_list,
-                   const cl_event* event_wait_list, cl_event* event) {
+// A task is an ND-range of one work-item in one work-group (`task` says so).
+cl_int enqueueTask(const Launch& task) {
   auto forward = [&] {
-    return next().clEnqueueTask(queue, kernel, num_events_in_wait_list, event_wait_list, event);
+    return next().clEnqueueTask(task.queue, task.kernel, task.numEvents, task.events, task.event);
   };
-  if (!needsHiddenArguments(kernel)) return forward();
-  std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
+  if (!needsHiddenArguments(task.kernel)) return forward();
+  std::shared_ptr<KernelRecord> record = kernelRegistry().find(task.kernel);
   if (!record || record->manifest.hiddenArgs.empty()) return forward();
-  // Texel buffers are set per launch: a task is an ND-range of one work-item.
-  static const size_t kOne[1] = {1};
+  // Texel buffers are set per launch: the task goes as its ND-range.
   for (const HiddenArg& h : record->manifest.hiddenArgs)
-    if (h.kind == HiddenArg::Kind::RawImage)
-      return enqueueNDRange(
-          {queue, 1, nullptr, kOne, kOne, num_events_in_wait_list, event_wait_list, event},
-          kernel);
+    if (h.kind == HiddenArg::Kind::RawImage) return enqueueNDRange(task);
   cl_device_id device = nullptr;
-  if (queueDevice(queue, &device) != CL_SUCCESS) return forward();
+  if (queueDevice(task.queue, &device) != CL_SUCCESS) return forward();
   const DeviceProfile* profile = DeviceStrategy::of(device);
   if (!profile) return forward();
-  // A task is one work-group of one work-item.
   std::lock_guard<std::mutex> lock(record->enqueueMutex);
-  cl_int err = setHiddenArguments(kernel, device, *profile, record->manifest, 1);
+  cl_int err = setHiddenArguments(task.kernel, device, *profile, record->manifest, 1);
   if (err != CL_SUCCESS) return err;
   return forward();
 }
@@ -330,12 +319,12 @@ cl_int CL_API_CALL clEnqueueNDRangeKernel_layer(cl_command_queue queue, cl_kerne
     ISG_REQUIRE_NEXT(clEnqueueNDRangeKernel);
     if (cl_int err = nullLaunchArgument(queue, kernel, num_events_in_wait_list, event_wait_list))
       return err;
-    capture::EnqueueCapture capture({"clEnqueueNDRangeKernel", queue, kernel, work_dim,
-                                     global_work_offset, global_work_size, local_work_size,
-                                     num_events_in_wait_list, event_wait_list});
-    cl_int err = enqueueNDRange({queue, work_dim, global_work_offset, global_work_size,
-                                 local_work_size, num_events_in_wait_list, event_wait_list, event},
-                                kernel);
+    const Launch launch{{"clEnqueueNDRangeKernel", queue, kernel, work_dim, global_work_offset,
+                         global_work_size, local_work_size, num_events_in_wait_list,
+                         event_wait_list},
+                        event};
+    capture::EnqueueCapture capture(launch);
+    const cl_int err = enqueueNDRange(launch);
     capture.after(err);
     return err;
   });
@@ -350,9 +339,11 @@ cl_int CL_API_CALL clEnqueueTask_layer(cl_command_queue queue, cl_kernel kernel,
       return err;
     // A task is an ND-range of one work-item in one work-group, and is recorded as one.
     static const size_t kOne[1] = {1};
-    capture::EnqueueCapture capture({"clEnqueueTask", queue, kernel, 1, nullptr, kOne, kOne,
-                                     num_events_in_wait_list, event_wait_list});
-    cl_int err = enqueueTask(queue, kernel, num_events_in_wait_list, event_wait_list, event);
+    const Launch launch{{"clEnqueueTask", queue, kernel, 1, nullptr, kOne, kOne,
+                         num_events_in_wait_list, event_wait_list},
+                        event};
+    capture::EnqueueCapture capture(launch);
+    const cl_int err = enqueueTask(launch);
     capture.after(err);
     return err;
   });

@@ -30,26 +30,14 @@ bool admit(const char* api, const void* il, size_t length, cl_int* errcode_ret) 
   return false;
 }
 
-// The context's devices, and whether the layer serves any (not native) and all drivers take IL.
-struct ContextFacts {
-  bool served = false;
-  bool allIl = true;
-  bool allBuild = true;  // every device takes SPIR-V, from its driver or through the layer
-};
-bool contextFacts(cl_context context, ContextFacts* out) {
+// What the context's devices do with SPIR-V; false when the driver cannot say which they are.
+bool contextSupport(cl_context context, SpirvSupport* out) {
   std::vector<cl_device_id> devices;
   if (!next().clGetContextInfo ||
       queryArray(ISG_QUERY_LAMBDA(clGetContextInfo, context, CL_CONTEXT_DEVICES), &devices) !=
           CL_SUCCESS || devices.empty())
     return false;
-  for (cl_device_id d : devices) {
-    const DeviceProfile* p = DeviceStrategy::of(d);
-    if (!p) return false;
-    out->served |= !p->isNative();
-    out->allIl &= p->driverSpirvMax != 0;
-    out->allBuild &= p->driverSpirvMax != 0 || p->buildsSpirv;
-  }
-  return true;
+  return DeviceStrategy::spirvSupport(devices, out);
 }
 
 using CreateWithIL = cl_program(CL_API_CALL*)(cl_context, const void*, size_t, cl_int*);
@@ -60,8 +48,8 @@ template <class DriverCreate>
 cl_program createFromIL(const char* api, cl_context context, const void* il, size_t length,
                         cl_int* errcode_ret, DriverCreate&& driverCreate) {
   if (!admit(api, il, length, errcode_ret)) return nullptr;
-  ContextFacts facts;
-  if (!contextFacts(context, &facts)) return driverCreate();  // the driver reports the context
+  SpirvSupport facts;
+  if (!contextSupport(context, &facts)) return driverCreate();  // the driver reports the context
   // A context with a device neither its driver nor the layer builds SPIR-V for (NVIDIA, for
   // now): the driver answers, as without the layer (CL_INVALID_OPERATION).
   if (!facts.served || !facts.allBuild) return driverCreate();

@@ -239,4 +239,19 @@ void releaseShadow(const std::shared_ptr<ProgramRecord>& record);
 // A source program of the driver's in the context of `like` (shadows, rewritten headers).
 cl_program createDriverProgram(cl_program like, const std::string& text, cl_int* err);
 
+// Driver programs the layer makes for one call (the header programs of a compile), released
+// when the call is done: the driver keeps what it needs of them.
+class CallDriverPrograms {
+ public:
+  CallDriverPrograms() = default;
+  CallDriverPrograms(const CallDriverPrograms&) = delete;
+  CallDriverPrograms& operator=(const CallDriverPrograms&) = delete;
+  ~CallDriverPrograms();
+  // createDriverProgram's program, kept until this object goes; nullptr with *err.
+  cl_program create(cl_program like, const std::string& text, cl_int* err);
+
+ private:
+  std::vector<cl_program> programs_;
+};
+
 }  // namespace isg

@@ -50,6 +50,17 @@ cl_program createDriverProgram(cl_program like, const std::string& text, cl_int*
   return next().clCreateProgramWithSource(context, 1, strings, lengths, err);
 }
 
+CallDriverPrograms::~CallDriverPrograms() {
+  for (cl_program p : programs_)
+    if (next().clReleaseProgram) next().clReleaseProgram(p);
+}
+
+cl_program CallDriverPrograms::create(cl_program like, const std::string& text, cl_int* err) {
+  cl_program p = createDriverProgram(like, text, err);
+  if (p) programs_.push_back(p);
+  return p;
+}
+
 namespace {
 
 using ProgramCallback = void(CL_CALLBACK*)(cl_program, void*);
@@ -113,21 +124,13 @@ struct RewritePlan {
 // takes it (at the highest version all take), else SPIR bitcode where every driver takes that
 // (cl_khr_spir, PoCL); false when some driver takes neither.
 bool moduleOutputFor(const std::vector<cl_device_id>& devices, ModuleInput* m) {
-  bool allIl = true, allSpir = true, allPtx = true;
-  unsigned version = kSpirvReadMax;
-  for (cl_device_id d : devices) {
-    const DeviceProfile* p = DeviceStrategy::of(d);
-    if (!p) return false;
-    allIl &= p->driverSpirvMax != 0;
-    allSpir &= p->spirBitcode;
-    allPtx &= p->spirvAsPtx && p->buildsSpirv;
-    if (p->driverSpirvMax) version = std::min(version, p->driverSpirvMax);
-  }
-  if (!allIl && !allSpir && !allPtx) return false;
-  m->output = allIl    ? RewriteResult::Form::Spirv
-              : allSpir ? RewriteResult::Form::Bitcode
-                        : RewriteResult::Form::Ptx;
-  m->spirvVersion = version;
+  SpirvSupport support;
+  if (!DeviceStrategy::spirvSupport(devices, &support)) return false;
+  if (!support.allIl && !support.allSpir && !support.allPtx) return false;
+  m->output = support.allIl    ? RewriteResult::Form::Spirv
+              : support.allSpir ? RewriteResult::Form::Bitcode
+                                : RewriteResult::Form::Ptx;
+  m->spirvVersion = support.version;
   return true;
 }
 
@@ -150,10 +153,13 @@ std::string rewriteSummary(const RewriteResult& r) {
     const KernelManifest& k = r.kernels[i];
     line << (i ? ", " : " ") << "kernel '" << k.name << "' (S " << k.subGroupSize
          << (k.requiredSubGroupSize ? " required" : "");
-    for (const HiddenArg& h : k.hiddenArgs)
-      line << (h.kind == HiddenArg::Kind::LocalScratch ? ", local scratch" : ", texels of image ")
-           << (h.kind == HiddenArg::Kind::RawImage ? std::to_string(h.imageArg) : "")
-           << " as argument " << h.index;
+    for (const HiddenArg& h : k.hiddenArgs) {
+      switch (h.kind) {
+        case HiddenArg::Kind::LocalScratch: line << ", local scratch"; break;
+        case HiddenArg::Kind::RawImage: line << ", texels of image " << h.imageArg; break;
+      }
+      line << " as argument " << h.index;
+    }
     line << ")";
   }
   return line.str();
@@ -426,15 +432,14 @@ cl_int CL_API_CALL clCompileProgram_layer(cl_program program, cl_uint num_device
     // Headers the rewriter changed become driver programs of their own; unchanged ones are the
     // application's header programs as they are.
     std::vector<cl_program> driverHeaders(input_headers, input_headers + num_input_headers);
-    std::vector<cl_program> createdHeaders;
+    CallDriverPrograms createdHeaders;
     auto prepareHeaders = [&](const RewritePlan& plan) -> cl_int {
       cl_int err = CL_SUCCESS;
       for (const SourceFile& rewritten : plan.result.headers) {
         for (cl_uint i = 0; i < num_input_headers; ++i) {
           if (headers[i].name != rewritten.name || headers[i].text == rewritten.text) continue;
-          cl_program created = createDriverProgram(program, rewritten.text, &err);
+          cl_program created = createdHeaders.create(program, rewritten.text, &err);
           if (!created) return err;
-          createdHeaders.push_back(created);
           driverHeaders[i] = created;
         }
       }
@@ -450,8 +455,6 @@ cl_int CL_API_CALL clCompileProgram_layer(cl_program program, cl_uint num_device
                                 /*compiledObject=*/true, pfn_notify, user_data, prepareHeaders,
                                 compile);
     if (err == CL_SUCCESS) compiledObjects().put(program, std::move(compiled));
-    // The driver keeps what it needs of the headers; the layer's references can go.
-    for (cl_program h : createdHeaders) next().clReleaseProgram(h);
     return err;
   });
 }

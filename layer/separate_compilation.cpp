@@ -119,11 +119,12 @@ cl_program compileAgain(const LinkInput& input, cl_uint index, cl_uint num_devic
   const RewriteResult& r = input.again;
   cl_int err = CL_SUCCESS;
   cl_program object = createDriverProgram(input.app, r.source, &err);
+  CallDriverPrograms headerPrograms;
   std::vector<cl_program> headers;
   std::vector<const char*> names;
   for (const SourceFile& h : r.headers) {
     if (!object) break;
-    cl_program header = createDriverProgram(input.app, h.text, &err);
+    cl_program header = headerPrograms.create(input.app, h.text, &err);
     if (!header) break;
     headers.push_back(header);
     names.push_back(h.name.c_str());
@@ -132,7 +133,6 @@ cl_program compileAgain(const LinkInput& input, cl_uint index, cl_uint num_devic
     err = next().clCompileProgram(object, num_devices, device_list, r.options.c_str(),
                                   cl_uint(headers.size()), headers.empty() ? nullptr : headers.data(),
                                   names.empty() ? nullptr : names.data(), nullptr, nullptr);
-  for (cl_program h : headers) next().clReleaseProgram(h);
   if (err == CL_SUCCESS) return object;
   *why = objectName(index) + ", compiled again to pass the sub-group context (" +
          std::to_string(err) + ")";

@@ -17,29 +17,6 @@ namespace {
 
 using isgtest::env;
 
-// Runs kernel(global const int* in, global int* out) over in.size() items on `queue`; the first
-// error, or CL_SUCCESS with *out read back.
-cl_int runInOut(cl_command_queue queue, cl_kernel k, const std::vector<cl_int>& in, size_t local,
-                std::vector<cl_int>* out) {
-  const size_t global = in.size();
-  out->assign(global, -1);
-  cl_int err = CL_SUCCESS;
-  cl_mem inBuf = clCreateBuffer(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                global * sizeof(cl_int), const_cast<cl_int*>(in.data()), &err);
-  cl_mem outBuf = clCreateBuffer(env().context, CL_MEM_WRITE_ONLY, global * sizeof(cl_int), nullptr, &err);
-  if (!inBuf || !outBuf) err = CL_OUT_OF_RESOURCES;
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, 0, sizeof inBuf, &inBuf);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, 1, sizeof outBuf, &outBuf);
-  if (err == CL_SUCCESS)
-    err = clEnqueueNDRangeKernel(queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr);
-  if (err == CL_SUCCESS)
-    err = clEnqueueReadBuffer(queue, outBuf, CL_TRUE, 0, global * sizeof(cl_int), out->data(), 0,
-                              nullptr, nullptr);
-  if (inBuf) clReleaseMemObject(inBuf);
-  if (outBuf) clReleaseMemObject(outBuf);
-  return err;
-}
-
 // One thread's work; returns what went wrong, empty when all was right.
 std::string buildAndRun(int index) {
   std::ostringstream problem;
@@ -61,8 +38,8 @@ std::string buildAndRun(int index) {
     const size_t local = 64, global = 64 * (round + 1);
     std::vector<cl_int> in = isgtest::iota(global, index * 1000 + round);
     std::vector<cl_int> out;
-    err = runInOut(queue, k, in, local, &out);
-    if (err != CL_SUCCESS) return "enqueue: " + std::to_string(err);
+    const std::string failed = isgtest::tryRunIntKernel(k, in, &out, global, local, queue);
+    if (!failed.empty()) return failed;
     if (out != isgtest::rotateExpected(in, global, local, S))
       problem << "thread " << index << " round " << round << ": wrong results (S=" << S << ")";
   }
@@ -185,8 +162,8 @@ std::string launchAndCheck(cl_command_queue queue, cl_kernel k, size_t S, int of
   clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name - 1, name, nullptr);
   const size_t local = 64, global = 128;
   std::vector<cl_int> in = isgtest::iota(global, seed), out;
-  const cl_int err = runInOut(queue, k, in, local, &out);
-  if (err != CL_SUCCESS) return std::string(name) + ": error " + std::to_string(err);
+  const std::string failed = isgtest::tryRunIntKernel(k, in, &out, global, local, queue);
+  if (!failed.empty()) return std::string(name) + ": " + failed;
   std::vector<cl_int> expected = std::string(name) == "rotate_lanes"
                                      ? isgtest::rotateExpected(in, global, local, S)
                                      : sumExpected(in, local, S, offset);

@@ -56,27 +56,44 @@ inline std::vector<cl_int> iota(size_t n, cl_int start = 0) {
 }
 
 // Runs kernel(global const int* in, global int* out) over `global` items with `local` items per
-// group (0: the application passes NULL). Fails the test on any OpenCL error.
-inline void runIntKernel(cl_kernel kernel, const std::vector<cl_int>& in, std::vector<cl_int>* out,
-                         size_t global, size_t local, cl_command_queue queue = nullptr) {
+// group (0: the application passes NULL). Returns "" or which call failed with what; any thread
+// may call it.
+inline std::string tryRunIntKernel(cl_kernel kernel, const std::vector<cl_int>& in,
+                                   std::vector<cl_int>* out, size_t global, size_t local,
+                                   cl_command_queue queue = nullptr) {
   const ClEnv& e = env();
   if (!queue) queue = e.queue;
+  out->assign(global, -1);
+  std::string failed;
+  auto call = [&](const char* what, cl_int err) {
+    if (failed.empty() && err != CL_SUCCESS) failed = what + std::string(" returned ") + std::to_string(err);
+    return failed.empty();
+  };
   cl_int err = CL_SUCCESS;
   cl_mem inBuf = clCreateBuffer(e.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                 in.size() * sizeof(cl_int), const_cast<cl_int*>(in.data()), &err);
-  ASSERT_EQ(err, CL_SUCCESS);
+  call("clCreateBuffer (in)", err);
   cl_mem outBuf =
       clCreateBuffer(e.context, CL_MEM_WRITE_ONLY, global * sizeof(cl_int), nullptr, &err);
-  ASSERT_EQ(err, CL_SUCCESS);
-  ISG_CL_CHECK(clSetKernelArg(kernel, 0, sizeof inBuf, &inBuf));
-  ISG_CL_CHECK(clSetKernelArg(kernel, 1, sizeof outBuf, &outBuf));
-  ISG_CL_CHECK(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, local ? &local : nullptr,
-                                      0, nullptr, nullptr));
-  out->assign(global, -1);
-  ISG_CL_CHECK(clEnqueueReadBuffer(queue, outBuf, CL_TRUE, 0, global * sizeof(cl_int), out->data(),
-                                   0, nullptr, nullptr));
-  clReleaseMemObject(inBuf);
-  clReleaseMemObject(outBuf);
+  call("clCreateBuffer (out)", err) &&
+      call("clSetKernelArg (in)", clSetKernelArg(kernel, 0, sizeof inBuf, &inBuf)) &&
+      call("clSetKernelArg (out)", clSetKernelArg(kernel, 1, sizeof outBuf, &outBuf)) &&
+      call("clEnqueueNDRangeKernel",
+           clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, local ? &local : nullptr,
+                                  0, nullptr, nullptr)) &&
+      call("clEnqueueReadBuffer",
+           clEnqueueReadBuffer(queue, outBuf, CL_TRUE, 0, global * sizeof(cl_int), out->data(), 0,
+                               nullptr, nullptr));
+  if (inBuf) clReleaseMemObject(inBuf);
+  if (outBuf) clReleaseMemObject(outBuf);
+  return failed;
+}
+
+// The same, failing the test on any OpenCL error.
+inline void runIntKernel(cl_kernel kernel, const std::vector<cl_int>& in, std::vector<cl_int>* out,
+                         size_t global, size_t local, cl_command_queue queue = nullptr) {
+  const std::string failed = tryRunIntKernel(kernel, in, out, global, local, queue);
+  ASSERT_TRUE(failed.empty()) << failed;
 }
 
 inline std::string programSource(cl_program p) {

@@ -514,6 +514,18 @@ TEST(ImageFormats, BlockAndMediaIOMoveTheRawBitsOfEveryFormat) {
     ASSERT_NO_FATAL_FAILURE(run(blocks, global, local));
     std::vector<uint32_t> got = out.read();
     for (unsigned i = 0; i < 8; ++i) EXPECT_EQ(got[i], bytes[i]) << "block, work-item " << i;
+    // A clone takes the source's arguments (OpenCL 2.1), the image's format among them.
+    {
+      cl_int err = CL_SUCCESS;
+      Kernel clone;
+      clone.k = clCloneKernel(blocks.k, &err);
+      ASSERT_EQ(err, CL_SUCCESS) << "clCloneKernel";
+      Words cloneOut(std::vector<uint32_t>(8, 0));
+      ISG_CL_CHECK(clSetKernelArg(clone.k, 0, sizeof cloneOut.mem, &cloneOut.mem));
+      ASSERT_NO_FATAL_FAILURE(run(clone, global, local));
+      got = cloneOut.read();
+      for (unsigned i = 0; i < 8; ++i) EXPECT_EQ(got[i], bytes[i]) << "clone, work-item " << i;
+    }
     // Media block IO: a region of 8 bytes x 1 row gives member i byte i.
     ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(media.k, out.mem, img));
     ASSERT_NO_FATAL_FAILURE(run(media, global, local));
