@@ -3,6 +3,7 @@
 // that needs rewriting is built as a shadow from the rewritten source, and every later question
 // about the application's program is routed to where the answer lives.
 #include <algorithm>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -65,24 +66,35 @@ namespace {
 
 using ProgramCallback = void(CL_CALLBACK*)(cl_program, void*);
 
-// The application programs the layer is building (or compiling) right now. A build replaces the
-// program's record and releases the previous build's shadow, so a second build of the same
-// program at once would release the shadow the first one is still building; it gets
-// CL_INVALID_OPERATION instead, the code the spec names for a build begun while another has
-// not completed.
+// The application programs being built (or compiled) through the layer right now. A build the
+// layer rewrites replaces the program's record and releases the previous build's shadow, so a
+// second build of the same program at once would release the shadow the first one is still
+// building; it gets CL_INVALID_OPERATION instead, the code the spec names for a build begun
+// while another has not completed. Builds the driver does alone wait for each other instead, as
+// PoCL 3.1 makes them: NVIDIA's driver 580 corrupts its heap when two threads build one program
+// at once (Misuse.ConcurrentBuildsOfOneProgram, docs/reliability.md).
 class BuildsInProgress {
  public:
   bool begin(cl_program program) {
     std::lock_guard<std::mutex> lock(mutex_);
     return programs_.insert(program).second;
   }
+  void beginAfterOthers(cl_program program) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return programs_.count(program) == 0; });
+    programs_.insert(program);
+  }
   void end(cl_program program) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    programs_.erase(program);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      programs_.erase(program);
+    }
+    done_.notify_all();
   }
 
  private:
   std::mutex mutex_;
+  std::condition_variable done_;
   std::unordered_set<cl_program> programs_;
 };
 
@@ -91,12 +103,15 @@ BuildsInProgress& buildsInProgress() {
   return *builds;
 }
 
-// The calling thread's claim on building `program`; claimed() is false while another build of it
-// is in progress.
+// The calling thread's claim on building `program`: Refuse, claimed() is false while another
+// build of it is in progress; Wait, the claim waits for the others.
 class BuildClaim {
  public:
-  explicit BuildClaim(cl_program program)
-      : program_(program), claimed_(buildsInProgress().begin(program)) {}
+  enum class Mode { Refuse, Wait };
+  BuildClaim(cl_program program, Mode mode) : program_(program) {
+    if (mode == Mode::Wait) buildsInProgress().beginAfterOthers(program);
+    claimed_ = mode == Mode::Wait || buildsInProgress().begin(program);
+  }
   ~BuildClaim() {
     if (claimed_) buildsInProgress().end(program_);
   }
@@ -106,7 +121,7 @@ class BuildClaim {
 
  private:
   cl_program program_;
-  bool claimed_;
+  bool claimed_ = false;
 };
 
 struct RewritePlan {
@@ -329,16 +344,20 @@ cl_int rewriteAndCall(cl_program program, cl_uint num_devices, const cl_device_i
                       bool compiledObject, ProgramCallback pfn_notify, void* user_data,
                       Prepare&& prepare, DriverCall&& driverCall) {
   auto forward = [&] { return driverCall(program, options, pfn_notify, user_data); };
+  // The driver's build alone, one at a time per program (BuildsInProgress).
+  auto forwardAfterOthers = [&] {
+    BuildClaim serial(program, BuildClaim::Mode::Wait);
+    return forward();
+  };
   RewritePlan plan;
   if (planRewrite(program, num_devices, device_list, options, std::move(headers), compiledObject,
                   &plan) !=
       CL_SUCCESS)
-    return forward();
-  // A program the layer has never rewritten and does not rewrite now is the driver's alone,
-  // concurrent builds included.
+    return forwardAfterOthers();
+  // A program the layer has never rewritten and does not rewrite now is the driver's alone.
   if (plan.action == RewritePlan::Action::Forward && !plan.il && !programRegistry().find(program))
-    return forward();
-  BuildClaim claim(program);
+    return forwardAfterOthers();
+  BuildClaim claim(program, BuildClaim::Mode::Refuse);
   if (!claim.claimed()) return CL_INVALID_OPERATION;
   switch (plan.action) {
     case RewritePlan::Action::Forward:
