@@ -17,7 +17,10 @@
 namespace isg {
 namespace {
 
-
+// ISG_PRESENT_AS_INTEL: what Intel's own drivers answer for the vendor; the name keeps the
+// driver's after the prefix, so that people still see which device it is.
+constexpr const char* kIntelNamePrefix = "Intel(R) sub-group layer: ";
+constexpr const char* kIntelVendor = "Intel(R) Corporation";
 
 constexpr unsigned kSpirvMaxMinor = (kSpirvReadMax >> 8) & 0xff;
 
@@ -120,6 +123,18 @@ cl_int CL_API_CALL clGetDeviceInfo_layer(cl_device_id device, cl_device_info par
         cl_uint count = static_cast<cl_uint>((profile->maxWorkGroupSize + smallest - 1) / smallest);
         return writeValue(param_value_size, param_value, param_value_size_ret, count);
       }
+      // ISG_PRESENT_AS_INTEL: the strings applications choose their Intel code paths by.
+      case CL_DEVICE_NAME: {
+        if (!config().PRESENT_AS_INTEL) return forward();
+        std::string name;
+        if (cl_int err = deviceString(device, CL_DEVICE_NAME, &name)) return err;
+        return writeString(param_value_size, param_value, param_value_size_ret,
+                           kIntelNamePrefix + name);
+      }
+      case CL_DEVICE_VENDOR:
+        if (!config().PRESENT_AS_INTEL) return forward();
+        return writeString(param_value_size, param_value, param_value_size_ret,
+                           std::string(kIntelVendor));
       case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS: {
         // Local-memory exchanges need every work-item of the group at each barrier.
         cl_bool independent = CL_FALSE;

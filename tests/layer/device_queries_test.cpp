@@ -4,6 +4,7 @@
 #include <CL/cl_ext.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -150,6 +151,39 @@ TEST(DeviceQueries, NoIndependentForwardProgress) {
   ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS, 0,
                                nullptr, &ret));
   EXPECT_EQ(ret, sizeof(cl_bool));
+}
+
+// ISG_PRESENT_AS_INTEL (docs/controls.md): the device's name and vendor as Intel's drivers
+// answer them, for applications that pick their Intel code by those strings; only when asked
+// (CTest runs this case a second time with the control on: layer.present_as_intel).
+TEST(DeviceQueries, PresentAsIntelOnlyWhenAsked) {
+  ISG_REQUIRE_ENV();
+  const char* asked = std::getenv("ISG_PRESENT_AS_INTEL");
+  const bool on = asked && std::string(asked) == "1";
+  const std::string prefix = "Intel(R) sub-group layer: ";
+  auto query = [](cl_device_info what) {
+    size_t size = 0;
+    EXPECT_EQ(clGetDeviceInfo(env().device, what, 0, nullptr, &size), CL_SUCCESS);
+    std::string text(size, '\0');
+    EXPECT_EQ(clGetDeviceInfo(env().device, what, size, text.data(), nullptr), CL_SUCCESS);
+    EXPECT_TRUE(!text.empty() && text.back() == '\0') << "size " << size << " counts the NUL";
+    if (!text.empty()) text.pop_back();
+    EXPECT_EQ(text.find('\0'), std::string::npos) << "one string, of the size answered";
+    return text;
+  };
+  const std::string name = query(CL_DEVICE_NAME), vendor = query(CL_DEVICE_VENDOR);
+  if (on) {
+    ASSERT_EQ(name.rfind(prefix, 0), 0u) << name;
+    EXPECT_GT(name.size(), prefix.size()) << "the driver's name follows";
+    EXPECT_EQ(vendor, "Intel(R) Corporation");
+    char small[4] = {};
+    EXPECT_EQ(clGetDeviceInfo(env().device, CL_DEVICE_NAME, sizeof small, small, nullptr),
+              CL_INVALID_VALUE);
+  } else {
+    EXPECT_NE(name.rfind(prefix, 0), 0u) << name;
+    EXPECT_EQ(vendor.find("Intel"), std::string::npos)
+        << "this suite runs on devices the layer serves, none of them Intel's: " << vendor;
+  }
 }
 
 TEST(DeviceQueries, UnrelatedQueriesAndErrorsAreTheDriversOwn) {
