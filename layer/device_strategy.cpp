@@ -305,6 +305,7 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
 
   p->nvidiaCompilerOptions =
       p->detected == Strategy::NvidiaPtx && hasExtension(extensions, "cl_nv_compiler_options");
+  t.alignLocalArgs = p->detected == Strategy::NvidiaPtx;
   // "SPIR-V_1.0 SPIR-V_1.2": the highest minor version listed.
   std::string ilVersion;
   if (deviceString(device, CL_DEVICE_IL_VERSION, &ilVersion) == CL_SUCCESS)
@@ -388,6 +389,7 @@ DeviceTraits DeviceStrategy::traitsForBuild(const std::vector<cl_device_id>& dev
     traits.fp64 = traits.fp64 && p->traits.fp64;
     traits.images = traits.images && p->traits.images;
     traits.readWriteImages = traits.readWriteImages && p->traits.readWriteImages;
+    traits.alignLocalArgs = traits.alignLocalArgs || p->traits.alignLocalArgs;
     traits.openclCVersion = std::min(traits.openclCVersion, p->traits.openclCVersion);
     traits.deviceOpenclVersion = std::min(traits.deviceOpenclVersion, p->traits.deviceOpenclVersion);
     traits.deviceExtensions = common(traits.deviceExtensions, p->traits.deviceExtensions);

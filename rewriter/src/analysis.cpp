@@ -218,6 +218,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
     const ManifestIndex manifestOf = buildManifests(ctx, c, closure, ed);
     editDeclarations(ctx, c, closure, manifestOf, ed);
     emulateReadWriteImages(ctx, c, manifestOf, ed);
+    alignLocalPointerArgs(ctx, c, ed);
     ed.checkSharedSites();
 
     if (!ed.errors.empty()) {
@@ -339,6 +340,51 @@ class AnalysisConsumer : public clang::ASTConsumer {
           km.blockImageArgs.insert(
               std::upper_bound(km.blockImageArgs.begin(), km.blockImageArgs.end(), i), i);
       }
+    }
+  }
+
+  // DeviceTraits::alignLocalArgs (NVIDIA): a kernel parameter pointing to local memory whose
+  // pointee needs less than 16 bytes of alignment becomes `__local uint4* <name>__isg_local`, and
+  // the body starts by declaring the parameter's own name and type from it. Parameters spelled
+  // through macros keep the driver's layout.
+  void alignLocalPointerArgs(clang::ASTContext& ctx, const Collector& c, Editor& ed) {
+    if (!in_.traits.alignLocalArgs) return;
+    clang::SourceManager& sm = ctx.getSourceManager();
+    const clang::PrintingPolicy policy = ctx.getPrintingPolicy();
+    for (const clang::FunctionDecl* fd : c.declarations) {
+      if (!isKernel(c, fd->getCanonicalDecl())) continue;
+      std::string wrap;
+      for (const clang::ParmVarDecl* p : fd->parameters()) {
+        const clang::QualType type = p->getType();
+        if (!type->isPointerType()) continue;
+        const clang::QualType pointee = type->getPointeeType();
+        if (pointee.getAddressSpace() != clang::LangAS::opencl_local) continue;
+        if (!pointee->isIncompleteType() && ctx.getTypeAlignInChars(pointee).getQuantity() >= 16)
+          continue;
+        const std::string name = p->getNameAsString();
+        const SourceLocation begin = p->getBeginLoc(), nameLoc = p->getLocation();
+        if (name.empty() || begin.isMacroID() || nameLoc.isMacroID() ||
+            sm.getFileID(begin) != sm.getFileID(nameLoc))
+          continue;
+        const unsigned from = sm.getFileOffset(begin);
+        const unsigned to = sm.getFileOffset(nameLoc) + unsigned(name.size());
+        if (to <= from) continue;
+        const llvm::StringRef spelled = sm.getBufferData(sm.getFileID(begin)).substr(from, to - from);
+        // Every user line stays where it was (the line map).
+        const std::string newlines(size_t(spelled.count('\n')), '\n');
+        const std::string what = "local pointer parameter '" + name + "'";
+        ed.add(begin, 0, to - from, "__local uint4* " + name + "__isg_local" + newlines,
+               p->getLocation(), what);
+        std::string declared = ctx.removeAddrSpaceQualType(type).getAsString(policy);
+        if (!declared.empty() && declared.back() != '*' && declared.back() != ' ') declared += ' ';
+        wrap += declared + name + " = (" +
+                type.getUnqualifiedType().getAsString(policy) + ")" + name + "__isg_local; ";
+      }
+      if (wrap.empty() || !fd->doesThisDeclarationHaveABody()) continue;
+      const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(fd->getBody());
+      if (!body) continue;
+      ed.add(sm.getSpellingLoc(body->getLBracLoc()), 1, 0, wrap, fd->getLocation(),
+             "the body of kernel '" + fd->getNameAsString() + "'");
     }
   }
 

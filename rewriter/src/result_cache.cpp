@@ -104,7 +104,7 @@ CacheKey cacheKey(const RewriteInput& in) {
   std::string traits = std::string(strategyName(t.strategy)) + "|" +
                        std::to_string(t.defaultSubGroupSize) + "|" + std::to_string(t.fp16) +
                        std::to_string(t.fp64) + std::to_string(t.images) +
-                       std::to_string(t.readWriteImages) + "|" +
+                       std::to_string(t.readWriteImages) + std::to_string(t.alignLocalArgs) + "|" +
                        std::to_string(t.openclCVersion) + "|" +
                        std::to_string(t.nativeSubGroupSize) + "|" +
                        std::to_string(t.nvidiaComputeCapability) + "|" +

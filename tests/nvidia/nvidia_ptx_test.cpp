@@ -183,6 +183,62 @@ namespace {
 // conversions and the work-item functions of a launch with a global offset, against the host.
 // Built from source it checks the driver; from SPIR-V on NVIDIA (ISG_TEST_SPIRV,
 // tools/device/run-spirv.sh) it checks the layer's PTX: libclc, the launch registers, atomics.
+// NVIDIA's driver lays out local-memory arguments from an odd address, each aligned only to its
+// pointee (a `local char*` at 0x401), so a table passed as `local char*` and read through
+// `local float*`, as ggml's mxfp4 kernels do, faults there without the layer (the queue dies:
+// -36). The rewritten kernel takes such arguments as `local uint4*` (DeviceTraits::
+// alignLocalArgs) on every strategy. A 2-D work-group of 16 x 2 as ggml launches it, a 3-byte
+// local argument before the table.
+TEST(OpenClLibrary, LocalCharArgumentsReadThroughWiderPointers) {
+  ISG_REQUIRE_ENV();
+  if (isgtest::deviceString(env().device, CL_DEVICE_VENDOR).find("NVIDIA") == std::string::npos)
+    GTEST_SKIP() << "the driver defect and its remedy are NVIDIA's";
+  const std::string src = R"(
+    __attribute__((intel_reqd_sub_group_size(16)))
+    kernel void lut(global const uchar* idx, global float* out, local char* pad,
+                    local char* table) {
+      local float* f = (local float*)table;
+      const uint l = get_local_id(1) * get_local_size(0) + get_local_id(0);
+      if (l < 16) f[l] = (float)l * 0.25f - 1.0f;
+      if (l < 3) pad[l] = (char)l;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      const size_t g = get_global_id(1) * get_global_size(0) + get_global_id(0);
+      out[g] = sub_group_reduce_add(f[idx[g] & 15]) + pad[2];
+    })";
+  std::string log;
+  cl_program p = isgtest::buildProgram(src, "", &log);
+  ASSERT_NE(p, nullptr) << log;
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(p, "lut", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const size_t global[2] = {64, 4}, local[2] = {16, 2}, n = 64 * 4;
+  std::vector<uint8_t> idx(n);
+  for (size_t i = 0; i < n; ++i) idx[i] = uint8_t((i * 7 + 3) % 251);
+  std::vector<float> out(n, -1.0f);
+  cl_mem bidx = clCreateBuffer(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n,
+                               idx.data(), &err);
+  cl_mem bout = clCreateBuffer(env().context, CL_MEM_READ_WRITE, n * 4, nullptr, &err);
+  ISG_CL_CHECK(clSetKernelArg(k, 0, sizeof bidx, &bidx));
+  ISG_CL_CHECK(clSetKernelArg(k, 1, sizeof bout, &bout));
+  ISG_CL_CHECK(clSetKernelArg(k, 2, 3, nullptr));
+  ISG_CL_CHECK(clSetKernelArg(k, 3, 16 * sizeof(float), nullptr));
+  ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 2, nullptr, global, local, 0, nullptr, nullptr));
+  ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, bout, CL_TRUE, 0, n * 4, out.data(), 0, nullptr,
+                                   nullptr));
+  // Host model: a sub-group is 16 consecutive x of one row of the work-group.
+  for (size_t y = 0; y < global[1]; ++y)
+    for (size_t x0 = 0; x0 < global[0]; x0 += 16) {
+      float sum = 0;
+      for (size_t x = x0; x < x0 + 16; ++x) sum += float(idx[y * global[0] + x] & 15) * 0.25f - 1.0f;
+      for (size_t x = x0; x < x0 + 16; ++x)
+        EXPECT_FLOAT_EQ(out[y * global[0] + x], sum + 2.0f) << "x " << x << " y " << y;
+    }
+  clReleaseMemObject(bidx);
+  clReleaseMemObject(bout);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+}
+
 TEST(OpenClLibrary, AtomicsMathConversionsAndWorkItemsMatchTheHost) {
   ISG_REQUIRE_ENV();
   const std::string src = R"(

@@ -70,6 +70,46 @@ std::size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), 
 
 // ---- pass-through --------------------------------------------------------------------------
 
+// NVIDIA's driver aligns local-memory arguments only to their pointee (DeviceTraits::
+// alignLocalArgs): kernel parameters pointing to local memory with less than 16-byte alignment
+// become `__local uint4*`, and the body declares the parameter's own name and type from it, on
+// the user's lines. Others, helpers, and devices without the trait keep theirs.
+TEST(Rewrite, LocalPointerArgumentsGetSixteenByteAlignmentOnNvidia) {
+  const std::string src =
+      "float helper(local char* lut) { return ((local float*)lut)[1]; }\n"
+      "kernel void k(global float* o, local char* lut,\n"
+      "              local const uchar* restrict tab, local float4* wide, local void* raw) {\n"
+      "  o[0] = helper(lut) + intel_sub_group_shuffle(o[1], 0u) + tab[0] + wide[0].x;\n"
+      "}\n";
+  isg::DeviceTraits t = localTraits();
+  t.strategy = isg::Strategy::NvidiaPtx;
+  t.defaultSubGroupSize = 32;
+  t.supportedSubGroupSizes = {8, 16, 32};
+  t.nativeSubGroupSize = 32;
+  t.alignLocalArgs = true;
+  auto r = rewrite(src, "-cl-std=CL2.0", {}, t);
+  EXPECT_REWRITTEN(r);
+  const std::string user = userPart(r);
+  EXPECT_EQ(lines(user), lines(src)) << user;
+  EXPECT_NE(user.find("__local uint4* lut__isg_local,\n"), std::string::npos) << user;
+  EXPECT_NE(user.find("__local uint4* tab__isg_local,"), std::string::npos) << user;
+  EXPECT_NE(user.find("__local uint4* raw__isg_local"), std::string::npos) << user;
+  EXPECT_NE(user.find("local float4* wide"), std::string::npos) << "16 bytes already: " << user;
+  EXPECT_NE(user.find("__local char *lut = (__local char *)lut__isg_local;"), std::string::npos)
+      << user;
+  EXPECT_NE(user.find("const __local uchar *restrict tab = (const __local uchar *)tab__isg_local;"),
+            std::string::npos)
+      << user;
+  EXPECT_NE(user.find("float helper(local char* lut)"), std::string::npos) << "helpers keep theirs";
+  const auto* k = kernel(r, "k");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->numUserArgs, 5u);
+  t.alignLocalArgs = false;
+  r = rewrite(src, "-cl-std=CL2.0", {}, t);
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(userPart(r).find("__isg_local"), std::string::npos) << userPart(r);
+}
+
 // The one tokenizer of build options (isg/build_options.h), as drivers split them.
 TEST(BuildOptions, SplitAsDriversDo) {
   using V = std::vector<std::string>;

@@ -29,6 +29,11 @@ struct DeviceTraits {
   // them core, but a 3.0 driver may accept -cl-std=CL2.0 without them (NVIDIA): a kernel that
   // takes one is refused at the rewrite, with a log that says why.
   bool readWriteImages = true;
+  // NVIDIA's driver lays out local-memory kernel arguments from an odd address, each aligned
+  // only to its pointee type (a `local char*` at 0x401), and honours no alignment attribute
+  // there: the rewriter declares such parameters `local uint4*` (16 bytes), so that kernels
+  // reading a byte table through wider pointers (ggml) do not fault.
+  bool alignLocalArgs = false;
   unsigned openclCVersion = 120;            // highest OpenCL C the device compiles: 120, 200, 300
   // What the driver predefines for this device, so that the parse takes the #if branches the
   // driver will: __OPENCL_VERSION__ (the device's OpenCL version: 300 for "OpenCL 3.0 ..."),
