@@ -18,9 +18,8 @@
 //             through the layer) is built and called: the same driver kernel, so the ratio is
 //             the layer's own cost per call.
 // Timing is host wall time around a batch of calls; the queue is drained outside the timing.
-#include <unistd.h>
-
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 
 #include "common/cl_bench.h"
@@ -49,12 +48,6 @@ int setArgCalls(const Options& opt) { return opt.smoke ? 200 : 20000; }
 int enqueueCalls(const Options& opt) { return opt.smoke ? 20 : 500; }
 double callsPerRep(const Options& opt, const std::string& caseName) {
   return caseName.rfind("set_arg/", 0) == 0 ? setArgCalls(opt) : enqueueCalls(opt);
-}
-
-std::string requiredEnv(const char* name, const char* what) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) throw std::runtime_error(std::string(name) + " names " + what);
-  return v;
 }
 
 // --rounds: runs the variants as child processes of this executable and reports their medians.
@@ -105,7 +98,7 @@ int interleaved(const Options& opt) {
         medians[c.string("name")][v.name].push_back(m->number("median_ms"));
         const Json* ok = m->get("verified");
         int& flag = verified[c.string("name")].try_emplace(v.name, -1).first->second;
-        if (ok && ok->type == Json::Type::Bool) flag = flag == 0 ? 0 : ok->b ? 1 : 0;
+        if (ok && ok->type == Json::Type::Bool) flag = flag != 0 && ok->b ? 1 : 0;
       }
     }
   }
@@ -117,7 +110,8 @@ int interleaved(const Options& opt) {
     r.ratio(caseName, "layer/passthrough", kLayer, "passthrough", RatioKind::Cost);
   }
   const int status = r.finish();
-  std::system(("rm -rf '" + dir + "'").c_str());
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
   return status;
 }
 

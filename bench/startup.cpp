@@ -35,8 +35,7 @@ int main(int argc, char** argv) {
   return runMain(argc, argv, [](const Options& opt) {
     Report r("startup", "start-up: a host that lists platforms and devices, with and without the layer",
              "-", opt);
-    const char* layer = std::getenv("ISG_BENCH_LAYER");
-    if (!layer || !*layer) throw std::runtime_error("ISG_BENCH_LAYER names the layer to load");
+    const std::string layer = requiredEnv("ISG_BENCH_LAYER", "the layer to load");
     const char* hostEnv = std::getenv("ISG_BENCH_STARTUP_HOST");
     const std::string host = hostEnv && *hostEnv ? hostEnv : "clinfo";
     const int nrep = reps(opt, 20), warm = warmups(opt, 2);

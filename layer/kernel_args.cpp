@@ -3,6 +3,7 @@
 // benchmark 6). What the layer keeps of a value: a copy for the register-capped build
 // (register_cap.h), the format of a block IO image (image_views.h), and capture's copy.
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -29,7 +30,7 @@ void remember(KernelRecord::ArgStore& store, cl_uint index, size_t size, const v
 
 // After clSetKernelArg: whether argument `index`, if block or media IO reads or writes it, now
 // names an image whose format they cannot move exactly.
-[[gnu::noinline]] void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const void* value) {
+void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const void* value) {
   const auto& args = record.manifest.blockImageArgs;
   if (std::find(args.begin(), args.end(), index) == args.end()) return;
   std::string inexact;

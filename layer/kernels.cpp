@@ -79,12 +79,11 @@ void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::s
 
 namespace {
 
-// Per call (clSetKernelArg*, clGetKernelArgInfo): one lookup in the lock-free index, never the
-// registry's mutex. False with *known when the layer has no record of `kernel`.
-bool hidesArgument(cl_kernel kernel, cl_uint arg_index, KernelSummary* summary,
-                   bool* known) noexcept {
-  *known = kernelIndex().find(kernel, summary);
-  return *known && arg_index >= summary->numUserArgs;
+// clGetKernelArgInfo: whether `arg_index` is one of the layer's hidden arguments. One lookup in
+// the lock-free index, never the registry's mutex.
+bool hidesArgument(cl_kernel kernel, cl_uint arg_index) noexcept {
+  KernelSummary summary;
+  return kernelIndex().find(kernel, &summary) && arg_index >= summary.numUserArgs;
 }
 
 }  // namespace
@@ -213,9 +212,7 @@ cl_int CL_API_CALL clGetKernelArgInfo_layer(cl_kernel kernel, cl_uint arg_index,
                                             void* param_value, size_t* param_value_size_ret) {
   return guardedEntry("clGetKernelArgInfo", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clGetKernelArgInfo);
-    KernelSummary summary;
-    bool known = false;
-    if (hidesArgument(kernel, arg_index, &summary, &known)) return CL_INVALID_ARG_INDEX;
+    if (hidesArgument(kernel, arg_index)) return CL_INVALID_ARG_INDEX;
     return next().clGetKernelArgInfo(kernel, arg_index, param_name, param_value_size, param_value,
                                      param_value_size_ret);
   });

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -19,6 +20,14 @@
 extern char** environ;
 
 namespace isgb {
+
+// The value of environment variable `name`, which names `what` the benchmark starts its
+// variants with; throws when it is unset or empty.
+inline std::string requiredEnv(const char* name, const char* what) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) throw std::runtime_error(std::string(name) + " names " + what);
+  return v;
+}
 
 struct ProcessRun {
   double ms = 0;       // wall time from start to exit

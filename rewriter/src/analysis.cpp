@@ -240,6 +240,18 @@ class AnalysisConsumer : public clang::ASTConsumer {
     return it != c.funcs.end() && it->second.kernel;
   }
 
+  // Inserts `text` right after the '{' of `fd`'s body, on the brace's line (the stand-ins a
+  // kernel's parameters are declared under). False for a declaration without a body.
+  static bool addAtBodyStart(clang::SourceManager& sm, const clang::FunctionDecl* fd,
+                             const std::string& text, Editor& ed) {
+    if (!fd->doesThisDeclarationHaveABody()) return false;
+    const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(fd->getBody());
+    if (!body) return false;
+    ed.add(sm.getSpellingLoc(body->getLBracLoc()), 1, 0, text, fd->getLocation(),
+           "the body of kernel '" + fd->getNameAsString() + "'");
+    return true;
+  }
+
   // read_write image2d_t parameters on a device without read-write images (NVIDIA): a kernel's
   // becomes write_only (the application's argument keeps its place) plus a hidden buffer of
   // its texels, wrapped at the kernel's start in the library's __isg_rw_image_t under the
@@ -327,11 +339,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
       if (!ftl) continue;  // editDeclarations has said why
       const std::string what = "the parameters of kernel '" + fd->getNameAsString() + "'";
       ed.add(sm.getSpellingLoc(ftl.getRParenLoc()), 0, 0, hidden, fd->getLocation(), what);
-      if (!fd->doesThisDeclarationHaveABody()) continue;
-      const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(fd->getBody());
-      if (!body) continue;
-      ed.add(sm.getSpellingLoc(body->getLBracLoc()), 1, 0, wrap, fd->getLocation(),
-             "the body of kernel '" + fd->getNameAsString() + "'");
+      if (!addAtBodyStart(sm, fd, wrap, ed)) continue;  // the manifest once, at the definition
       for (unsigned i : images) {
         km.hiddenArgs.push_back(HiddenArg{HiddenArg::Kind::RawImage,
                                           km.numUserArgs + unsigned(km.hiddenArgs.size()), i});
@@ -380,11 +388,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
         wrap += declared + name + " = (" +
                 type.getUnqualifiedType().getAsString(policy) + ")" + name + "__isg_local; ";
       }
-      if (wrap.empty() || !fd->doesThisDeclarationHaveABody()) continue;
-      const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(fd->getBody());
-      if (!body) continue;
-      ed.add(sm.getSpellingLoc(body->getLBracLoc()), 1, 0, wrap, fd->getLocation(),
-             "the body of kernel '" + fd->getNameAsString() + "'");
+      if (!wrap.empty()) addAtBodyStart(sm, fd, wrap, ed);
     }
   }
 
