@@ -245,7 +245,7 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
     auto has = [](const std::vector<std::string>& v, const char* n) {
       return std::find(v.begin(), v.end(), n) != v.end();
     };
-    ext += has(t.deviceExtensions, "cl_khr_3d_image_writes") ? ",+__opencl_c_3d_image_writes"
+    ext += has(t.deviceExtensions, "cl_khr_3d_image_writes") && t.images ? ",+__opencl_c_3d_image_writes"
                                                              : ",-__opencl_c_3d_image_writes";
     if (!t.images) ext += ",-__opencl_c_images,-__opencl_c_read_write_images";
     // The analysis must never reject what the driver builds (kBuiltinOnlyFeatures).
@@ -289,6 +289,14 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
     args.push_back("-D");
     args.push_back(e + "=1");
   }
+  // For SPIR, opencl-c-base.h defines every feature macro (the analysis removes the device's
+  // missing ones); for NVPTX Clang defines only those it knows (not the atomic orders and
+  // scopes, which declare opencl-c.h's atomics).
+  if (nvptx)
+    for (const std::string& f : t.openclCFeatures) {
+      args.push_back("-D");
+      args.push_back(f + "=1");
+    }
   if (t.deviceOpenclVersion != 0) {
     args.push_back("-D");
     args.push_back("__OPENCL_VERSION__=" + std::to_string(t.deviceOpenclVersion));

@@ -255,8 +255,18 @@ std::string nvptxCall(const MangledFunction& sig, const std::string& args) {
   return sig.name + "(" + args + ")";
 }
 
-// Binds the module's OpenCL C builtin calls (ptx_backend.h, step 3). False with *log.
-bool bindBuiltins(llvm::Module& m, const DeviceTraits& traits, std::string* log) {
+// Where a module bound for PTX comes from: the SPIR-V reader (SPIR's mangling and address
+// spaces, moved by toNvptx) or the layer's Clang compiling OpenCL C for NVPTX (NVPTX's own).
+enum class Origin { Spirv, Source };
+
+const char* originName(Origin origin) {
+  return origin == Origin::Spirv ? "programs from SPIR-V" : "the layer's OpenCL C front end";
+}
+
+// Binds the module's OpenCL C builtin calls (ptx_backend.h, step 3) and links the work-item
+// functions. A module from source already calls the builtins under NVPTX's mangling: only
+// those whose NVPTX call differs from libclc's (nvptxCall) get a shim. False with *log.
+bool bindBuiltins(llvm::Module& m, const DeviceTraits& traits, Origin origin, std::string* log) {
   // The module's declarations are renamed out of the way first: most names are the same under
   // both manglings, and the shims' own calls must reach libclc's or the runtime's definition.
   struct Call {
@@ -269,6 +279,14 @@ bool bindBuiltins(llvm::Module& m, const DeviceTraits& traits, std::string* log)
   for (llvm::Function& f : m) {
     if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty()) continue;
     const std::string name = f.getName().str();
+    if (origin == Origin::Source) {
+      // Names libclc or the runtime define as they are: only the calls nvptxCall redirects.
+      MangledFunction sig;
+      if (name.rfind("_Z", 0) != 0 || !demangleBuiltin(name, &sig)) continue;
+      std::string args;
+      for (std::size_t i = 0; i < sig.params.size(); ++i) args += (i ? ", a" : "a") + std::to_string(i);
+      if (nvptxCall(sig, args) == sig.name + "(" + args + ")") continue;
+    }
     if (name.rfind("__spirv_", 0) == 0 || name.rfind("_Z", 0) != 0) {
       *log += "error: the module calls '" + name + "', which the layer cannot provide on NVIDIA devices\n";
       continue;
@@ -279,7 +297,7 @@ bool bindBuiltins(llvm::Module& m, const DeviceTraits& traits, std::string* log)
     if (sig.params.size() == 1 && sig.params[0] == "void") sig.params.clear();  // f(void)
     if (!known) {
       *log += "error: the module calls '" + name + "', an OpenCL C builtin the layer cannot yet provide on "
-              "NVIDIA devices for programs from SPIR-V\n";
+              "NVIDIA devices for " + originName(origin) + "\n";
       continue;
     }
     Call call{&f, "__isg_cl_" + std::to_string(calls.size())};
@@ -342,7 +360,7 @@ const std::string* libclcBitcode(std::string* why) {
   return bytes;
 }
 
-bool linkLibclc(llvm::Module& m, std::string* log) {
+bool linkLibclc(llvm::Module& m, Origin origin, std::string* log) {
   std::string why;
   const std::string* bytes = libclcBitcode(&why);
   if (!bytes) {
@@ -366,7 +384,7 @@ bool linkLibclc(llvm::Module& m, std::string* log) {
   for (const std::string& name : missing) {
     MangledFunction sig;
     *log += "error: the OpenCL C builtin '" + (demangleBuiltin(name, &sig) ? sig.name : name) +
-            "' is not available for programs from SPIR-V on NVIDIA devices (libclc has no " + name + ")\n";
+            "' is not available for " + originName(origin) + " on NVIDIA devices (libclc has no " + name + ")\n";
   }
   return missing.empty();
 }
@@ -431,7 +449,7 @@ void optimise(llvm::Module& m, llvm::TargetMachine& tm) {
 // (NVIDIA has no such instructions). The path binds every OpenCL C builtin to code without
 // them; this is the guard that keeps anything else (an optimisation, an unforeseen builtin) a
 // build error. "" when the module has none.
-std::string unwritable(const llvm::Module& m) {
+std::string unwritable(const llvm::Module& m, Origin origin) {
   static const llvm::Intrinsic::ID libcalls[] = {
       llvm::Intrinsic::exp,  llvm::Intrinsic::exp2, llvm::Intrinsic::log, llvm::Intrinsic::log2,
       llvm::Intrinsic::log10, llvm::Intrinsic::pow, llvm::Intrinsic::powi, llvm::Intrinsic::sin,
@@ -449,7 +467,7 @@ std::string unwritable(const llvm::Module& m) {
   std::string log;
   for (const std::string& what : found)
     log += "error: the program needs " + what + ", which NVIDIA's PTX has no instruction for and "
-           "the layer cannot yet provide for programs from SPIR-V on NVIDIA devices\n";
+           "the layer cannot yet provide for " + originName(origin) + " on NVIDIA devices\n";
   return log;
 }
 
@@ -487,46 +505,38 @@ std::string ptxUnsupported(const llvm::Module& spir) {
   return log;
 }
 
-bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std::string& options,
-               std::string* ptx, std::string* log) {
-  llvm::LLVMContext context;
-  context.setOpaquePointers(true);  // libclc's bitcode has them; the module's are upgraded
-  // Errors the back end reports (an inline asm it cannot take) go to the log: without a
-  // handler LLVM prints them and ends the process.
-  std::string diagnostics;
+namespace {
+
+// Errors LLVM reports through the context (an inline asm the back end cannot take) go to
+// *sink: without a handler LLVM prints them and ends the process.
+void collectErrors(llvm::LLVMContext& context, std::string* sink) {
   context.setDiagnosticHandlerCallBack(
-      [](const llvm::DiagnosticInfo& d, void* sink) {
+      [](const llvm::DiagnosticInfo& d, void* out) {
         if (d.getSeverity() != llvm::DS_Error) return;
         std::string text;
         llvm::raw_string_ostream os(text);
         llvm::DiagnosticPrinterRawOStream printer(os);
         d.print(printer);
         os.flush();
-        *static_cast<std::string*>(sink) += "error: " + text + "\n";
+        *static_cast<std::string*>(out) += "error: " + text + "\n";
       },
-      &diagnostics);
-  auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "module"), context);
-  if (!parsed) {
-    *log = "error: internal error: " + llvm::toString(parsed.takeError()) + "\n";
-    return false;
-  }
-  std::unique_ptr<llvm::Module> m = toNvptx(**parsed, log);
-  if (!m) return false;
-  parsed->reset();
-  std::unique_ptr<llvm::TargetMachine> tm = targetMachine(traits.nvidiaComputeCapability, options, log);
-  if (!tm) return false;
-  m->setTargetTriple(kTriple);
-  m->setDataLayout(tm->createDataLayout());
-  lowerOpenclAtomics(*m);
-  if (!bindBuiltins(*m, traits, log) || !linkLibclc(*m, log)) return false;
+      sink);
+}
 
+// Step 4 of ptx_backend.h, for a module in NVPTX's spaces whose kernels are `ptx_kernel` and
+// whose builtin calls are bound: libclc, the kernels' launch bounds, O3, and the PTX, written in
+// a child. `diagnostics` is where the context collects the back end's errors.
+bool writePtx(llvm::Module& m, llvm::TargetMachine& tm, const std::string& options, Origin origin,
+              const std::string& diagnostics, std::string* ptx, std::string* log) {
+  if (!linkLibclc(m, origin, log)) return false;
+  llvm::LLVMContext& context = m.getContext();
   // Kernels are the entries; everything else may go into them. Each launches at up to the
   // largest work-group NVIDIA's OpenCL has (1024, every GPU it serves), as the driver's own
   // kernels from source do: ptxas then keeps registers within what 1024 work-items share.
   // reqd_work_group_size is exactly that size.
-  llvm::NamedMDNode* annotations = m->getOrInsertNamedMetadata("nvvm.annotations");
+  llvm::NamedMDNode* annotations = m.getOrInsertNamedMetadata("nvvm.annotations");
   llvm::Type* i32 = llvm::Type::getInt32Ty(context);
-  for (llvm::Function& f : *m) {
+  for (llvm::Function& f : m) {
     if (f.getCallingConv() != llvm::CallingConv::PTX_Kernel || f.isDeclaration()) continue;
     auto annotate = [&](const char* what, unsigned value) {
       annotations->addOperand(llvm::MDNode::get(
@@ -550,26 +560,26 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
     }
   }
   const bool ftz = has(options, "-cl-denorms-are-zero") || has(options, "-cl-fast-relaxed-math");
-  for (llvm::Function& f : *m) {
+  for (llvm::Function& f : m) {
     if (f.isDeclaration()) continue;
     f.removeFnAttr(llvm::Attribute::OptimizeNone);
     f.removeFnAttr(llvm::Attribute::NoInline);
     if (ftz) f.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
-    if (tm->Options.UnsafeFPMath) f.addFnAttr("unsafe-fp-math", "true");
+    if (tm.Options.UnsafeFPMath) f.addFnAttr("unsafe-fp-math", "true");
   }
-  llvm::internalizeModule(*m, [](const llvm::GlobalValue& g) {
+  llvm::internalizeModule(m, [](const llvm::GlobalValue& g) {
     const auto* f = llvm::dyn_cast<llvm::Function>(&g);
     return f && f->getCallingConv() == llvm::CallingConv::PTX_Kernel;
   });
   std::string problems;
   llvm::raw_string_ostream os(problems);
-  if (llvm::verifyModule(*m, &os)) {
+  if (llvm::verifyModule(m, &os)) {
     os.flush();
     *log = "error: internal error: the module for NVPTX is not valid LLVM IR:\n" + problems;
     return false;
   }
-  optimise(*m, *tm);
-  if (std::string why = unwritable(*m); !why.empty()) {
+  optimise(m, tm);
+  if (std::string why = unwritable(m, origin); !why.empty()) {
     *log = why;
     return false;
   }
@@ -583,17 +593,127 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
         llvm::SmallString<0> text;
         llvm::raw_svector_ostream os(text);
         llvm::legacy::PassManager emit;
-        if (tm->addPassesToEmitFile(emit, os, nullptr, llvm::CGFT_AssemblyFile)) {
+        if (tm.addPassesToEmitFile(emit, os, nullptr, llvm::CGFT_AssemblyFile)) {
           *out = "error: internal error: the NVPTX back end cannot write PTX\n";
           return false;
         }
-        emit.run(*m);
+        emit.run(m);
         *out = diagnostics.empty() ? std::string(text.str()) : diagnostics;
         return diagnostics.empty();
       },
       ptx, &why);
   if (!written) *log = why.rfind("error: ", 0) == 0 ? why : "error: " + why + "\n";
   return written;
+}
+
+// Clang marks the kernels of OpenCL C for NVPTX in nvvm.annotations; the path marks them by
+// calling convention, as toNvptx does, and writes the annotations itself (writePtx). A kernel
+// the program also calls as a function keeps a copy for those calls: a PTX entry is no callee.
+void markKernels(llvm::Module& m) {
+  llvm::NamedMDNode* annotations = m.getNamedMetadata("nvvm.annotations");
+  if (!annotations) return;
+  std::vector<llvm::Function*> kernels;
+  for (const llvm::MDNode* op : annotations->operands()) {
+    if (op->getNumOperands() < 2) continue;
+    const auto* what = llvm::dyn_cast<llvm::MDString>(op->getOperand(1));
+    if (what && what->getString() == "kernel")
+      if (auto* f = llvm::mdconst::dyn_extract_or_null<llvm::Function>(op->getOperand(0))) kernels.push_back(f);
+  }
+  m.eraseNamedMetadata(annotations);
+  for (llvm::Function* f : kernels) {
+    if (f->isDeclaration()) continue;
+    if (!f->use_empty()) {
+      llvm::ValueToValueMapTy vmap;
+      llvm::Function* body = llvm::CloneFunction(f, vmap);
+      body->setName(f->getName() + ".function");
+      body->setLinkage(llvm::GlobalValue::InternalLinkage);
+      f->replaceUsesWithIf(body, [](llvm::Use& u) { return llvm::isa<llvm::CallBase>(u.getUser()); });
+    }
+    f->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  }
+}
+
+}  // namespace
+
+std::string sourceUnsupported(const llvm::Module& m) {
+  std::set<std::string> found;
+  for (const llvm::Function& f : m) {
+    for (const char* kind : {"kernel_arg_type", "kernel_arg_type_qual"})
+      if (const llvm::MDNode* types = f.getMetadata(kind))
+        for (const llvm::MDOperand& op : types->operands())
+          if (const auto* s = llvm::dyn_cast_or_null<llvm::MDString>(op.get())) {
+            const llvm::StringRef t = s->getString();
+            if (t.contains("image")) found.insert("images");
+            if (t.startswith("sampler_t")) found.insert("samplers");
+            if (t.contains("pipe")) found.insert("pipes");
+            if (t.startswith("queue_t") || t.startswith("clk_event_t")) found.insert("device-side enqueue");
+          }
+    if (!f.isDeclaration() || f.use_empty()) continue;
+    const llvm::StringRef name = f.getName();
+    MangledFunction sig;
+    const std::string builtin = demangleBuiltin(name.str(), &sig) ? sig.name : name.str();
+    const llvm::StringRef b(builtin);
+    if (b.startswith("read_image") || b.startswith("write_image") || b.startswith("get_image_"))
+      found.insert("images");
+    else if (b == "__translate_sampler_initializer") found.insert("samplers");
+    else if (b == "printf" || b == "vprintf") found.insert("printf");
+    else if (b.contains("_pipe")) found.insert("pipes");
+    else if (b.startswith("__enqueue_kernel")) found.insert("device-side enqueue");
+  }
+  std::string log;
+  for (const std::string& what : found)
+    log += "error: the program uses " + what + ", which the layer's OpenCL C front end for NVIDIA devices "
+           "cannot build yet (docs/design.md, \"Build paths on NVIDIA\")\n";
+  return log;
+}
+
+bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std::string& options,
+               std::string* ptx, std::string* log) {
+  llvm::LLVMContext context;
+  context.setOpaquePointers(true);  // libclc's bitcode has them; the module's are upgraded
+  std::string diagnostics;
+  collectErrors(context, &diagnostics);
+  auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "module"), context);
+  if (!parsed) {
+    *log = "error: internal error: " + llvm::toString(parsed.takeError()) + "\n";
+    return false;
+  }
+  std::unique_ptr<llvm::Module> m = toNvptx(**parsed, log);
+  if (!m) return false;
+  parsed->reset();
+  std::unique_ptr<llvm::TargetMachine> tm = targetMachine(traits.nvidiaComputeCapability, options, log);
+  if (!tm) return false;
+  m->setTargetTriple(kTriple);
+  m->setDataLayout(tm->createDataLayout());
+  lowerOpenclAtomics(*m);
+  if (!bindBuiltins(*m, traits, Origin::Spirv, log)) return false;
+  return writePtx(*m, *tm, options, Origin::Spirv, diagnostics, ptx, log);
+}
+
+bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::string* log) {
+  llvm::LLVMContext context;
+  context.setOpaquePointers(true);  // as libclc's bitcode
+  std::string diagnostics;
+  collectErrors(context, &diagnostics);
+  std::unique_ptr<llvm::Module> m = compileToModule(program, context, log, CodegenTarget::Nvptx);
+  if (!m) {
+    if (log->empty()) *log = "error: the layer's Clang did not compile the program\n";
+    return false;
+  }
+  log->clear();
+  if (std::string why = sourceUnsupported(*m); !why.empty()) {
+    *log = why;
+    return false;
+  }
+  std::unique_ptr<llvm::TargetMachine> tm =
+      targetMachine(program.traits.nvidiaComputeCapability, program.options, log);
+  if (!tm) return false;
+  m->setTargetTriple(kTriple);
+  m->setDataLayout(tm->createDataLayout());
+  markKernels(*m);
+  lowerOpenclAtomics(*m);
+  if (!bindBuiltins(*m, program.traits, Origin::Source, log)) return false;
+  return writePtx(*m, *tm, program.options, Origin::Source, diagnostics, ptx, log);
 }
 
 }  // namespace isg::detail

@@ -15,6 +15,7 @@ class Module;
 
 namespace isg {
 struct DeviceTraits;
+struct RewriteInput;
 }
 
 namespace isg::detail {
@@ -29,6 +30,16 @@ std::string ptxUnsupported(const llvm::Module& spir);
 // math options). False with a build-log error in *log.
 bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std::string& options,
                std::string* ptx, std::string* log);
+
+// The layer's OpenCL C front end for NVIDIA (docs/design.md, "Build paths on NVIDIA"): compiles
+// `program` (OpenCL C with its headers and the application's options) with the in-process Clang
+// for nvptx64-nvidia-nvcl, binds its builtins as spirToPtx does and writes PTX. False with a
+// build log in *log: Clang's diagnostics (in `program`'s lines), or what the path cannot build.
+bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::string* log);
+
+// What of OpenCL C the front end cannot build yet, found in the module Clang wrote for NVPTX:
+// images, samplers, printf, pipes, device-side enqueue. "" when nothing.
+std::string sourceUnsupported(const llvm::Module& m);
 
 // libclc's nvptx64--nvidiacl.bc as the layer finds it: beside the library that holds the
 // rewriter, else where Debian's libclc-15 installs it. "" when neither exists, with the reason in

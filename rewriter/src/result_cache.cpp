@@ -80,7 +80,7 @@ Cache& cache() {
 
 }  // namespace
 
-CacheKey cacheKey(const RewriteInput& in) {
+CacheKey cacheKey(const RewriteInput& in, std::string_view product) {
   llvm::SHA1 sha;
   auto field = [&sha](std::string_view s) {
     uint64_t n = s.size();
@@ -115,6 +115,7 @@ CacheKey cacheKey(const RewriteInput& in) {
   traits += "|";
   for (const std::string& f : t.openclCFeatures) traits += f + " ";
   field(traits);
+  if (!product.empty()) field(product);
   return sha.result();
 }
 

@@ -5,14 +5,16 @@
 
 #include <array>
 #include <cstdint>
+#include <string_view>
 
 #include "isg/rewriter.h"
 
 namespace isg::detail {
 
-// Everything a result depends on but the files read from disk (the result lists those).
+// Everything a result depends on but the files read from disk (the result lists those), and
+// which result of that input it is ("" rewriteProgram's; "ptx" compileForNvidia's).
 using CacheKey = std::array<uint8_t, 20>;
-CacheKey cacheKey(const RewriteInput& in);
+CacheKey cacheKey(const RewriteInput& in, std::string_view product = "");
 
 // The result stored for `k`, if any and if the disk files it was computed from still read as
 // they did then.

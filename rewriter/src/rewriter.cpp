@@ -13,6 +13,7 @@
 #include "compose.h"
 #include "kernel_facts.h"
 #include "prescan.h"
+#include "ptx_backend.h"
 #include "result_cache.h"
 #include "table.h"
 
@@ -164,6 +165,54 @@ RewriteResult rewriteProgram(const RewriteInput& input) {
     return detail::errorResult(std::string("error: the sub-group rewriter failed: ") + e.what());
   } catch (...) {
     return detail::errorResult("error: the sub-group rewriter failed");
+  }
+}
+
+RewriteResult compileForNvidia(const RewriteInput& input) {
+  try {
+    RewriteInput in = input;
+    // The path compiles OpenCL C as Intel's compiler does, whatever NVIDIA's lists.
+    std::vector<std::string>& features = in.traits.openclCFeatures;
+    for (const char* f : {"__opencl_c_generic_address_space", "__opencl_c_program_scope_global_variables",
+                          "__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_order_seq_cst",
+                          "__opencl_c_atomic_scope_device", "__opencl_c_atomic_scope_all_devices",
+                          "__opencl_c_int64"})
+      if (std::find(features.begin(), features.end(), f) == features.end()) features.push_back(f);
+    in.traits.openclCVersion = std::max(in.traits.openclCVersion, 300u);
+    detail::CacheKey key = detail::cacheKey(in, "ptx");
+    RewriteResult result;
+    if (detail::cachedResult(key, &result)) return result;
+    const RewriteResult rewritten = rewriteProgram(in);
+    if (rewritten.status == RewriteResult::Status::Error) return rewritten;
+    const bool edited = rewritten.status == RewriteResult::Status::Rewritten;
+    RewriteInput program = in;
+    if (edited) {
+      program.source = rewritten.source;
+      program.headers = rewritten.headers;
+      program.options = rewritten.options;
+    }
+    result = rewritten;
+    std::string ptx, log;
+    if (!detail::sourceToPtx(program, &ptx, &log)) {
+      // Clang's lines are the rewritten text's; the user's are wanted.
+      result = detail::errorResult(edited ? mapBuildLog(log, rewritten) : log);
+    } else {
+      ptx.push_back('\0');  // NVIDIA's clCreateProgramWithBinary reads PTX as a C string
+      result.status = RewriteResult::Status::Rewritten;
+      result.form = RewriteResult::Form::Ptx;
+      result.binary = std::move(ptx);
+      if (!edited) {
+        result.strategy = in.traits.strategy;
+        result.options = in.options;
+      }
+    }
+    result.diskFiles = rewritten.diskFiles;
+    detail::cacheResult(key, result);
+    return result;
+  } catch (const std::exception& e) {
+    return detail::errorResult(std::string("error: the layer's OpenCL C front end failed: ") + e.what());
+  } catch (...) {
+    return detail::errorResult("error: the layer's OpenCL C front end failed");
   }
 }
 

@@ -210,6 +210,19 @@ bool spirvInstalled(const std::string& bridgePath, std::string* why);
 // false with the reason in *why.
 bool ptxAvailable(std::string* why);
 
+// NVIDIA: the layer's own OpenCL C front end (docs/design.md, "Build paths on NVIDIA"), for
+// what NVIDIA's compiler rejects (OpenCL C 2.0/3.0 as Intel's compiler takes it). Rewrites
+// `input` as rewriteProgram does, for input.traits (nvidia-ptx or local) plus the OpenCL C 3.0
+// features the path has (generic address space, program-scope globals, the atomic orders and
+// scopes), then compiles it with the in-process Clang and LLVM's NVPTX back end. The result
+// is Rewritten in Form::Ptx, also for a program that needs no rewriting: the PTX
+// (NUL-terminated) in `binary`, the manifest, and the rewritten source; `options` are the
+// application's with the extension macros, for the caller to cut to what NVIDIA's driver
+// applies to PTX. Error with a log in the user's files and lines when the layer's Clang
+// rejects the program or it uses what the path cannot build yet (images, printf). Never
+// throws; thread-safe; cached like rewriteProgram.
+RewriteResult compileForNvidia(const RewriteInput& input);
+
 // Full validation of a SPIR-V module (SPIRV-Tools): false with the validator's reason in *why.
 bool validateModule(const std::string& spirv, std::string* why);
 

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+// The layer's OpenCL C front end for NVIDIA (isg::compileForNvidia, docs/design.md "Build paths
+// on NVIDIA"): Intel-targeted OpenCL C that NVIDIA's own compiler (driver 580) rejects, in the
+// shapes real projects write it (oneDNN's variadic debug macros and as_long of pointers, OpenCL
+// C 2.0's generic pointers, program-scope globals and atomics), compiled to PTX here; the GPU
+// runs the same programs (tests/nvidia, ISG_NVIDIA_FRONTEND=layer).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "isg/rewriter.h"
+
+namespace {
+
+isg::RewriteInput nvidiaInput(const std::string& source, const std::string& options,
+                              isg::Strategy strategy = isg::Strategy::NvidiaPtx) {
+  isg::RewriteInput in;
+  in.source = source;
+  in.options = options;
+  isg::applyStrategyDefaults(strategy, 32, &in.traits);
+  in.traits.fp64 = true;
+  in.traits.nvidiaComputeCapability = 90;
+  in.traits.openclCVersion = 300;
+  in.traits.alignLocalArgs = true;
+  // What NVIDIA's driver 580 reports on an H100 (the parts that matter to the compile).
+  in.traits.deviceOpenclVersion = 300;
+  in.traits.deviceExtensions = {"cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
+                                "cl_khr_local_int32_base_atomics", "cl_khr_local_int32_extended_atomics",
+                                "cl_khr_fp64", "cl_khr_3d_image_writes", "cl_khr_byte_addressable_store",
+                                "cl_nv_compiler_options", "cl_nv_pragma_unroll", "cl_khr_int64_base_atomics",
+                                "cl_khr_int64_extended_atomics"};
+  in.traits.openclCFeatures = {"__opencl_c_int64", "__opencl_c_fp64", "__opencl_c_images",
+                               "__opencl_c_3d_image_writes"};
+  in.traits.images = true;
+  in.traits.readWriteImages = false;
+  return in;
+}
+
+// ISG_TEST_PTX_DIR=<dir> keeps every PTX written here, for checking with ptxas where CUDA is
+// installed (ptxas -arch=sm_90 <dir>/*.ptx); CI has no CUDA.
+isg::RewriteResult compile(const std::string& source, const std::string& options = "",
+                           isg::Strategy strategy = isg::Strategy::NvidiaPtx) {
+  isg::RewriteResult r = isg::compileForNvidia(nvidiaInput(source, options, strategy));
+  static int written = 0;
+  if (const char* dir = std::getenv("ISG_TEST_PTX_DIR"); dir && r.status == isg::RewriteResult::Status::Rewritten)
+    std::ofstream(std::string(dir) + "/frontend-" + std::to_string(++written) + ".ptx") << r.binary.c_str();
+  return r;
+}
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+// oneDNN's shapes (src/gpu/intel/include/utils.h, gemm/xe_hp_systolic_copy.cl): a variadic
+// debug macro, a builtin inside a macro, as_long of a pointer, a helper that reaches the
+// sub-group builtins.
+const char* kOneDnnShapes = R"CLC(
+#define DEBUG_PRINT(...) do { } while (0)
+#define CONCAT2(a, b) a##b
+#define BLOCK_READ(ptr) as_float(intel_sub_group_block_read((const __global uint*)(ptr)))
+#define SHUFFLE(x, i) intel_sub_group_shuffle(x, i)
+
+float sum_over(float x) { return sub_group_reduce_add(x); }
+
+__attribute__((intel_reqd_sub_group_size(16)))
+__kernel void onednn_like(__global float* dst, __global const float* src) {
+  DEBUG_PRINT("%d", 1, 2);
+  const long address = as_long(src);
+  float v = BLOCK_READ(src + get_group_id(0) * 16);
+  v = SHUFFLE(v, (get_sub_group_local_id() + 1) & 15) + sum_over(v);
+  dst[get_global_id(0)] = v + (float)(address & 1);
+}
+)CLC";
+
+TEST(NvidiaFrontEnd, OneDnnShapesBuildUnderEveryStandard) {
+  for (const char* std : {"", "-cl-std=CL1.2", "-cl-std=CL2.0", "-cl-std=CL3.0"}) {
+    const isg::RewriteResult r = compile(kOneDnnShapes, std);
+    ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << std << ": " << r.log;
+    ASSERT_EQ(r.form, isg::RewriteResult::Form::Ptx) << std;
+    ASSERT_FALSE(r.binary.empty());
+    EXPECT_EQ(r.binary.back(), '\0') << "NVIDIA reads PTX as a C string";
+    const std::string ptx = r.binary.c_str();
+    EXPECT_TRUE(has(ptx, ".entry onednn_like(")) << std;
+    EXPECT_TRUE(has(ptx, ".reqntid") || has(ptx, ".maxntid 1024, 1, 1")) << std;
+    EXPECT_TRUE(has(ptx, "shfl.sync")) << std << ": nvidia-ptx's warp shuffles";
+    EXPECT_FALSE(has(ptx, ".extern")) << std << ": every builtin resolved";
+    EXPECT_TRUE(has(ptx, "%envreg3")) << std << ": get_global_id includes the launch's global offset";
+    // The manifest is the source rewriter's.
+    ASSERT_EQ(r.kernels.size(), 1u);
+    EXPECT_EQ(r.kernels[0].name, "onednn_like");
+    EXPECT_EQ(r.kernels[0].subGroupSize, 16u);
+    EXPECT_TRUE(r.kernels[0].requiredSubGroupSize);
+    EXPECT_EQ(r.kernels[0].numUserArgs, 2u);
+    EXPECT_FALSE(r.source.empty()) << "the rewritten source stays with the result";
+  }
+}
+
+// OpenCL C 2.0 as Intel's compiler takes it: generic pointers, program-scope globals, 2.0
+// atomics on them, a kernel called as a function by another kernel.
+const char* kOpenCl20 = R"CLC(
+global int counter = 0;
+global float table[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+
+int load_any(int* generic_pointer) { return *generic_pointer; }
+
+__kernel void inner(__global int* out) { out[get_global_id(0)] += 1; }
+
+__kernel void outer(__global int* out, __local int* scratch) {
+  scratch[get_local_id(0)] = (int)get_local_id(0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  int v = load_any(&scratch[get_local_id(0)]) + load_any(out);
+  atomic_fetch_add_explicit((volatile global atomic_int*)&counter, 1, memory_order_relaxed);
+  out[get_global_id(0)] = v + (int)table[get_local_id(0) & 3] +
+                          intel_sub_group_shuffle(v, 0u);
+  inner(out);
+}
+)CLC";
+
+TEST(NvidiaFrontEnd, OpenClTwoFeaturesIntelCodeUses) {
+  for (const char* std : {"-cl-std=CL2.0", "-cl-std=CL3.0 -cl-mad-enable"}) {
+    const isg::RewriteResult r = compile(kOpenCl20, std);
+    ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << std << ": " << r.log;
+    const std::string ptx = r.binary.c_str();
+    EXPECT_TRUE(has(ptx, ".entry inner(")) << std;
+    EXPECT_TRUE(has(ptx, ".entry outer(")) << std;
+    EXPECT_TRUE(has(ptx, ".global .align 4 .u32 counter")) << std << ": program-scope globals";
+    EXPECT_TRUE(has(ptx, "atom.global.add.u32")) << std;
+    EXPECT_FALSE(has(ptx, "call.uni")) << std << ": the called kernel is inlined, not called as an entry";
+    EXPECT_FALSE(has(ptx, ".extern")) << std;
+  }
+}
+
+// The local strategy on NVIDIA (ISG_STRATEGY=local) takes the same path: its scratch is a
+// shared parameter after the application's.
+TEST(NvidiaFrontEnd, TheLocalStrategyTakesThePathToo) {
+  const isg::RewriteResult r = compile(kOneDnnShapes, "-cl-std=CL2.0", isg::Strategy::Local);
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  ASSERT_EQ(r.kernels.size(), 1u);
+  ASSERT_EQ(r.kernels[0].hiddenArgs.size(), 1u);
+  EXPECT_TRUE(has(r.binary.c_str(), ".param .u64 .ptr .shared")) << r.binary.c_str();
+  EXPECT_FALSE(has(r.binary.c_str(), "shfl.sync"));
+}
+
+// Math and the native_ functions: the hardware's approximations, as on the SPIR-V path; the
+// application's math options reach the code generator.
+TEST(NvidiaFrontEnd, MathBuiltinsAndMathOptions) {
+  const char* src = R"CLC(
+__kernel void m(__global float* f) {
+  f[0] = native_exp(f[1]) + native_sin(f[2]) + min(f[3], f[4]) + sqrt(f[5]) + f[6] / f[7] +
+         intel_sub_group_shuffle(f[8], 1u);
+  f[9] = pow(f[10], f[11]) + exp(f[12]) + fmod(f[13], f[14]);
+}
+)CLC";
+  const isg::RewriteResult precise = compile(src, "-cl-std=CL1.2");
+  const isg::RewriteResult fast = compile(src, "-cl-std=CL1.2 -cl-fast-relaxed-math");
+  ASSERT_EQ(precise.status, isg::RewriteResult::Status::Rewritten) << precise.log;
+  ASSERT_EQ(fast.status, isg::RewriteResult::Status::Rewritten) << fast.log;
+  for (const char* want : {"ex2.approx.f32", "sin.approx.f32", "min.f32", "div.rn.f32"})
+    EXPECT_TRUE(has(precise.binary.c_str(), want)) << want;
+  EXPECT_TRUE(has(fast.binary.c_str(), ".ftz"));
+  EXPECT_FALSE(has(fast.binary.c_str(), "div.rn.f32"));
+}
+
+// Headers through -I and macros through -D, as projects build; the rewriter folds the header
+// it edits into the program.
+TEST(NvidiaFrontEnd, HeadersAndDefinesFromTheOptions) {
+  char dir[] = "/tmp/isg-frontend-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string header = std::string(dir) + "/helpers.h";
+  std::ofstream(header) << "#define LANE() get_sub_group_local_id()\n"
+                           "inline float rotate_lanes(float x) { return intel_sub_group_shuffle(x, (LANE() + 1) % 32); }\n";
+  const isg::RewriteResult r = compile(
+      "#include \"helpers.h\"\n__kernel void k(__global float* o) { o[get_global_id(0)] = rotate_lanes(o[0]) * SCALE; }\n",
+      std::string("-I ") + dir + " -DSCALE=3.0f -cl-std=CL2.0");
+  std::remove(header.c_str());
+  rmdir(dir);
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  EXPECT_TRUE(has(r.binary.c_str(), "shfl.sync"));
+  EXPECT_TRUE(has(r.binary.c_str(), "0f40400000")) << "SCALE = 3.0f reached the compile";
+}
+
+// Errors: Clang's diagnostics in the user's own lines (not the rewritten text's), and what the
+// path cannot build yet named.
+TEST(NvidiaFrontEnd, ErrorsPointAtTheUsersLinesAndNameWhatThePathLacks) {
+  const isg::RewriteResult typo = compile(
+      "__kernel void k(__global float* o) {\n"
+      "  float x = intel_sub_group_shuffle(o[0], 1u);\n"
+      "  o[0] = x + undeclared_thing;\n"
+      "}\n",
+      "-cl-std=CL2.0");
+  ASSERT_EQ(typo.status, isg::RewriteResult::Status::Error);
+  EXPECT_TRUE(has(typo.log, "<source>:3:")) << typo.log;
+  EXPECT_TRUE(has(typo.log, "undeclared_thing")) << typo.log;
+
+  const isg::RewriteResult images = compile(
+      "__kernel void k(read_only image2d_t im, __global float* o) {\n"
+      "  o[0] = intel_sub_group_shuffle(read_imagef(im, (int2)(0, 0)).x, 1u);\n"
+      "}\n");
+  ASSERT_EQ(images.status, isg::RewriteResult::Status::Error);
+  EXPECT_TRUE(has(images.log, "images")) << images.log;
+  EXPECT_TRUE(has(images.log, "front end")) << images.log;
+
+  const isg::RewriteResult print = compile(
+      "__kernel void k(__global float* o) { printf(\"%f\\n\", intel_sub_group_shuffle(o[0], 1u)); }\n");
+  ASSERT_EQ(print.status, isg::RewriteResult::Status::Error);
+  EXPECT_TRUE(has(print.log, "printf")) << print.log;
+}
+
+// A program with no Intel builtin compiles as it is (PassThrough in, PTX out), and results are
+// cached per input.
+TEST(NvidiaFrontEnd, ProgramsTheRewriterLeavesAloneCompileAsTheyAre) {
+  const isg::RewriteInput in = nvidiaInput(
+      "#define LOG(...)\n__kernel void plain(__global int* o) { LOG(1, 2); o[get_global_id(0)] = 7; }\n",
+      "-cl-std=CL1.2");
+  ASSERT_EQ(isg::rewriteProgram(in).status, isg::RewriteResult::Status::PassThrough);
+  const isg::RewriteResult r = isg::compileForNvidia(in);
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  EXPECT_TRUE(has(r.binary.c_str(), ".entry plain("));
+  const isg::RewriteResult again = isg::compileForNvidia(in);
+  EXPECT_EQ(again.binary, r.binary);
+}
+
+}  // namespace
