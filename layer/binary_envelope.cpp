@@ -127,6 +127,19 @@ bool readKernel(Reader& r, KernelManifest* k) {
   k->mixedImageArgs.resize(images);
   for (unsigned& index : k->mixedImageArgs)
     if (!r.u32(&index) || index >= k->numUserArgs) return false;
+  uint32_t args = 0;
+  if (!r.count(&args, 20)) return false;
+  if (args != 0 && args != k->numUserArgs) return false;  // none, or one per user argument
+  k->args.resize(args);
+  for (ArgInfo& a : k->args) {
+    uint32_t address = 0, access = 0;
+    if (!r.u32(&address) || address > uint32_t(ArgInfo::Address::Local) || !r.u32(&access) ||
+        access > uint32_t(ArgInfo::Access::ReadWrite) || !r.str(&a.typeName) || !r.u32(&a.typeQualifiers) ||
+        a.typeQualifiers > 15 || !r.str(&a.name))
+      return false;
+    a.address = static_cast<ArgInfo::Address>(address);
+    a.access = static_cast<ArgInfo::Access>(access);
+  }
   // Sizes the layer divides and multiplies by.
   return !k->name.empty() && k->subGroupSize >= 1 && k->subGroupSize <= 128;
 }
@@ -172,6 +185,14 @@ std::string encodeEnvelopePayload(const EnvelopePayload& p) {
     for (unsigned index : k.blockImageArgs) w.u32(index);
     w.u32(static_cast<uint32_t>(k.mixedImageArgs.size()));
     for (unsigned index : k.mixedImageArgs) w.u32(index);
+    w.u32(static_cast<uint32_t>(k.args.size()));
+    for (const ArgInfo& a : k.args) {
+      w.u32(static_cast<uint32_t>(a.address));
+      w.u32(static_cast<uint32_t>(a.access));
+      w.str(a.typeName);
+      w.u32(a.typeQualifiers);
+      w.str(a.name);
+    }
   }
   w.u32(static_cast<uint32_t>(p.contextFunctions.size()));
   for (const ContextFunction& f : p.contextFunctions) {

@@ -27,7 +27,8 @@ namespace isg {
 // does). Version 3 added each kernel's mixedImageArgs (raw-bits image views at enqueue) and the
 // raw-image hidden arguments (emulated read_write images). Version 4: what a link needs of a
 // compiled object (context functions with their facts, the source of one that calls others).
-constexpr unsigned kEnvelopeVersion = 4;
+// Version 5: each kernel's argument information (PTX from the layer's front end has none).
+constexpr unsigned kEnvelopeVersion = 5;
 
 // What a rewritten program's binary carries besides the driver's bytes.
 struct EnvelopePayload {

@@ -37,9 +37,15 @@ const NamedValue kLogLevelNames[] = {{"error", static_cast<int>(LogLevel::Error)
                                      {"info", static_cast<int>(LogLevel::Info)},
                                      {"debug", static_cast<int>(LogLevel::Debug)}};
 
+const NamedValue kFrontEndNames[] = {{"driver", static_cast<int>(FrontEndChoice::Driver)},
+                                     {"layer", static_cast<int>(FrontEndChoice::Layer)},
+                                     {"auto", static_cast<int>(FrontEndChoice::Auto)}};
 
 }  // namespace
 
+bool parseControlValue(std::string_view text, FrontEndChoice* out) {
+  return parseNamed(text, kFrontEndNames, out);
+}
 bool parseControlValue(std::string_view text, LogLevel* out) {
   return parseNamed(text, kLogLevelNames, out);
 }
@@ -86,6 +92,7 @@ std::string formatControlValue(LogLevel value) { return formatNamed(value, kLogL
 std::string formatControlValue(StrategyChoice value) {
   return value == StrategyChoice::Auto ? "auto" : factsOf(forcedStrategy(value)).name;
 }
+std::string formatControlValue(FrontEndChoice value) { return formatNamed(value, kFrontEndNames); }
 std::string formatControlValue(bool value) { return value ? "1" : "0"; }
 std::string formatControlValue(unsigned value) { return std::to_string(value); }
 std::string formatControlValue(const std::string& value) { return value; }
@@ -99,6 +106,7 @@ const char* controlTypeDescription(const StrategyChoice*) {
   }();
   return names.c_str();
 }
+const char* controlTypeDescription(const FrontEndChoice*) { return "driver | layer | auto"; }
 const char* controlTypeDescription(const bool*) { return "0 | 1 (also no | yes, false | true, off | on)"; }
 const char* controlTypeDescription(const unsigned*) { return "unsigned integer"; }
 const char* controlTypeDescription(const std::string*) { return "text"; }

@@ -27,16 +27,22 @@ inline Strategy forcedStrategy(StrategyChoice c) {
   return static_cast<Strategy>(static_cast<int>(c) - 1);
 }
 
+// ISG_NVIDIA_FRONTEND: which compiler builds OpenCL C source on NVIDIA devices
+// (docs/design.md, "Build paths on NVIDIA").
+enum class FrontEndChoice { Driver, Layer, Auto };
+
 // One parser, printer and description per control type; a row of controls.def with a type that
 // has none of these does not compile.
 bool parseControlValue(std::string_view text, LogLevel* out);
 bool parseControlValue(std::string_view text, StrategyChoice* out);
+bool parseControlValue(std::string_view text, FrontEndChoice* out);
 bool parseControlValue(std::string_view text, bool* out);
 bool parseControlValue(std::string_view text, unsigned* out);
 bool parseControlValue(std::string_view text, std::string* out);
 
 std::string formatControlValue(LogLevel value);
 std::string formatControlValue(StrategyChoice value);
+std::string formatControlValue(FrontEndChoice value);
 std::string formatControlValue(bool value);
 std::string formatControlValue(unsigned value);
 std::string formatControlValue(const std::string& value);
@@ -44,6 +50,7 @@ std::string formatControlValue(const std::string& value);
 // What a value of the type may be, for docs/controls.md.
 const char* controlTypeDescription(const LogLevel*);
 const char* controlTypeDescription(const StrategyChoice*);
+const char* controlTypeDescription(const FrontEndChoice*);
 const char* controlTypeDescription(const bool*);
 const char* controlTypeDescription(const unsigned*);
 const char* controlTypeDescription(const std::string*);

@@ -324,6 +324,12 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
       ISG_LOG_INFO("'" << name << "': programs from SPIR-V cannot be built: " << why);
   }
 
+  if (p->detected == Strategy::NvidiaPtx && p->strategy != Strategy::Native) {
+    std::string why;
+    p->layerFrontEnd = ptxAvailable(&why);
+    if (!p->layerFrontEnd) ISG_LOG_INFO("'" << name << "': the layer's OpenCL C front end is unavailable: " << why);
+  }
+
   deviceValue(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &p->maxWorkGroupSize);
   deviceArray(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, &p->maxWorkItemSizes);
   deviceValue(device, CL_DEVICE_LOCAL_MEM_SIZE, &p->localMemSize);
@@ -409,6 +415,15 @@ DeviceTraits DeviceStrategy::traitsForBuild(const std::vector<cl_device_id>& dev
     applySubGroupSizeControl(&traits, "the build's devices");
   }
   return traits;
+}
+
+bool DeviceStrategy::allTakeLayerFrontEnd(const std::vector<cl_device_id>& devices) {
+  if (devices.empty()) return false;
+  for (cl_device_id d : devices) {
+    const DeviceProfile* p = of(d);
+    if (!p || !p->layerFrontEnd) return false;
+  }
+  return true;
 }
 
 bool DeviceStrategy::spirvSupport(const std::vector<cl_device_id>& devices, SpirvSupport* out) {

@@ -37,6 +37,10 @@ struct DeviceProfile {
   // companions and CL_DEVICE_IL_VERSION.
   bool buildsSpirv = false;
 
+  // Source programs may take the layer's own OpenCL C front end and PTX (ISG_NVIDIA_FRONTEND;
+  // a served NVIDIA device with libclc's bitcode found).
+  bool layerFrontEnd = false;
+
   bool isNative() const { return strategy == Strategy::Native; }
   unsigned smallestSubGroupSize() const;
 };
@@ -61,6 +65,9 @@ class DeviceStrategy {
   // program must pass through untouched. Devices with different strategies get the local
   // strategy, which works on every device.
   static DeviceTraits traitsForBuild(const std::vector<cl_device_id>& devices, bool* allNative);
+
+  // Whether every one of `devices` may take the layer's OpenCL C front end.
+  static bool allTakeLayerFrontEnd(const std::vector<cl_device_id>& devices);
 
   // False when a device has no profile (an invalid handle).
   static bool spirvSupport(const std::vector<cl_device_id>& devices, SpirvSupport* out);

@@ -86,6 +86,35 @@ bool hidesArgument(cl_kernel kernel, cl_uint arg_index) noexcept {
   return kernelIndex().find(kernel, &summary) && arg_index >= summary.numUserArgs;
 }
 
+// A rewritten kernel's argument as the application declared it (isg::ArgInfo): the driver's
+// kernel may take it in another form (a local uint4* on NVIDIA, a buffer for a read_write
+// image), or, given PTX, know nothing of it.
+cl_int answerArgInfo(const ArgInfo& a, cl_kernel_arg_info param_name, size_t size, void* value,
+                     size_t* size_ret) {
+  switch (param_name) {
+    case CL_KERNEL_ARG_ADDRESS_QUALIFIER: {
+      static const cl_kernel_arg_address_qualifier spaces[] = {
+          CL_KERNEL_ARG_ADDRESS_PRIVATE, CL_KERNEL_ARG_ADDRESS_GLOBAL, CL_KERNEL_ARG_ADDRESS_CONSTANT,
+          CL_KERNEL_ARG_ADDRESS_LOCAL};
+      return writeValue(size, value, size_ret, spaces[static_cast<int>(a.address)]);
+    }
+    case CL_KERNEL_ARG_ACCESS_QUALIFIER: {
+      static const cl_kernel_arg_access_qualifier access[] = {
+          CL_KERNEL_ARG_ACCESS_NONE, CL_KERNEL_ARG_ACCESS_READ_ONLY, CL_KERNEL_ARG_ACCESS_WRITE_ONLY,
+          CL_KERNEL_ARG_ACCESS_READ_WRITE};
+      return writeValue(size, value, size_ret, access[static_cast<int>(a.access)]);
+    }
+    case CL_KERNEL_ARG_TYPE_NAME:
+      return writeString(size, value, size_ret, a.typeName);
+    case CL_KERNEL_ARG_TYPE_QUALIFIER:
+      return writeValue(size, value, size_ret, cl_kernel_arg_type_qualifier{a.typeQualifiers});
+    case CL_KERNEL_ARG_NAME:
+      return writeString(size, value, size_ret, a.name);
+    default:
+      return CL_INVALID_VALUE;
+  }
+}
+
 }  // namespace
 
 cl_kernel CL_API_CALL clCreateKernel_layer(cl_program program, const char* kernel_name,
@@ -213,6 +242,10 @@ cl_int CL_API_CALL clGetKernelArgInfo_layer(cl_kernel kernel, cl_uint arg_index,
   return guardedEntry("clGetKernelArgInfo", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clGetKernelArgInfo);
     if (hidesArgument(kernel, arg_index)) return CL_INVALID_ARG_INDEX;
+    if (std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel))
+      if (arg_index < record->manifest.args.size())
+        return answerArgInfo(record->manifest.args[arg_index], param_name, param_value_size, param_value,
+                             param_value_size_ret);
     return next().clGetKernelArgInfo(kernel, arg_index, param_name, param_value_size, param_value,
                                      param_value_size_ret);
   });

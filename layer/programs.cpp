@@ -131,6 +131,9 @@ struct RewritePlan {
   RewriteResult result;
   std::shared_ptr<const std::string> il;  // a program from SPIR-V: the module
   bool ilPlaceholder = false;
+  // ISG_NVIDIA_FRONTEND=auto: a build of rewritten source NVIDIA's compiler rejects goes on to
+  // the layer's front end (every device takes it).
+  bool frontEndFallback = false;
 };
 
 // Decides what a build or compile of `program` does. An error means the layer cannot tell
@@ -156,6 +159,49 @@ std::string nvidiaPtxOptions(const std::string& options) {
   for (const std::string& w : splitBuildOptions(options))
     if (w.rfind("-cl-nv-", 0) == 0) out += (out.empty() ? "" : " ") + w;
   return out;
+}
+
+// A source program through the layer's OpenCL C front end, its result ready for the driver's
+// build of PTX. A program the rewriter leaves alone stays the driver's (PassThrough).
+RewriteResult viaLayerFrontEnd(const RewriteInput& input) {
+  RewriteResult r = compileForNvidia(input);
+  if (r.status != RewriteResult::Status::Rewritten) return r;
+  if (r.source.empty()) return RewriteResult{};
+  r.options = nvidiaPtxOptions(input.options);
+  return r;
+}
+
+// The rewrite of a source program for `devices`: for NVIDIA's compiler or the layer's front end
+// (ISG_NVIDIA_FRONTEND). clCompileProgram's objects are linked by the driver: NVIDIA's compiler.
+RewriteResult rewriteSource(const RewriteInput& input, const std::vector<cl_device_id>& devices,
+                            bool* fallbackLater) {
+  *fallbackLater = false;
+  const FrontEndChoice choice = config().NVIDIA_FRONTEND;
+  if (input.compiledObject || choice == FrontEndChoice::Driver ||
+      !DeviceStrategy::allTakeLayerFrontEnd(devices))
+    return rewriteProgram(input);
+  if (choice == FrontEndChoice::Layer) {
+    // What the front end cannot build yet (images) is NVIDIA's compiler's to try.
+    RewriteResult layer = viaLayerFrontEnd(input);
+    if (layer.status != RewriteResult::Status::Error) return layer;
+    RewriteResult r = rewriteProgram(input);
+    r.log = "note: the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND=layer) cannot build the program; "
+            "NVIDIA's compiler builds it:\n" + layer.log + r.log;
+    return r;
+  }
+  RewriteResult r = rewriteProgram(input);
+  *fallbackLater = r.status == RewriteResult::Status::Rewritten;
+  if (r.status != RewriteResult::Status::Error) return r;
+  // What does not parse as NVIDIA's compiler takes OpenCL C (3.0 without the generic address
+  // space, ...) may build as Intel's compiler takes it.
+  RewriteResult layer = viaLayerFrontEnd(input);
+  if (layer.status != RewriteResult::Status::Rewritten) {
+    r.log += "note: the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND) cannot build it either:\n" + layer.log;
+    return r;
+  }
+  layer.log = "note: the program does not compile as NVIDIA's OpenCL C compiler takes it; the layer's own "
+              "front end built it (ISG_NVIDIA_FRONTEND=auto):\n" + r.log + layer.log;
+  return layer;
 }
 
 // One line per rewritten program for ISG_LOG=info: its strategy and each kernel's S and hidden
@@ -230,7 +276,7 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
     }
   } else {
     if (!mayNeedRewrite(plan->input)) return CL_SUCCESS;
-    plan->result = rewriteProgram(plan->input);
+    plan->result = rewriteSource(plan->input, devices, &plan->frontEndFallback);
   }
   switch (plan->result.status) {
     case RewriteResult::Status::PassThrough:
@@ -333,6 +379,38 @@ cl_int failBuild(cl_program program, const RewritePlan& plan, const char* option
   return CL_BUILD_PROGRAM_FAILURE;
 }
 
+// ISG_NVIDIA_FRONTEND=auto: NVIDIA's compiler rejected the rewritten program (`failed` is its
+// record): the layer's front end builds it instead, or the failure stands with the front end's
+// reason added to the log.
+template <class DriverCall>
+cl_int retryOnLayerFrontEnd(cl_program program, const RewritePlan& plan, const char* options,
+                            const std::shared_ptr<ProgramRecord>& failed, DriverCall& driverCall) {
+  std::vector<cl_device_id> devices;
+  std::string driverLog;
+  if (programDevices(failed->shadow, &devices) == CL_SUCCESS && !devices.empty())
+    programBuildString(failed->shadow, devices.front(), CL_PROGRAM_BUILD_LOG, &driverLog);
+  driverLog = mapBuildLog(driverLog, failed->rewrite);
+  RewritePlan layer = plan;
+  layer.result = viaLayerFrontEnd(plan.input);
+  if (layer.result.status != RewriteResult::Status::Rewritten) {
+    // The failed build's shadow stays the record's: only the log grows.
+    auto noted = std::make_shared<ProgramRecord>(*failed);
+    noted->rewrite.log += "note: the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND) cannot build it either:\n" +
+                          layer.result.log;
+    programRegistry().put(program, noted);
+    return CL_BUILD_PROGRAM_FAILURE;
+  }
+  layer.result.log = "note: NVIDIA's OpenCL C compiler rejected the program; the layer's own front end built "
+                     "it (ISG_NVIDIA_FRONTEND=auto). NVIDIA's log:\n" + driverLog + layer.result.log;
+  ISG_LOG_INFO("NVIDIA's compiler rejected a rewritten program; the layer's front end built it");
+  cl_int err = CL_SUCCESS;
+  auto record = recordFor(program, layer, options);
+  record->shadow = createDriverModule(program, layer.result, &err);
+  if (!record->shadow) return CL_BUILD_PROGRAM_FAILURE;
+  installRecord(program, record);  // releases the rejected shadow
+  return driverCall(record->shadow, layer.result.options.c_str(), nullptr, nullptr);
+}
+
 // What clBuildProgram and clCompileProgram share once their arguments are checked: plan the
 // rewrite, then make the driver call, `driverCall(target, options, pfn_notify, user_data)`,
 // either on the application's program as it is or on a shadow of the rewritten source.
@@ -387,6 +465,14 @@ cl_int rewriteAndCall(cl_program program, cl_uint num_devices, const cl_device_i
   if (!record->shadow) return err;
   // Installed before the driver call: a callback may query the program from inside it.
   installRecord(program, record);
+  if (plan.frontEndFallback) {
+    // NVIDIA's build is synchronous (its callback is the layer's to call): its failure must
+    // be known before the application hears of the build.
+    err = driverCall(record->shadow, plan.result.options.c_str(), nullptr, nullptr);
+    if (err == CL_BUILD_PROGRAM_FAILURE) err = retryOnLayerFrontEnd(program, plan, options, record, driverCall);
+    if (pfn_notify) pfn_notify(program, user_data);
+    return err;
+  }
   std::unique_ptr<BuildNotification> notification;
   if (pfn_notify) notification.reset(new BuildNotification{pfn_notify, user_data, program});
   err = driverCall(record->shadow, plan.result.options.c_str(),

@@ -25,8 +25,11 @@ bool takesNvidiaOptions(cl_device_id device) {
 }  // namespace
 
 bool mayCapRegisters(const ProgramRecord& program) {
-  // Capping builds the rewritten source again, which linked programs do not have.
-  if (program.rewrite.source.empty() || program.kind == ProgramRecord::Kind::RewriteFailed)
+  // Capping builds the rewritten source again, which linked programs do not have. PTX the
+  // layer wrote (its front end, programs from SPIR-V) declares .maxntid 1024: ptxas already
+  // kept its registers to what 1024 work-items share.
+  if (program.rewrite.source.empty() || program.rewrite.form != RewriteResult::Form::Source ||
+      program.kind == ProgramRecord::Kind::RewriteFailed)
     return false;
   // The application's own register limit stands.
   for (const std::string& w : splitBuildOptions(program.appOptions))
@@ -39,7 +42,7 @@ bool mayCapRegisters(const ProgramRecord& program) {
 cl_kernel buildCappedKernel(const ProgramRecord& program, const std::string& name,
                             cl_device_id device, size_t workGroupItems, cl_program* built) {
   *built = nullptr;
-  if (program.rewrite.source.empty() || workGroupItems == 0 || !takesNvidiaOptions(device) ||
+  if (!mayCapRegisters(program) || workGroupItems == 0 || !takesNvidiaOptions(device) ||
       !next().clCreateProgramWithSource || !next().clBuildProgram || !next().clCreateKernel)
     return nullptr;
   // Registers a work-group may use in all, shared by its work-items; allocated per 8.

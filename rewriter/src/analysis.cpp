@@ -22,6 +22,7 @@
 #include <clang/Lex/Preprocessor.h>
 #include <llvm/Support/FileSystem.h>
 
+#include "arg_info.h"
 #include "clang_session.h"
 #include "divergence.h"
 #include "editor.h"
@@ -728,6 +729,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
         km.wholeSubGroups = uniformGroups && items != 0 && items % km.subGroupSize == 0;
       }
       km.numUserArgs = def->getNumParams();
+      for (const clang::ParmVarDecl* p : def->parameters()) km.args.push_back(argInfoOf(*p, ctx));
       for (unsigned i = 0; i < def->getNumParams(); ++i)
         if (f.blockImages.count(def->getParamDecl(i))) {
           km.blockImageArgs.push_back(i);

@@ -620,6 +620,12 @@ void markKernels(llvm::Module& m) {
       if (auto* f = llvm::mdconst::dyn_extract_or_null<llvm::Function>(op->getOperand(0))) kernels.push_back(f);
   }
   m.eraseNamedMetadata(annotations);
+  // C99 `inline` without `static` (CLBlast's INLINE_FUNC) is an inline definition only, which
+  // Clang emits as available_externally: the body of a call O3 leaves uninlined would be
+  // dropped for an external definition no one provides (ptxas: "Unresolved extern function").
+  // The module is the whole program, as for NVIDIA's compiler: the body is its own.
+  for (llvm::Function& f : m)
+    if (f.hasAvailableExternallyLinkage()) f.setLinkage(llvm::GlobalValue::InternalLinkage);
   for (llvm::Function* f : kernels) {
     if (f->isDeclaration()) continue;
     if (!f->use_empty()) {

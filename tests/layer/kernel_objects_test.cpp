@@ -70,6 +70,65 @@ TEST_F(KernelObjects, ProgramAndArgumentsAreTheApplicationsView) {
   EXPECT_EQ(context, env().context);
 }
 
+// Every query of clGetKernelArgInfo for a rewritten kernel answers what the driver answers for
+// the same parameters of a kernel it builds alone (no Intel builtin): pointers in each address
+// space with their qualifiers, typedefs, "unsigned int" as uint, vectors, images, samplers. On
+// NVIDIA the rewritten kernel's driver program may be PTX (the layer's front end), which has
+// no argument information, or take a local char* as local uint4*: the layer answers.
+TEST(KernelArgInfo, RewrittenKernelsDescribeTheirArgumentsAsTheDriverDoes) {
+  ISG_REQUIRE_ENV();
+  cl_bool images = CL_FALSE;
+  clGetDeviceInfo(env().device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  const std::string params = std::string(
+      "global const float* restrict in, local char* table, constant int* lut, "
+      "global volatile uint* flags, real4 scale, unsigned int count, long offset, "
+      "global real* out") + (images ? ", read_only image2d_t src, write_only image2d_t dst, sampler_t s" : "");
+  const std::string src = "typedef float real; typedef float4 real4;\n"
+                          "kernel void plain(" + params + ") { out[0] = scale.x + in[0]; }\n"
+                          "kernel void rewritten(" + params + ") {\n"
+                          "  out[get_global_id(0)] = intel_sub_group_shuffle(in[0], 1u) + scale.x;\n}\n";
+  std::string log;
+  // Two programs: a program with a rewritten kernel goes to the driver rewritten as a whole.
+  cl_program plainProgram = isgtest::buildProgram(src.substr(0, src.find("kernel void rewritten")),
+                                                  "-cl-kernel-arg-info", &log);
+  ASSERT_NE(plainProgram, nullptr) << log;
+  cl_program rewrittenProgram = isgtest::buildProgram(src, "-cl-kernel-arg-info", &log);
+  ASSERT_NE(rewrittenProgram, nullptr) << log;
+  cl_int err = CL_SUCCESS;
+  cl_kernel plain = clCreateKernel(plainProgram, "plain", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  cl_kernel rewritten = clCreateKernel(rewrittenProgram, "rewritten", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  cl_uint args = 0;
+  ISG_CL_CHECK(clGetKernelInfo(plain, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr));
+  for (cl_uint i = 0; i < args; ++i) {
+    SCOPED_TRACE("argument " + std::to_string(i));
+    for (cl_kernel_arg_info what : {CL_KERNEL_ARG_ADDRESS_QUALIFIER, CL_KERNEL_ARG_ACCESS_QUALIFIER,
+                                    CL_KERNEL_ARG_TYPE_NAME, CL_KERNEL_ARG_TYPE_QUALIFIER,
+                                    CL_KERNEL_ARG_NAME}) {
+      size_t expectedSize = 0, size = 0;
+      ISG_CL_CHECK(clGetKernelArgInfo(plain, i, what, 0, nullptr, &expectedSize));
+      ISG_CL_CHECK(clGetKernelArgInfo(rewritten, i, what, 0, nullptr, &size));
+      std::vector<char> expected(expectedSize), got(size);
+      ISG_CL_CHECK(clGetKernelArgInfo(plain, i, what, expectedSize, expected.data(), nullptr));
+      ISG_CL_CHECK(clGetKernelArgInfo(rewritten, i, what, size, got.data(), nullptr));
+      if (what == CL_KERNEL_ARG_TYPE_NAME || what == CL_KERNEL_ARG_NAME)
+        EXPECT_STREQ(got.data(), expected.data()) << "query " << std::hex << what;
+      else
+        EXPECT_EQ(got, expected) << "query " << std::hex << what;
+    }
+  }
+  size_t tooSmall = 0;
+  char one = 0;
+  EXPECT_EQ(clGetKernelArgInfo(rewritten, 0, CL_KERNEL_ARG_NAME, sizeof one, &one, &tooSmall), CL_INVALID_VALUE);
+  EXPECT_EQ(clGetKernelArgInfo(rewritten, 0, 0x7fff, sizeof one, &one, nullptr), CL_INVALID_VALUE);
+  EXPECT_EQ(clGetKernelArgInfo(rewritten, args, CL_KERNEL_ARG_NAME, 0, nullptr, &tooSmall), CL_INVALID_ARG_INDEX);
+  clReleaseKernel(plain);
+  clReleaseKernel(rewritten);
+  clReleaseProgram(plainProgram);
+  clReleaseProgram(rewrittenProgram);
+}
+
 TEST_F(KernelObjects, RunsWithSubGroupSemantics) {
   for (size_t groupSize : {16u, 48u, 50u, 7u}) {
     SCOPED_TRACE(groupSize);

@@ -239,6 +239,92 @@ TEST(OpenClLibrary, LocalCharArgumentsReadThroughWiderPointers) {
   clReleaseProgram(p);
 }
 
+// Intel-targeted OpenCL C that NVIDIA's compiler (driver 580) rejects, in oneDNN's shapes: a
+// variadic debug macro (rejected below OpenCL C 3.0), as_long of a pointer, a generic pointer
+// and program-scope globals (rejected under 3.0, where NVIDIA lists neither feature), 2.0
+// atomics. Intel's compiler and PoCL build it; on NVIDIA the layer's own front end does
+// (ISG_NVIDIA_FRONTEND=auto, or =layer), and the build log says so. Results against the host.
+TEST(OpenClLibrary, IntelOpenClCThatNvidiasCompilerRejects) {
+  ISG_REQUIRE_ENV();
+  if (isgtest::spirvMode()) GTEST_SKIP() << "about OpenCL C source and its compilers";
+  const std::string src = R"(
+    #define DEBUG_PRINT(...) do { } while (0)
+    #define BLOCK_READ(ptr) as_float(intel_sub_group_block_read((const __global uint*)(ptr)))
+    global float bias[4] = {0.5f, 1.0f, 1.5f, 2.0f};
+    global int calls = 0;
+    float twice(float* p) { return *p * 2.0f; }
+    __attribute__((intel_reqd_sub_group_size(16)))
+    kernel void onednn_like(global float* dst, global const float* src, global long* low,
+                            global int* count) {
+      DEBUG_PRINT("%d %d", 1, 2);
+      const size_t g = get_global_id(0);
+      const size_t first = get_group_id(0) * get_local_size(0) + get_sub_group_id() * 16;
+      float v = BLOCK_READ(src + first);
+      float mine = v;
+      v = intel_sub_group_shuffle(v, (get_sub_group_local_id() + 1) & 15) + twice(&mine) + bias[g & 3];
+      dst[g] = v;
+      if (g == 0) low[0] = as_long(src) & 3;
+      volatile atomic_int* generic_calls = (volatile atomic_int*)&calls;
+      volatile atomic_int* generic_count = (volatile atomic_int*)count;
+      atomic_fetch_add_explicit(generic_calls, 1, memory_order_relaxed);
+      atomic_fetch_add(generic_count, 1);
+    })";
+  const bool nvidia = isgtest::deviceString(env().device, CL_DEVICE_VENDOR).find("NVIDIA") != std::string::npos;
+  const char* frontEnd = std::getenv("ISG_NVIDIA_FRONTEND");
+  const bool layerFrontEnd = nvidia && !(frontEnd && std::string(frontEnd) == "driver");
+  cl_bool generic = CL_FALSE;
+  clGetDeviceInfo(env().device, CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT, sizeof generic, &generic, nullptr);
+  if (!nvidia && !generic)
+    GTEST_SKIP() << "the device's compiler has no generic address space (PoCL 3.1); Intel's runtime "
+                    "(native.intel_opencl_c) and NVIDIA's through the layer run this";
+  for (const char* std : {"-cl-std=CL2.0", "-cl-std=CL3.0 -cl-mad-enable"}) {
+    SCOPED_TRACE(std);
+    std::string log;
+    cl_int status = CL_SUCCESS;
+    cl_program p = isgtest::buildProgram(src, std, &log, &status);
+    if (nvidia && !layerFrontEnd) {
+      EXPECT_EQ(status, CL_BUILD_PROGRAM_FAILURE) << "NVIDIA's compiler alone rejects it";
+      if (p) clReleaseProgram(p);
+      continue;
+    }
+    ASSERT_NE(p, nullptr) << log;
+    if (nvidia && !(frontEnd && std::string(frontEnd) == "layer")) {
+      EXPECT_NE(log.find("the layer's own front end built it"), std::string::npos) << log;
+    }
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(p, "onednn_like", &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    constexpr size_t kItems = 256, kLocal = 64;
+    std::vector<float> in(kItems), out(kItems, -1.0f);
+    for (size_t i = 0; i < kItems; ++i) in[i] = float(int(i * 37 % 101) - 50) * 0.125f;
+    cl_long low = -1;
+    cl_int count = 0;
+    cl_mem bin = clCreateBuffer(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, kItems * 4, in.data(), &err);
+    cl_mem bout = clCreateBuffer(env().context, CL_MEM_READ_WRITE, kItems * 4, nullptr, &err);
+    cl_mem blow = clCreateBuffer(env().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 8, &low, &err);
+    cl_mem bcount = clCreateBuffer(env().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 4, &count, &err);
+    ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, bout, bin, blow, bcount));
+    const size_t global = kItems, local = kLocal;
+    ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, bout, CL_TRUE, 0, kItems * 4, out.data(), 0, nullptr, nullptr));
+    ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, blow, CL_TRUE, 0, 8, &low, 0, nullptr, nullptr));
+    ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, bcount, CL_TRUE, 0, 4, &count, 0, nullptr, nullptr));
+    const float bias[4] = {0.5f, 1.0f, 1.5f, 2.0f};
+    for (size_t g = 0; g < kItems; ++g) {
+      const size_t base = g & ~size_t(15), lane = g & 15;
+      EXPECT_FLOAT_EQ(out[g], in[base + ((lane + 1) & 15)] + 2.0f * in[g] + bias[g & 3]) << g;
+    }
+    EXPECT_EQ(low, 0) << "as_long of a buffer's address: aligned";
+    EXPECT_EQ(count, cl_int(kItems));
+    clReleaseMemObject(bin);
+    clReleaseMemObject(bout);
+    clReleaseMemObject(blow);
+    clReleaseMemObject(bcount);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+  }
+}
+
 TEST(OpenClLibrary, AtomicsMathConversionsAndWorkItemsMatchTheHost) {
   ISG_REQUIRE_ENV();
   const std::string src = R"(

@@ -131,6 +131,17 @@ TEST(NvidiaFrontEnd, OpenClTwoFeaturesIntelCodeUses) {
   }
 }
 
+// CLBlast's INLINE_FUNC is C99 `inline` without `static`: an inline definition only. A call
+// the optimiser leaves uninlined (noinline here) still finds its body in the PTX.
+TEST(NvidiaFrontEnd, InlineDefinitionsStayInTheProgram) {
+  const isg::RewriteResult r = compile(R"CLC(
+inline __attribute__((noinline)) float slice(float x) { return intel_sub_group_shuffle(x, 3u) * 2.0f; }
+__kernel void k(__global float* o) { o[get_global_id(0)] = slice(o[get_global_id(0)]); }
+)CLC", "-cl-std=CL1.2");
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  EXPECT_FALSE(has(r.binary.c_str(), ".extern")) << r.binary.c_str();
+}
+
 // The local strategy on NVIDIA (ISG_STRATEGY=local) takes the same path: its scratch is a
 // shared parameter after the application's.
 TEST(NvidiaFrontEnd, TheLocalStrategyTakesThePathToo) {

@@ -97,6 +97,22 @@ struct HiddenArg {
   unsigned imageArg = 0;  // RawImage: the application's image argument
 };
 
+// What clGetKernelArgInfo answers for one of the application's kernel arguments, as the
+// application declared it (Clang's kernel_arg_* metadata spells it so): the layer answers from
+// here where the driver cannot (PTX has no argument information) or would describe a
+// parameter the rewriter changed (local pointers on NVIDIA, read_write image stand-ins).
+struct ArgInfo {
+  enum class Address { Private, Global, Constant, Local };
+  enum class Access { None, ReadOnly, WriteOnly, ReadWrite };
+  // Bits as CL_KERNEL_ARG_TYPE_CONST, _RESTRICT, _VOLATILE, _PIPE.
+  enum TypeQualifier : unsigned { Const = 1, Restrict = 2, Volatile = 4, Pipe = 8 };
+  Address address = Address::Private;
+  Access access = Access::None;
+  std::string typeName;  // "float*", "uint4", "image2d_t"
+  unsigned typeQualifiers = 0;
+  std::string name;
+};
+
 struct KernelManifest {
   std::string name;
   unsigned subGroupSize = 0;          // S: from intel_reqd_sub_group_size, else the default
@@ -115,6 +131,8 @@ struct KernelManifest {
   // Those of blockImageArgs that other image functions (read_image*, write_image*, queries)
   // use as well: the layer cannot hand such an argument a raw-bits view of the image.
   std::vector<unsigned> mixedImageArgs;
+  // One per user argument; empty where the rewriter did not see the declaration (SPIR-V).
+  std::vector<ArgInfo> args;
 };
 
 // Lines [rewrittenFirst, rewrittenFirst + count) of rewritten file `rewrittenFile` hold lines

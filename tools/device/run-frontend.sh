@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Runs on the GPU machine (inside on-device.sh): the suites that build kernels with every
+# rewritten program built by the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND=layer;
+# docs/design.md, "Build paths on NVIDIA"): the layer compiles them with its Clang and NVPTX
+# back end and gives NVIDIA's driver PTX. Programs with images still go to NVIDIA's compiler.
+#   bash .device/on-device.sh bash .gpu/run-frontend.sh [gtest filter] [-cl-std options...]
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+out=${OUT:-/tmp/isg-out}
+mkdir -p "$out"
+export OPENCL_LAYERS="$here/libIntelSubgroupsLayer.so"
+export ISG_NVIDIA_FRONTEND=layer
+filter=${1:-*}
+shift || true
+stds=("$@")
+[ ${#stds[@]} -gt 0 ] || stds=("")
+status=0
+for std in "${stds[@]}"; do
+  for name in isg_builtins_e2e_test isg_whole_subgroups_test realworld_tests nvidia_ptx_test \
+              layer_program_binaries_test layer_kernel_objects_test layer_subgroup_queries_test \
+              layer_build_log_test layer_compile_link_test; do
+    [ -x "$here/bin/$name" ] || continue
+    log="$out/$name.frontend${std:+.${std#-cl-std=}}.log"
+    ISG_TEST_BUILD_OPTIONS="$std" "$here/bin/$name" --gtest_filter="$filter" > "$log" 2>&1
+    rc=$?
+    echo "$name layer front end ${std:-(no -cl-std)} rc=$rc $(grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[isg-e2e\] [0-9]" "$log" | tr '\n' ' ')"
+    [ $rc -eq 0 ] || status=1
+  done
+done
+exit $status
