@@ -4,6 +4,7 @@
 #include <CL/cl_ext.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "device_strategy.h"
@@ -35,14 +36,27 @@ bool containsWord(const std::string& list, const std::string& word) {
   return false;
 }
 
+// cl_khr_fp16 through the layer's OpenCL C front end (DeviceProfile::layerFp16, issue 34.4).
+constexpr const char* kFp16 = "cl_khr_fp16";
+
+// The extensions the layer adds to the driver's on `profile`'s device, with their versions.
+std::vector<std::pair<std::string, cl_version>> addedExtensions(const DeviceProfile& profile) {
+  std::vector<std::pair<std::string, cl_version>> out;
+  for (const table::Extension& e : table::extensions())
+    if (e.offeredTo(profile.traits.images, profile.buildsSpirv, !profile.spirvAsPtx))
+      out.emplace_back(e.name, CL_MAKE_VERSION(e.major, e.minor, e.patch));
+  if (profile.layerFp16) out.emplace_back(kFp16, CL_MAKE_VERSION(1, 0, 0));
+  return out;
+}
+
 // Keeps the driver's convention: if its list ends with a space, so does ours.
 std::string extendedExtensionString(const std::string& driver, const DeviceProfile& profile) {
   std::string out = driver;
   const bool trailingSpace = !out.empty() && out.back() == ' ';
-  for (const table::Extension& e : table::extensions()) {
-    if (!e.offeredTo(profile.traits.images, profile.buildsSpirv, !profile.spirvAsPtx) || containsWord(out, e.name)) continue;
+  for (const auto& [name, version] : addedExtensions(profile)) {
+    if (containsWord(out, name)) continue;
     if (!out.empty() && out.back() != ' ') out += ' ';
-    out += e.name;
+    out += name;
     if (trailingSpace) out += ' ';
   }
   return out;
@@ -61,14 +75,13 @@ cl_int answerExtensionsWithVersion(cl_device_id device, const DeviceProfile& pro
   std::vector<cl_name_version> list;
   cl_int err = deviceArray(device, CL_DEVICE_EXTENSIONS_WITH_VERSION, &list);
   if (err != CL_SUCCESS) return err;  // an OpenCL 1.x device does not know the query
-  for (const table::Extension& e : table::extensions()) {
-    if (!e.offeredTo(profile.traits.images, profile.buildsSpirv, !profile.spirvAsPtx)) continue;
+  for (const auto& [name, version] : addedExtensions(profile)) {
     bool present = false;
-    for (const cl_name_version& v : list) present = present || std::string(v.name) == e.name;
+    for (const cl_name_version& v : list) present = present || std::string(v.name) == name;
     if (present) continue;
     cl_name_version entry{};
-    entry.version = CL_MAKE_VERSION(e.major, e.minor, e.patch);
-    std::snprintf(entry.name, sizeof entry.name, "%s", e.name.c_str());
+    entry.version = version;
+    std::snprintf(entry.name, sizeof entry.name, "%s", name.c_str());
     list.push_back(entry);
   }
   return writeArray(size, value, size_ret, list);
@@ -113,6 +126,16 @@ cl_int CL_API_CALL clGetDeviceInfo_layer(cl_device_id device, cl_device_info par
         }
         return writeArray(param_value_size, param_value, param_value_size_ret, list);
       }
+      // cl_khr_fp16 through the layer's front end: half computes in float rounded once to
+      // half (round to nearest even, infinities and NaNs), one lane per vector element.
+      case CL_DEVICE_HALF_FP_CONFIG:
+        if (!profile->layerFp16) return forward();
+        return writeValue(param_value_size, param_value, param_value_size_ret,
+                          cl_device_fp_config{CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN});
+      case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
+      case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
+        if (!profile->layerFp16) return forward();
+        return writeValue(param_value_size, param_value, param_value_size_ret, cl_uint{1});
       case CL_DEVICE_SUB_GROUP_SIZES_INTEL: {
         std::vector<size_t> sizes(profile->traits.supportedSubGroupSizes.begin(),
                                   profile->traits.supportedSubGroupSizes.end());

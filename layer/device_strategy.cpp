@@ -328,6 +328,8 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
     std::string why;
     p->layerFrontEnd = ptxAvailable(&why);
     if (!p->layerFrontEnd) ISG_LOG_INFO("'" << name << "': the layer's OpenCL C front end is unavailable: " << why);
+    p->layerFp16 = p->layerFrontEnd && config().NVIDIA_FRONTEND != FrontEndChoice::Driver &&
+                   !hasExtension(extensions, "cl_khr_fp16");
   }
 
   deviceValue(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &p->maxWorkGroupSize);
@@ -417,11 +419,11 @@ DeviceTraits DeviceStrategy::traitsForBuild(const std::vector<cl_device_id>& dev
   return traits;
 }
 
-bool DeviceStrategy::allTakeLayerFrontEnd(const std::vector<cl_device_id>& devices) {
+bool DeviceStrategy::allHave(const std::vector<cl_device_id>& devices, bool DeviceProfile::*fact) {
   if (devices.empty()) return false;
   for (cl_device_id d : devices) {
     const DeviceProfile* p = of(d);
-    if (!p || !p->layerFrontEnd) return false;
+    if (!p || !(p->*fact)) return false;
   }
   return true;
 }

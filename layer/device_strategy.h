@@ -40,6 +40,9 @@ struct DeviceProfile {
   // Source programs may take the layer's own OpenCL C front end and PTX (ISG_NVIDIA_FRONTEND;
   // a served NVIDIA device with libclc's bitcode found).
   bool layerFrontEnd = false;
+  // The layer offers cl_khr_fp16, which the driver lacks, through that front end (not with
+  // ISG_NVIDIA_FRONTEND=driver): programs that use half build there.
+  bool layerFp16 = false;
 
   bool isNative() const { return strategy == Strategy::Native; }
   unsigned smallestSubGroupSize() const;
@@ -66,8 +69,8 @@ class DeviceStrategy {
   // strategy, which works on every device.
   static DeviceTraits traitsForBuild(const std::vector<cl_device_id>& devices, bool* allNative);
 
-  // Whether every one of `devices` may take the layer's OpenCL C front end.
-  static bool allTakeLayerFrontEnd(const std::vector<cl_device_id>& devices);
+  // Whether every one of `devices` has `fact` (&DeviceProfile::layerFrontEnd, ...).
+  static bool allHave(const std::vector<cl_device_id>& devices, bool DeviceProfile::*fact);
 
   // False when a device has no profile (an invalid handle).
   static bool spirvSupport(const std::vector<cl_device_id>& devices, SpirvSupport* out);

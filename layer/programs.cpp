@@ -161,12 +161,25 @@ std::string nvidiaPtxOptions(const std::string& options) {
   return out;
 }
 
-// A source program through the layer's OpenCL C front end, its result ready for the driver's
-// build of PTX. A program the rewriter leaves alone stays the driver's (PassThrough).
-RewriteResult viaLayerFrontEnd(const RewriteInput& input) {
+// Whether a program must build through the layer's front end for cl_khr_fp16 on `devices`
+// (issue 34.4): the layer offers it there and the program may use half.
+bool needsLayerHalf(const RewriteInput& input, const std::vector<cl_device_id>& devices) {
+  return !input.compiledObject && DeviceStrategy::allHave(devices, &DeviceProfile::layerFp16) &&
+         mayUseHalf(input);
+}
+
+// A source program through the layer's OpenCL C front end on `devices`, its result ready for
+// the driver's build of PTX, with cl_khr_fp16 where the layer offers it. A program the rewriter
+// leaves alone stays the driver's (PassThrough) unless it needs the front end for half.
+RewriteResult viaLayerFrontEnd(RewriteInput input, const std::vector<cl_device_id>& devices) {
+  const bool half = needsLayerHalf(input, devices);
+  if (DeviceStrategy::allHave(devices, &DeviceProfile::layerFp16)) {
+    input.traits.fp16 = true;
+    input.traits.deviceExtensions.push_back("cl_khr_fp16");
+  }
   RewriteResult r = compileForNvidia(input);
   if (r.status != RewriteResult::Status::Rewritten) return r;
-  if (r.source.empty()) return RewriteResult{};
+  if (r.source.empty() && !half) return RewriteResult{};
   r.options = nvidiaPtxOptions(input.options);
   return r;
 }
@@ -178,15 +191,16 @@ RewriteResult rewriteSource(const RewriteInput& input, const std::vector<cl_devi
   *fallbackLater = false;
   const FrontEndChoice choice = config().NVIDIA_FRONTEND;
   if (input.compiledObject || choice == FrontEndChoice::Driver ||
-      !DeviceStrategy::allTakeLayerFrontEnd(devices))
+      !DeviceStrategy::allHave(devices, &DeviceProfile::layerFrontEnd))
     return rewriteProgram(input);
-  if (choice == FrontEndChoice::Layer) {
-    // What the front end cannot build yet (images) is NVIDIA's compiler's to try.
-    RewriteResult layer = viaLayerFrontEnd(input);
+  if (choice == FrontEndChoice::Layer || needsLayerHalf(input, devices)) {
+    // What the front end cannot build yet (images) is NVIDIA's compiler's to try: a program
+    // that tests cl_khr_fp16 takes its other branch there.
+    RewriteResult layer = viaLayerFrontEnd(input, devices);
     if (layer.status != RewriteResult::Status::Error) return layer;
     RewriteResult r = rewriteProgram(input);
-    r.log = "note: the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND=layer) cannot build the program; "
-            "NVIDIA's compiler builds it:\n" + layer.log + r.log;
+    r.log = "note: the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND=layer, or cl_khr_fp16) cannot build "
+            "the program; NVIDIA's compiler builds it:\n" + layer.log + r.log;
     return r;
   }
   RewriteResult r = rewriteProgram(input);
@@ -194,7 +208,7 @@ RewriteResult rewriteSource(const RewriteInput& input, const std::vector<cl_devi
   if (r.status != RewriteResult::Status::Error) return r;
   // What does not parse as NVIDIA's compiler takes OpenCL C (3.0 without the generic address
   // space, ...) may build as Intel's compiler takes it.
-  RewriteResult layer = viaLayerFrontEnd(input);
+  RewriteResult layer = viaLayerFrontEnd(input, devices);
   if (layer.status != RewriteResult::Status::Rewritten) {
     r.log += "note: the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND) cannot build it either:\n" + layer.log;
     return r;
@@ -275,7 +289,7 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
                                                        : plan->input.options;
     }
   } else {
-    if (!mayNeedRewrite(plan->input)) return CL_SUCCESS;
+    if (!mayNeedRewrite(plan->input) && !needsLayerHalf(plan->input, devices)) return CL_SUCCESS;
     plan->result = rewriteSource(plan->input, devices, &plan->frontEndFallback);
   }
   switch (plan->result.status) {
@@ -391,7 +405,7 @@ cl_int retryOnLayerFrontEnd(cl_program program, const RewritePlan& plan, const c
     programBuildString(failed->shadow, devices.front(), CL_PROGRAM_BUILD_LOG, &driverLog);
   driverLog = mapBuildLog(driverLog, failed->rewrite);
   RewritePlan layer = plan;
-  layer.result = viaLayerFrontEnd(plan.input);
+  layer.result = viaLayerFrontEnd(plan.input, devices);
   if (layer.result.status != RewriteResult::Status::Rewritten) {
     // The failed build's shadow stays the record's: only the log grows.
     auto noted = std::make_shared<ProgramRecord>(*failed);

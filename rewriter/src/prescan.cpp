@@ -41,12 +41,11 @@ std::vector<std::string> includedNames(std::string_view text) {
 
 }  // namespace
 
-bool textMayNeedRewrite(std::string_view text) {
-  static const std::unordered_set<std::string_view> words = [] {
-    std::unordered_set<std::string_view> w;
-    for (const std::string& s : detail::triggerWords()) w.insert(s);
-    return w;
-  }();
+namespace {
+
+// Whether some identifier of `text` satisfies `match`.
+template <class Match>
+bool anyIdentifier(std::string_view text, const Match& match) {
   for (std::size_t i = 0; i < text.size();) {
     if (!isIdentStart(text[i])) {
       // skip the rest of a number/identifier-like run so "0x1sub_group" is not split oddly
@@ -59,11 +58,29 @@ bool textMayNeedRewrite(std::string_view text) {
     }
     std::size_t j = i;
     while (j < text.size() && isIdentChar(text[j])) ++j;
-    std::string_view id = text.substr(i, j - i);
-    if (words.count(id) || id.find("sub_group") != std::string_view::npos) return true;
+    if (match(text.substr(i, j - i))) return true;
     i = j;
   }
   return false;
+}
+
+}  // namespace
+
+bool textMayNeedRewrite(std::string_view text) {
+  static const std::unordered_set<std::string_view> words = [] {
+    std::unordered_set<std::string_view> w;
+    for (const std::string& s : detail::triggerWords()) w.insert(s);
+    return w;
+  }();
+  return anyIdentifier(text, [&](std::string_view id) {
+    return words.count(id) || id.find("sub_group") != std::string_view::npos;
+  });
+}
+
+bool textMayUseHalf(std::string_view text) {
+  static const std::unordered_set<std::string_view> words = {"half",  "half2", "half3", "half4", "half8",
+                                                             "half16", "cl_khr_fp16"};
+  return anyIdentifier(text, [&](std::string_view id) { return words.count(id) != 0; });
 }
 
 bool readSmallFile(const std::string& path, std::string* out) {
@@ -78,7 +95,7 @@ bool readSmallFile(const std::string& path, std::string* out) {
   return bool(in);
 }
 
-bool diskIncludesMayNeedRewrite(const RewriteInput& input) {
+bool diskIncludesMatch(const RewriteInput& input, bool (*textMatches)(std::string_view)) {
   std::vector<std::string> dirs;
   std::vector<std::string> args = splitBuildOptions(input.options);
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -103,7 +120,7 @@ bool diskIncludesMayNeedRewrite(const RewriteInput& input) {
       std::string text;
       if (!readSmallFile(path, &text)) continue;
       ++files;
-      if (textMayNeedRewrite(text)) return true;
+      if (textMatches(text)) return true;
       for (std::string& n : includedNames(text)) pending.push_back(std::move(n));
       break;
     }

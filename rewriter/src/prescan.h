@@ -14,9 +14,13 @@ namespace isg::detail {
 // from a textual scan, so any identifier that carries the common "sub_group" stem counts as well.
 bool textMayNeedRewrite(std::string_view text);
 
+// Whether `text` names half or cl_khr_fp16 (vload_half and friends take float data: no).
+bool textMayUseHalf(std::string_view text);
+
 // Headers read from disk through -I can hold the only mention of a builtin (typically a macro
-// such as `#define SHUFFLE intel_sub_group_shuffle`), so the scan follows includes there too.
-bool diskIncludesMayNeedRewrite(const RewriteInput& input);
+// such as `#define SHUFFLE intel_sub_group_shuffle`), so the scans follow includes there too:
+// whether one of them satisfies `textMatches`.
+bool diskIncludesMatch(const RewriteInput& input, bool (*textMatches)(std::string_view));
 
 // The whole of a file of at most 16 MiB (also the result cache's check of disk files).
 bool readSmallFile(const std::string& path, std::string* out);

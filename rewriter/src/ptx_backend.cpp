@@ -232,6 +232,104 @@ bool spellReturn(llvm::Type* t, std::string* out) {
 // emits one). native_* of a float are the runtime's hardware approximations
 // (ptx-runtime/workitems.cl); of vectors, the full-precision functions (libclc's native_* are
 // intrinsics the NVPTX back end cannot write).
+bool isHalf(const std::string& type) { return type.rfind("half", 0) == 0; }  // half, half4, ...
+
+// "" for a scalar, else the vector width as spelled ("4").
+std::string widthOf(const std::string& type) {
+  const std::size_t digits = type.find_first_of("0123456789");
+  return digits == std::string::npos ? "" : type.substr(digits);
+}
+
+// `expr` converted to `to` (a value type; vectors component-wise, same width).
+std::string convertTo(const std::string& to, const std::string& expr) {
+  return widthOf(to).empty() ? "((" + to + ")(" + expr + "))" : "__builtin_convertvector(" + expr + ", " + to + ")";
+}
+
+// The PTX rounding modifier of an OpenCL C rounding-mode suffix.
+const char* ptxRounding(const std::string& mode) {
+  return mode == "_rtz" ? "rz" : mode == "_rtp" ? "rp" : mode == "_rtn" ? "rm" : "rn";
+}
+
+// cvt's source type and asm constraint for a scalar OpenCL C type (8-bit values go as 16).
+bool cvtSource(const std::string& scalar, std::string* ptxType, std::string* constraint, std::string* asType) {
+  static const struct { const char* cl; const char* ptx; const char* c; const char* as; } kinds[] = {
+      {"float", "f32", "f", "float"}, {"double", "f64", "d", "double"}, {"int", "s32", "r", "int"},
+      {"uint", "u32", "r", "uint"},   {"long", "s64", "l", "long"},     {"ulong", "u64", "l", "ulong"},
+      {"short", "s16", "h", "short"}, {"ushort", "u16", "h", "ushort"}, {"char", "s16", "h", "short"},
+      {"uchar", "u16", "h", "ushort"}};
+  for (const auto& k : kinds)
+    if (scalar == k.cl) {
+      *ptxType = k.ptx;
+      *constraint = k.c;
+      *asType = k.as;
+      return true;
+    }
+  return false;
+}
+
+// cl_khr_fp16 through the layer's front end (issue 34.4): libclc 15 has no half functions for
+// NVPTX but vload/vstore_half. A builtin of half computes on float, which holds every half
+// exactly, and rounds its result to half once (cvt.rn): the spec's half accuracy bounds are
+// wider than float's. convert_half* is one PTX cvt per component, with the call's rounding
+// mode, from any source type (no double rounding). Functions that return through a half
+// pointer are not provided (the build log names them). "" when `sig` is no half builtin.
+std::string halfCall(const MangledFunction& sig, const std::string& ret, std::string* helpers) {
+  bool any = isHalf(ret);
+  for (const std::string& p : sig.params) {
+    if (p.find('*') != std::string::npos) return "";
+    any |= isHalf(p);
+  }
+  const std::string& name = sig.name;
+  if (!any || name.rfind("vload", 0) == 0 || name.rfind("vstore", 0) == 0 || sig.params.empty()) return "";
+  auto arg = [&](std::size_t i) {
+    const std::string a = "a" + std::to_string(i);
+    return isHalf(sig.params[i]) ? convertTo("float" + widthOf(sig.params[i]), a) : a;
+  };
+  if (name.rfind("convert_half", 0) == 0 && sig.params.size() == 1) {
+    std::string mode = name.substr(std::string("convert_half").size() + widthOf(ret).size());
+    if (mode.rfind("_sat", 0) == 0) mode = mode.substr(4);  // a half saturates to infinity anyway
+    const std::string from = sig.params[0];
+    const std::string fromScalar = from.substr(0, from.size() - widthOf(from).size());
+    if (isHalf(from)) return "a0";
+    std::string ptxType, constraint, asType;
+    if (!cvtSource(fromScalar, &ptxType, &constraint, &asType)) return "";
+    const std::string helper = std::string("__isg_cvt_h_") + ptxRounding(mode) + "_" + fromScalar;
+    if (helpers->find(helper + "(") == std::string::npos)
+      *helpers += "static half " + helper + "(" + fromScalar + " x) { ushort r; __asm__(\"cvt." +
+                  ptxRounding(mode) + ".f16." + ptxType + " %0, %1;\" : \"=h\"(r) : \"" + constraint + "\"((" +
+                  asType + ")x)); return as_half(r); }\n";
+    const std::string width = widthOf(ret);
+    if (width.empty()) return helper + "(a0)";
+    const int n = std::stoi(width);
+    std::string out = "(" + ret + ")(";
+    for (int i = 0; i < n; ++i) {
+      const char* hex = "0123456789abcdef";
+      out += std::string(i ? ", " : "") + helper + "(a0.s" + hex[i] + ")";
+    }
+    return out + ")";
+  }
+  std::string callee = name;
+  for (const char* prefix : {"native_", "half_"})
+    if (callee.rfind(prefix, 0) == 0) callee = callee.substr(std::string(prefix).size());
+  std::string expr;
+  if (callee == "divide") {
+    expr = "(" + arg(0) + " / " + arg(1) + ")";
+  } else if (callee == "recip") {
+    expr = "((float" + widthOf(sig.params[0]) + ")(1.0f) / " + arg(0) + ")";
+  } else {
+    std::string call = callee + "(";
+    for (std::size_t i = 0; i < sig.params.size(); ++i) {
+      std::string a = arg(i);
+      // select(half, half, short) selects by the sign bit: as select(float, float, int).
+      if (callee == "select" && i == 2 && !isHalf(sig.params[i]) && !widthOf(sig.params[i]).empty())
+        a = convertTo("int" + widthOf(sig.params[i]), "a2");
+      call += (i ? ", " : "") + a;
+    }
+    expr = call + ")";
+  }
+  return ret == "void" ? expr : convertTo(ret, expr);
+}
+
 std::string nvptxCall(const MangledFunction& sig, const std::string& args) {
   auto all = [&](std::initializer_list<const char*> prefixes) {
     for (const std::string& p : sig.params) {
@@ -274,18 +372,23 @@ bool bindBuiltins(llvm::Module& m, const DeviceTraits& traits, Origin origin, st
     std::string shim;
   };
   std::vector<Call> calls;
-  std::string source;
-  if (const EmbeddedFile* runtime = findEmbedded("ptx-runtime/workitems.cl")) source = runtime->text();
+  std::string source, helpers, shimCode;
+  if (traits.fp16) source = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
+  if (const EmbeddedFile* runtime = findEmbedded("ptx-runtime/workitems.cl")) source += runtime->text();
   for (llvm::Function& f : m) {
     if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty()) continue;
     const std::string name = f.getName().str();
     if (origin == Origin::Source) {
-      // Names libclc or the runtime define as they are: only the calls nvptxCall redirects.
+      // Names libclc or the runtime define as they are: only the calls nvptxCall redirects and
+      // the half functions libclc lacks.
       MangledFunction sig;
-      if (name.rfind("_Z", 0) != 0 || !demangleBuiltin(name, &sig)) continue;
+      std::string ret, scratch;
+      if (name.rfind("_Z", 0) != 0 || !demangleBuiltin(name, &sig) || !spellReturn(f.getReturnType(), &ret))
+        continue;
       std::string args;
       for (std::size_t i = 0; i < sig.params.size(); ++i) args += (i ? ", a" : "a") + std::to_string(i);
-      if (nvptxCall(sig, args) == sig.name + "(" + args + ")") continue;
+      if (nvptxCall(sig, args) == sig.name + "(" + args + ")" && halfCall(sig, ret, &scratch).empty())
+        continue;
     }
     if (name.rfind("__spirv_", 0) == 0 || name.rfind("_Z", 0) != 0) {
       *log += "error: the module calls '" + name + "', which the layer cannot provide on NVIDIA devices\n";
@@ -306,15 +409,16 @@ bool bindBuiltins(llvm::Module& m, const DeviceTraits& traits, Origin origin, st
       params += (i ? ", " : "") + sig.params[i] + " a" + std::to_string(i);
       args += (i ? ", a" : "a") + std::to_string(i);
     }
-    const std::string invoke = nvptxCall(sig, args);
-    source += ret + " " + call.shim + "(" + (params.empty() ? "void" : params) + ") { " +
+    std::string invoke = halfCall(sig, ret, &helpers);
+    if (invoke.empty()) invoke = nvptxCall(sig, args);
+    shimCode += ret + " " + call.shim + "(" + (params.empty() ? "void" : params) + ") { " +
               (ret == "void" ? invoke : ret == "bool" ? "return " + invoke : "return as_" + ret + "(" + invoke + ")") + "; }\n";
     calls.push_back(call);
   }
   if (!log->empty()) return false;
   for (const Call& call : calls) call.declaration->setName("__isg_spir." + call.declaration->getName());
   RewriteInput shims;
-  shims.source = std::move(source);
+  shims.source = source + helpers + shimCode;  // the half conversions before their callers
   shims.options = "-cl-std=CL2.0";
   shims.traits = traits;
   std::string diagnostics;
@@ -544,6 +648,15 @@ bool writePtx(llvm::Module& m, llvm::TargetMachine& tm, const std::string& optio
                     llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, value))}));
     };
     annotate("kernel", 1);
+    // NVIDIA's driver lays out local-memory arguments by the .align of their PTX parameter (a
+    // `local char*` at .align 1 lands on shared address 0x401: docs/design.md §5), and
+    // Intel-targeted code reads byte tables through wider pointers (ggml): at least 16.
+    for (llvm::Argument& a : f.args())
+      if (auto* p = llvm::dyn_cast<llvm::PointerType>(a.getType()); p && p->getAddressSpace() == 3) {
+        const llvm::Align align = std::max(a.getParamAlign().valueOrOne(), llvm::Align(16));
+        f.removeParamAttr(a.getArgNo(), llvm::Attribute::Alignment);
+        f.addParamAttr(a.getArgNo(), llvm::Attribute::getWithAlignment(context, align));
+      }
     unsigned reqd[3] = {0, 0, 0};
     if (const llvm::MDNode* w = f.getMetadata("reqd_work_group_size"); w && w->getNumOperands() == 3)
       for (unsigned d = 0; d < 3; ++d)
@@ -639,6 +752,47 @@ void markKernels(llvm::Module& m) {
   }
 }
 
+// A kernel as Clang's kernel_arg_* metadata (-cl-kernel-arg-info) describes its parameters:
+// for kernels the rewriter left alone, whose PTX carries no argument information either.
+KernelManifest describedKernel(const llvm::Function& f, const DeviceTraits& traits) {
+  KernelManifest k;
+  k.name = f.getName().str();
+  k.subGroupSize = traits.defaultSubGroupSize;
+  k.numUserArgs = unsigned(f.arg_size());
+  auto strings = [&](const char* kind) {
+    std::vector<std::string> out;
+    if (const llvm::MDNode* node = f.getMetadata(kind))
+      for (const llvm::MDOperand& op : node->operands())
+        if (const auto* text = llvm::dyn_cast_or_null<llvm::MDString>(op.get())) out.push_back(text->getString().str());
+    return out;
+  };
+  const llvm::MDNode* spaces = f.getMetadata("kernel_arg_addr_space");
+  const std::vector<std::string> access = strings("kernel_arg_access_qual"), types = strings("kernel_arg_type"),
+                                 quals = strings("kernel_arg_type_qual"), names = strings("kernel_arg_name");
+  const std::size_t n = f.arg_size();
+  if (!spaces || spaces->getNumOperands() != n || access.size() != n || types.size() != n || quals.size() != n ||
+      names.size() != n)
+    return k;  // no argument information: the driver's answer stands
+  for (std::size_t i = 0; i < n; ++i) {
+    ArgInfo a;
+    if (const auto* c = llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(spaces->getOperand(i)))
+      a.address = static_cast<ArgInfo::Address>(std::min<uint64_t>(c->getZExtValue(), 3));
+    a.access = access[i] == "read_only"    ? ArgInfo::Access::ReadOnly
+               : access[i] == "write_only" ? ArgInfo::Access::WriteOnly
+               : access[i] == "read_write" ? ArgInfo::Access::ReadWrite
+                                           : ArgInfo::Access::None;
+    a.typeName = types[i];
+    const llvm::StringRef q(quals[i]);
+    if (q.contains("const")) a.typeQualifiers |= ArgInfo::Const;
+    if (q.contains("restrict")) a.typeQualifiers |= ArgInfo::Restrict;
+    if (q.contains("volatile")) a.typeQualifiers |= ArgInfo::Volatile;
+    if (q.contains("pipe")) a.typeQualifiers |= ArgInfo::Pipe;
+    a.name = names[i];
+    k.args.push_back(std::move(a));
+  }
+  return k;
+}
+
 }  // namespace
 
 std::string sourceUnsupported(const llvm::Module& m) {
@@ -696,12 +850,15 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
   return writePtx(*m, *tm, options, Origin::Spirv, diagnostics, ptx, log);
 }
 
-bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::string* log) {
+bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<KernelManifest>* kernels,
+                 std::string* log) {
   llvm::LLVMContext context;
   context.setOpaquePointers(true);  // as libclc's bitcode
   std::string diagnostics;
   collectErrors(context, &diagnostics);
-  std::unique_ptr<llvm::Module> m = compileToModule(program, context, log, CodegenTarget::Nvptx);
+  RewriteInput described = program;
+  described.options += " -cl-kernel-arg-info";
+  std::unique_ptr<llvm::Module> m = compileToModule(described, context, log, CodegenTarget::Nvptx);
   if (!m) {
     if (log->empty()) *log = "error: the layer's Clang did not compile the program\n";
     return false;
@@ -717,6 +874,8 @@ bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::string* log
   m->setTargetTriple(kTriple);
   m->setDataLayout(tm->createDataLayout());
   markKernels(*m);
+  for (const llvm::Function& f : *m)
+    if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel) kernels->push_back(describedKernel(f, program.traits));
   lowerOpenclAtomics(*m);
   if (!bindBuiltins(*m, program.traits, Origin::Source, log)) return false;
   return writePtx(*m, *tm, program.options, Origin::Source, diagnostics, ptx, log);

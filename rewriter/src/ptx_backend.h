@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace llvm {
 class Module;
@@ -15,6 +16,7 @@ class Module;
 
 namespace isg {
 struct DeviceTraits;
+struct KernelManifest;
 struct RewriteInput;
 }
 
@@ -35,7 +37,10 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
 // `program` (OpenCL C with its headers and the application's options) with the in-process Clang
 // for nvptx64-nvidia-nvcl, binds its builtins as spirToPtx does and writes PTX. False with a
 // build log in *log: Clang's diagnostics (in `program`'s lines), or what the path cannot build.
-bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::string* log);
+// *kernels: each kernel with its arguments as Clang describes them (name, default S, no hidden
+// arguments), for kernels the rewriter left alone.
+bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<KernelManifest>* kernels,
+                 std::string* log);
 
 // What of OpenCL C the front end cannot build yet, found in the module Clang wrote for NVPTX:
 // images, samplers, printf, pipes, device-side enqueue. "" when nothing.

@@ -147,7 +147,14 @@ bool mayNeedRewrite(const RewriteInput& input) {
     for (const SourceFile& h : input.headers)
       if (h.text.find(f.name) != std::string::npos) return true;
   }
-  return detail::diskIncludesMayNeedRewrite(input);
+  return detail::diskIncludesMatch(input, detail::textMayNeedRewrite);
+}
+
+bool mayUseHalf(const RewriteInput& input) {
+  if (detail::textMayUseHalf(input.source) || detail::textMayUseHalf(input.options)) return true;
+  for (const SourceFile& h : input.headers)
+    if (detail::textMayUseHalf(h.text)) return true;
+  return detail::diskIncludesMatch(input, detail::textMayUseHalf);
 }
 
 RewriteResult rewriteProgram(const RewriteInput& input) {
@@ -193,7 +200,8 @@ RewriteResult compileForNvidia(const RewriteInput& input) {
     }
     result = rewritten;
     std::string ptx, log;
-    if (!detail::sourceToPtx(program, &ptx, &log)) {
+    std::vector<KernelManifest> described;
+    if (!detail::sourceToPtx(program, &ptx, &described, &log)) {
       // Clang's lines are the rewritten text's; the user's are wanted.
       result = detail::errorResult(edited ? mapBuildLog(log, rewritten) : log);
     } else {
@@ -201,6 +209,12 @@ RewriteResult compileForNvidia(const RewriteInput& input) {
       result.status = RewriteResult::Status::Rewritten;
       result.form = RewriteResult::Form::Ptx;
       result.binary = std::move(ptx);
+      // Kernels the rewriter left alone (all of an untouched program's) keep Clang's argument
+      // information: PTX has none for the driver to answer with.
+      for (KernelManifest& k : described)
+        if (std::none_of(result.kernels.begin(), result.kernels.end(),
+                         [&](const KernelManifest& r) { return r.name == k.name; }))
+          result.kernels.push_back(std::move(k));
       if (!edited) {
         result.strategy = in.traits.strategy;
         result.options = in.options;

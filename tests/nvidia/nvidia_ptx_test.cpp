@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <random>
 #include <string>
@@ -320,6 +321,99 @@ TEST(OpenClLibrary, IntelOpenClCThatNvidiasCompilerRejects) {
     clReleaseMemObject(bout);
     clReleaseMemObject(blow);
     clReleaseMemObject(bcount);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+  }
+}
+
+// half, IEEE binary16, on the host: `f` rounded to nearest even, toward zero or toward +inf.
+enum class HalfRounding { Nearest, TowardZero, Up };
+uint16_t toHalf(float f, HalfRounding mode) {
+  const _Float16 nearest = static_cast<_Float16>(f);
+  uint16_t bits;
+  std::memcpy(&bits, &nearest, 2);
+  const float back = static_cast<float>(nearest);
+  if (std::isnan(f) || back == f || mode == HalfRounding::Nearest) return bits;
+  const bool away = std::fabs(back) > std::fabs(f);  // rounded away from zero
+  if (mode == HalfRounding::TowardZero && away) return uint16_t(bits - 1);
+  if (mode == HalfRounding::Up && back < f) return uint16_t(f > 0 ? bits + 1 : bits - 1);
+  return bits;
+}
+float fromHalf(uint16_t bits) {
+  _Float16 h;
+  std::memcpy(&h, &bits, 2);
+  return static_cast<float>(h);
+}
+float roundHalf(float f) { return fromHalf(toHalf(f, HalfRounding::Nearest)); }
+
+// cl_khr_fp16 (issue 34.4): NVIDIA's driver offers none; through the layer's front end an
+// NVIDIA device has it, and so do drivers that have it themselves (PoCL). Arithmetic,
+// conversions in three rounding modes, vstore_half, math and relational builtins, and half
+// through an Intel builtin, against a host model of binary16.
+TEST(OpenClLibrary, HalfPrecisionWhereTheDeviceOffersIt) {
+  ISG_REQUIRE_ENV();
+  if (isgtest::spirvMode()) GTEST_SKIP() << "about OpenCL C source and its compilers";
+  const std::string extensions = " " + isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS) + " ";
+  if (extensions.find(" cl_khr_fp16 ") == std::string::npos)
+    GTEST_SKIP() << "the device offers no cl_khr_fp16 (NVIDIA with ISG_NVIDIA_FRONTEND=driver)";
+  cl_device_fp_config config = 0;
+  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_HALF_FP_CONFIG, sizeof config, &config, nullptr));
+  EXPECT_NE(config & CL_FP_INF_NAN, 0u);
+  const std::string src = R"(
+    #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+    __attribute__((intel_reqd_sub_group_size(16)))
+    kernel void hk(global const float* in, global half* out, global float* shuffled,
+                   global short* flags) {
+      const size_t i = get_global_id(0);
+      const half x = convert_half(in[i]);
+      out[i * 6 + 0] = x * (half)2.0h + (half)0.5h;
+      out[i * 6 + 1] = fmax(x, (half)0.25h);
+      out[i * 6 + 2] = sqrt(fabs(x));
+      out[i * 6 + 3] = convert_half_rtz(in[i]);
+      out[i * 6 + 4] = convert_half_rtp(in[i]);
+      vstore_half_rtz(in[i] * 3.0f, i * 6 + 5, out);
+      shuffled[i] = (float)intel_sub_group_shuffle(x, (get_sub_group_local_id() + 1) % 16);
+      flags[i] = (short)(isnan(x / x) * 2 + isinf(x * (half)60000.0h));
+    })";
+  for (const char* std : {"-cl-std=CL1.2", "-cl-std=CL2.0"}) {
+    SCOPED_TRACE(std);
+    std::string log;
+    cl_program p = isgtest::buildProgram(src, std, &log);
+    ASSERT_NE(p, nullptr) << log;
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(p, "hk", &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    constexpr size_t kItems = 128;
+    std::vector<float> in(kItems);
+    for (size_t i = 0; i < kItems; ++i) in[i] = (float(i) - 40.0f) * 0.3712f + (i % 7 == 0 ? 0.0f : 1e-4f);
+    in[40] = 0.0f;
+    std::vector<uint16_t> out(kItems * 6);
+    std::vector<float> shuffled(kItems);
+    std::vector<cl_short> flags(kItems);
+    cl_mem bin = clCreateBuffer(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, kItems * 4, in.data(), &err);
+    cl_mem bout = clCreateBuffer(env().context, CL_MEM_READ_WRITE, out.size() * 2, nullptr, &err);
+    cl_mem bsh = clCreateBuffer(env().context, CL_MEM_READ_WRITE, kItems * 4, nullptr, &err);
+    cl_mem bflags = clCreateBuffer(env().context, CL_MEM_READ_WRITE, kItems * 2, nullptr, &err);
+    ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, bin, bout, bsh, bflags));
+    const size_t global = kItems, local = 32;
+    ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, bout, CL_TRUE, 0, out.size() * 2, out.data(), 0, nullptr, nullptr));
+    ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, bsh, CL_TRUE, 0, kItems * 4, shuffled.data(), 0, nullptr, nullptr));
+    ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, bflags, CL_TRUE, 0, kItems * 2, flags.data(), 0, nullptr, nullptr));
+    for (size_t i = 0; i < kItems; ++i) {
+      SCOPED_TRACE("item " + std::to_string(i) + ", input " + std::to_string(in[i]));
+      const float x = roundHalf(in[i]);
+      EXPECT_EQ(fromHalf(out[i * 6 + 0]), roundHalf(x * 2.0f + 0.5f));
+      EXPECT_EQ(fromHalf(out[i * 6 + 1]), std::fmax(x, 0.25f));
+      EXPECT_NEAR(fromHalf(out[i * 6 + 2]), std::sqrt(std::fabs(x)), std::sqrt(std::fabs(x)) * 0x1p-10f);
+      EXPECT_EQ(out[i * 6 + 3], toHalf(in[i], HalfRounding::TowardZero));
+      EXPECT_EQ(out[i * 6 + 4], toHalf(in[i], HalfRounding::Up));
+      EXPECT_EQ(out[i * 6 + 5], toHalf(in[i] * 3.0f, HalfRounding::TowardZero));
+      const size_t partner = (i & ~size_t(15)) | ((i + 1) & 15);
+      EXPECT_EQ(shuffled[i], roundHalf(in[partner]));
+      EXPECT_EQ(flags[i], (x == 0.0f ? 2 : 0) + (std::isinf(roundHalf(x * 60000.0f)) ? 1 : 0));
+    }
+    for (cl_mem m : {bin, bout, bsh, bflags}) clReleaseMemObject(m);
     clReleaseKernel(k);
     clReleaseProgram(p);
   }

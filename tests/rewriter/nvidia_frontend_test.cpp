@@ -41,13 +41,16 @@ isg::RewriteInput nvidiaInput(const std::string& source, const std::string& opti
 
 // ISG_TEST_PTX_DIR=<dir> keeps every PTX written here, for checking with ptxas where CUDA is
 // installed (ptxas -arch=sm_90 <dir>/*.ptx); CI has no CUDA.
-isg::RewriteResult compile(const std::string& source, const std::string& options = "",
-                           isg::Strategy strategy = isg::Strategy::NvidiaPtx) {
-  isg::RewriteResult r = isg::compileForNvidia(nvidiaInput(source, options, strategy));
+isg::RewriteResult keep(isg::RewriteResult r) {
   static int written = 0;
   if (const char* dir = std::getenv("ISG_TEST_PTX_DIR"); dir && r.status == isg::RewriteResult::Status::Rewritten)
     std::ofstream(std::string(dir) + "/frontend-" + std::to_string(++written) + ".ptx") << r.binary.c_str();
   return r;
+}
+
+isg::RewriteResult compile(const std::string& source, const std::string& options = "",
+                           isg::Strategy strategy = isg::Strategy::NvidiaPtx) {
+  return keep(isg::compileForNvidia(nvidiaInput(source, options, strategy)));
 }
 
 bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
@@ -173,6 +176,34 @@ __kernel void m(__global float* f) {
   EXPECT_FALSE(has(fast.binary.c_str(), "div.rn.f32"));
 }
 
+// cl_khr_fp16 through the front end (issue 34.4): half arithmetic, conversions with every
+// rounding mode, vload/vstore_half, math and relational builtins on half, and half through the
+// Intel builtins. libclc has none of the half functions for NVPTX: the PTX holds them all.
+TEST(NvidiaFrontEnd, HalfPrecisionBuildsWithItsBuiltins) {
+  isg::RewriteInput in = nvidiaInput(R"CLC(
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+__kernel void h(__global half* o, __global const float* f, __global short* flags) {
+  const size_t i = get_global_id(0);
+  half4 v = convert_half4(vload4(i, f)) + convert_half4(vload_half4(i, (const __global half*)o));
+  half x = o[i] * (half)2.0f + sin(o[i]) + fma(o[i], o[i], o[i]) + native_exp(o[i]) + fmin(o[i], v.x);
+  x += convert_half_rtz(f[i]) + convert_half_rtp(f[i] * 3.0f) + convert_half_rtn((int)i) +
+       convert_half(f[i] * 2.0) + (half)convert_int_sat_rte(v.y);
+  flags[i] = isnan(x) + isinf(v).z + (short)any(isgreater(v, (half4)(0.5h)));
+  o[i] = intel_sub_group_shuffle(x, 1u) + dot(v, v) + sqrt(v).w + select(v, v * v, isless(v, (half4)(0.0h))).x;
+  vstore_half_rtz((float)x, i, o);
+}
+)CLC", "-cl-std=CL2.0");
+  in.traits.fp16 = true;
+  in.traits.deviceExtensions.push_back("cl_khr_fp16");
+  const isg::RewriteResult r = keep(isg::compileForNvidia(in));
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  const std::string ptx = r.binary.c_str();
+  EXPECT_FALSE(has(ptx, ".extern")) << ptx;
+  for (const char* want : {"cvt.rz.f16.f32", "cvt.rp.f16.f32", "cvt.rm.f16.s32", "cvt.rn.f16.f64",
+                           "cvt.f32.f16", "shfl.sync"})
+    EXPECT_TRUE(has(ptx, want)) << want;
+}
+
 // Headers through -I and macros through -D, as projects build; the rewriter folds the header
 // it edits into the program.
 TEST(NvidiaFrontEnd, HeadersAndDefinesFromTheOptions) {
@@ -228,6 +259,13 @@ TEST(NvidiaFrontEnd, ProgramsTheRewriterLeavesAloneCompileAsTheyAre) {
   const isg::RewriteResult r = isg::compileForNvidia(in);
   ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
   EXPECT_TRUE(has(r.binary.c_str(), ".entry plain("));
+  // PTX carries no argument information: the manifest has Clang's.
+  ASSERT_EQ(r.kernels.size(), 1u);
+  ASSERT_EQ(r.kernels[0].args.size(), 1u);
+  EXPECT_EQ(r.kernels[0].args[0].name, "o");
+  EXPECT_EQ(r.kernels[0].args[0].typeName, "int*");
+  EXPECT_EQ(r.kernels[0].args[0].address, isg::ArgInfo::Address::Global);
+  EXPECT_TRUE(r.kernels[0].hiddenArgs.empty());
   const isg::RewriteResult again = isg::compileForNvidia(in);
   EXPECT_EQ(again.binary, r.binary);
 }

@@ -67,7 +67,8 @@ TEST(PtxModules, KernelsTakeTheirParametersAsNvidiasOwnPtxDoes) {
   EXPECT_TRUE(has(ptx, ".address_size 64"));
   EXPECT_TRUE(has(ptx, ".entry intel("));
   EXPECT_TRUE(has(ptx, ".param .u64 .ptr .global .align 4 intel_param_0"));
-  EXPECT_TRUE(has(ptx, ".param .u64 .ptr .shared .align 4 intel_param_2")) << "__local";
+  EXPECT_TRUE(has(ptx, ".param .u64 .ptr .shared .align 16 intel_param_2"))
+      << "__local, at least 16-byte aligned: NVIDIA's driver places local arguments by this";
   EXPECT_TRUE(has(ptx, ".param .u64 .ptr .const .align 4 intel_param_3")) << "__constant";
   EXPECT_TRUE(has(ptx, ".param .align 4 .b8 intel_param_4[8]")) << "a struct by value";
   EXPECT_TRUE(has(ptx, "ld.const.f32")) << "__constant data is read from the constant bank";
@@ -109,6 +110,22 @@ __kernel void plain(__global int* o) { o[get_global_id(0)] = (int)get_local_size
   EXPECT_FALSE(has(ptx, ".maxntid"));
   ASSERT_EQ(r.kernels.size(), 1u);
   EXPECT_TRUE(r.kernels[0].families.empty());
+}
+
+// A `local char*` table read through a wider pointer (ggml's mxfp4 kernels): NVIDIA's driver
+// places local arguments by their parameter's .align, so the layer's PTX says 16 (docs/design.md
+// §5), as the source path's rewrite to `local uint4*` does.
+TEST(PtxModules, LocalByteArgumentsAreSixteenByteAligned) {
+  const isg::RewriteResult r = toPtx(R"CLC(
+__kernel void lut(__global float* out, __local char* pad, __local char* table) {
+  __local float* f = (__local float*)table;
+  out[get_global_id(0)] = f[get_local_id(0) & 15] + pad[1];
+}
+)CLC");
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  const std::string ptx = r.binary.c_str();
+  EXPECT_TRUE(has(ptx, ".param .u64 .ptr .shared .align 16 lut_param_1")) << ptx;
+  EXPECT_TRUE(has(ptx, ".param .u64 .ptr .shared .align 16 lut_param_2")) << ptx;
 }
 
 TEST(PtxModules, MathOptionsReachTheCodeGenerator) {

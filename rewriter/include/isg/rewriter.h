@@ -182,6 +182,10 @@ struct RewriteResult {
 // builtin, attribute or extension macro is named anywhere in it).
 bool mayNeedRewrite(const RewriteInput& input);
 
+// Cheap textual scan like mayNeedRewrite: whether the program may use half (it names half,
+// halfN or cl_khr_fp16), and so needs a compiler with cl_khr_fp16 (compileForNvidia on NVIDIA).
+bool mayUseHalf(const RewriteInput& input);
+
 // Full rewrite. Never throws, never crashes on any input; thread-safe; results are cached by
 // (source, headers, options, traits).
 RewriteResult rewriteProgram(const RewriteInput& input);
