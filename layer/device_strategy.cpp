@@ -328,7 +328,8 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
     std::string why;
     p->layerFrontEnd = ptxAvailable(&why);
     if (!p->layerFrontEnd) ISG_LOG_INFO("'" << name << "': the layer's OpenCL C front end is unavailable: " << why);
-    p->layerFp16 = p->layerFrontEnd && config().NVIDIA_FRONTEND != FrontEndChoice::Driver &&
+    // Opt-in: a program that uses half and images builds on neither path yet (issue 34.2).
+    p->layerFp16 = p->layerFrontEnd && config().NVIDIA_FRONTEND == FrontEndChoice::Layer &&
                    !hasExtension(extensions, "cl_khr_fp16");
   }
 

@@ -346,8 +346,9 @@ float fromHalf(uint16_t bits) {
 }
 float roundHalf(float f) { return fromHalf(toHalf(f, HalfRounding::Nearest)); }
 
-// cl_khr_fp16 (issue 34.4): NVIDIA's driver offers none; through the layer's front end an
-// NVIDIA device has it, and so do drivers that have it themselves (PoCL). Arithmetic,
+// cl_khr_fp16 (issue 34.4): NVIDIA's driver offers none; through the layer's front end
+// (ISG_NVIDIA_FRONTEND=layer) an NVIDIA device has it, and so do drivers that have it
+// themselves (Intel's: native.intel_opencl_c). Arithmetic,
 // conversions in three rounding modes, vstore_half, math and relational builtins, and half
 // through an Intel builtin, against a host model of binary16.
 TEST(OpenClLibrary, HalfPrecisionWhereTheDeviceOffersIt) {
@@ -355,7 +356,7 @@ TEST(OpenClLibrary, HalfPrecisionWhereTheDeviceOffersIt) {
   if (isgtest::spirvMode()) GTEST_SKIP() << "about OpenCL C source and its compilers";
   const std::string extensions = " " + isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS) + " ";
   if (extensions.find(" cl_khr_fp16 ") == std::string::npos)
-    GTEST_SKIP() << "the device offers no cl_khr_fp16 (NVIDIA with ISG_NVIDIA_FRONTEND=driver)";
+    GTEST_SKIP() << "the device offers no cl_khr_fp16 (PoCL 3.1; NVIDIA unless ISG_NVIDIA_FRONTEND=layer)";
   cl_device_fp_config config = 0;
   ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_HALF_FP_CONFIG, sizeof config, &config, nullptr));
   EXPECT_NE(config & CL_FP_INF_NAN, 0u);
