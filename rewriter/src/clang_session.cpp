@@ -302,6 +302,10 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
     args.push_back("__OPENCL_VERSION__=" + std::to_string(t.deviceOpenclVersion));
   }
   if (knownDevice && !t.images) args.push_back("-U__IMAGE_SUPPORT__");
+  // Clang defines __IMAGE_SUPPORT__ for SPIR only: the layer's front end compiles image code
+  // for NVPTX (and then names images as what it cannot build yet) rather than failing on the
+  // library's missing image overloads.
+  if (nvptx && t.images) args.push_back("-D__IMAGE_SUPPORT__=1");
   args.push_back(("-I" + kInputDir).str());
   for (std::string& a : clangArgsFromOptions(in.options)) args.push_back(std::move(a));
   if (!codegen) {

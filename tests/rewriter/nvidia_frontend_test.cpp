@@ -243,6 +243,14 @@ TEST(NvidiaFrontEnd, ErrorsPointAtTheUsersLinesAndNameWhatThePathLacks) {
   EXPECT_TRUE(has(images.log, "images")) << images.log;
   EXPECT_TRUE(has(images.log, "front end")) << images.log;
 
+  // Image block IO (the library's image overloads) fails the same clear way.
+  const isg::RewriteResult blockImages = compile(
+      "__kernel void k(read_only image2d_t im, __global uint* o) {\n"
+      "  o[0] = intel_sub_group_block_read(im, (int2)(0, 0));\n"
+      "}\n");
+  ASSERT_EQ(blockImages.status, isg::RewriteResult::Status::Error);
+  EXPECT_TRUE(has(blockImages.log, "uses images, which the layer's OpenCL C front end")) << blockImages.log;
+
   const isg::RewriteResult print = compile(
       "__kernel void k(__global float* o) { printf(\"%f\\n\", intel_sub_group_shuffle(o[0], 1u)); }\n");
   ASSERT_EQ(print.status, isg::RewriteResult::Status::Error);
