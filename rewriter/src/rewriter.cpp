@@ -157,8 +157,24 @@ bool mayUseHalf(const RewriteInput& input) {
   return detail::diskIncludesMatch(input, detail::textMayUseHalf);
 }
 
-RewriteResult rewriteProgram(const RewriteInput& input) {
+namespace {
+
+// `work()`, with whatever it throws as a failed build whose log names `what`.
+template <class Work>
+RewriteResult neverThrows(const char* what, Work&& work) {
   try {
+    return work();
+  } catch (const std::exception& e) {
+    return detail::errorResult(std::string("error: ") + what + " failed: " + e.what());
+  } catch (...) {
+    return detail::errorResult(std::string("error: ") + what + " failed");
+  }
+}
+
+}  // namespace
+
+RewriteResult rewriteProgram(const RewriteInput& input) {
+  return neverThrows("the sub-group rewriter", [&] {
     if (input.traits.strategy == Strategy::Native || !mayNeedRewrite(input)) return RewriteResult{};
     detail::CacheKey key = detail::cacheKey(input);
     RewriteResult result;
@@ -168,15 +184,11 @@ RewriteResult rewriteProgram(const RewriteInput& input) {
     result.diskFiles = std::move(disk);
     detail::cacheResult(key, result);
     return result;
-  } catch (const std::exception& e) {
-    return detail::errorResult(std::string("error: the sub-group rewriter failed: ") + e.what());
-  } catch (...) {
-    return detail::errorResult("error: the sub-group rewriter failed");
-  }
+  });
 }
 
 RewriteResult compileForNvidia(const RewriteInput& input) {
-  try {
+  return neverThrows("the layer's OpenCL C front end", [&] {
     RewriteInput in = input;
     // The path compiles OpenCL C as Intel's compiler does, whatever NVIDIA's lists.
     std::vector<std::string>& features = in.traits.openclCFeatures;
@@ -223,11 +235,7 @@ RewriteResult compileForNvidia(const RewriteInput& input) {
     result.diskFiles = rewritten.diskFiles;
     detail::cacheResult(key, result);
     return result;
-  } catch (const std::exception& e) {
-    return detail::errorResult(std::string("error: the layer's OpenCL C front end failed: ") + e.what());
-  } catch (...) {
-    return detail::errorResult("error: the layer's OpenCL C front end failed");
-  }
+  });
 }
 
 std::string extensionMacroOptions(const DeviceTraits& traits) {
