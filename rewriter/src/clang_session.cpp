@@ -258,6 +258,9 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
   if (!codegen) ext += "-cl_khr_subgroups,-__opencl_c_subgroups,";
   ext += t.fp16 ? "+cl_khr_fp16" : "-cl_khr_fp16";
   ext += t.fp64 ? ",+cl_khr_fp64,+__opencl_c_fp64" : ",-cl_khr_fp64,-__opencl_c_fp64";
+  // NVPTX has no image feature of its own in Clang; the layer's front end compiles image code
+  // (and then names images as what it cannot build yet).
+  if (nvptx && t.images) ext += ",+__opencl_c_images";
   std::vector<std::string> args = {
       "clang", nvptx ? "--target=nvptx64-nvidia-nvcl" : "--target=spir64-unknown-unknown",
       codegen ? "-emit-llvm" : "-fsyntax-only",

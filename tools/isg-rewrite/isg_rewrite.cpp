@@ -39,7 +39,9 @@ int usage(std::ostream& out = std::cerr, int status = 2) {
                "module the driver would get, LLVM bitcode for cl_khr_spir drivers (default) or\n"
                "SPIR-V (--module-output spirv) or PTX for NVIDIA's driver (--module-output ptx,\n"
                "for --nv-sm); --spirv-bridge names libIntelSubgroupsSpirv.so\n"
-               "(default: the installed one, or beside the program). --version prints the version.\n"
+               "(default: the installed one, or beside the program). OpenCL C source with\n"
+               "--module-output ptx goes through the layer's own front end for NVIDIA\n"
+               "(ISG_NVIDIA_FRONTEND=layer) and prints its PTX. --version prints the version.\n"
                "--declarations prints overloadable declarations of every builtin of the table\n"
                "(for compiling Intel code with clang-15).\n";
   return status;
@@ -186,6 +188,8 @@ int main(int argc, char** argv) {
     m.spirvVersion = isg::kSpirvReadMax;
     m.bridgePath = bridge;
     r = isg::rewriteModule(m);
+  } else if (moduleOutput == isg::RewriteResult::Form::Ptx) {
+    r = isg::compileForNvidia(in);  // the layer's OpenCL C front end for NVIDIA
   } else {
     r = isg::rewriteProgram(in);
   }
