@@ -635,8 +635,8 @@ bool writePtx(llvm::Module& m, llvm::TargetMachine& tm, const std::string& optio
   if (!linkLibclc(m, origin, log)) return false;
   llvm::LLVMContext& context = m.getContext();
   // Kernels are the entries; everything else may go into them. Each launches at up to the
-  // largest work-group NVIDIA's OpenCL has (1024, every GPU it serves), as the driver's own
-  // kernels from source do: ptxas then keeps registers within what 1024 work-items share.
+  // largest work-group NVIDIA's OpenCL has (1024, every GPU it serves): ptxas then keeps
+  // registers within what 1024 work-items share, and no launch is refused for them.
   // reqd_work_group_size is exactly that size.
   llvm::NamedMDNode* annotations = m.getOrInsertNamedMetadata("nvvm.annotations");
   llvm::Type* i32 = llvm::Type::getInt32Ty(context);
@@ -666,6 +666,10 @@ bool writePtx(llvm::Module& m, llvm::TargetMachine& tm, const std::string& optio
       annotate("reqntidx", reqd[0]);
       annotate("reqntidy", reqd[1]);
       annotate("reqntidz", reqd[2]);
+      // The occupancy a kernel without the attribute gets (1024 work-items per SM): without a
+      // target ptxas spends registers freely on a small work-group (docs/performance.md).
+      const unsigned items = reqd[0] * reqd[1] * reqd[2];
+      if (items < kMaxWorkGroup) annotate("minctasm", (kMaxWorkGroup + items - 1) / items);
     } else {
       annotate("maxntidx", kMaxWorkGroup);
       annotate("maxntidy", 1);
