@@ -79,13 +79,6 @@ void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::s
 
 namespace {
 
-// clGetKernelArgInfo: whether `arg_index` is one of the layer's hidden arguments. One lookup in
-// the lock-free index, never the registry's mutex.
-bool hidesArgument(cl_kernel kernel, cl_uint arg_index) noexcept {
-  KernelSummary summary;
-  return kernelIndex().find(kernel, &summary) && arg_index >= summary.numUserArgs;
-}
-
 // A rewritten kernel's argument as the application declared it (isg::ArgInfo): the driver's
 // kernel may take it in another form (a local uint4* on NVIDIA, a buffer for a read_write
 // image), or, given PTX, know nothing of it.
@@ -241,11 +234,13 @@ cl_int CL_API_CALL clGetKernelArgInfo_layer(cl_kernel kernel, cl_uint arg_index,
                                             void* param_value, size_t* param_value_size_ret) {
   return guardedEntry("clGetKernelArgInfo", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clGetKernelArgInfo);
-    if (hidesArgument(kernel, arg_index)) return CL_INVALID_ARG_INDEX;
-    if (std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel))
+    // The layer's hidden arguments are no arguments to the application.
+    if (std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel)) {
+      if (arg_index >= record->manifest.numUserArgs) return CL_INVALID_ARG_INDEX;
       if (arg_index < record->manifest.args.size())
         return answerArgInfo(record->manifest.args[arg_index], param_name, param_value_size, param_value,
                              param_value_size_ret);
+    }
     return next().clGetKernelArgInfo(kernel, arg_index, param_name, param_value_size, param_value,
                                      param_value_size_ret);
   });

@@ -161,6 +161,11 @@ std::string nvidiaPtxOptions(const std::string& options) {
   return out;
 }
 
+// The build log's words where NVIDIA's compiler and the layer's front end both fail; the
+// front end's log follows.
+constexpr const char* kFrontEndFailedToo =
+    "note: the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND) cannot build it either:\n";
+
 // Whether a program must build through the layer's front end for cl_khr_fp16 on `devices`
 // (issue 34.4): the layer offers it there and the program may use half.
 bool needsLayerHalf(const RewriteInput& input, const std::vector<cl_device_id>& devices) {
@@ -170,9 +175,9 @@ bool needsLayerHalf(const RewriteInput& input, const std::vector<cl_device_id>& 
 
 // A source program through the layer's OpenCL C front end on `devices`, its result ready for
 // the driver's build of PTX, with cl_khr_fp16 where the layer offers it. A program the rewriter
-// leaves alone stays the driver's (PassThrough) unless it needs the front end for half.
-RewriteResult viaLayerFrontEnd(RewriteInput input, const std::vector<cl_device_id>& devices) {
-  const bool half = needsLayerHalf(input, devices);
+// leaves alone stays the driver's (PassThrough) unless it needs the front end for half (`half`:
+// needsLayerHalf).
+RewriteResult viaLayerFrontEnd(RewriteInput input, const std::vector<cl_device_id>& devices, bool half) {
   if (DeviceStrategy::allHave(devices, &DeviceProfile::layerFp16)) {
     input.traits.fp16 = true;
     input.traits.deviceExtensions.push_back("cl_khr_fp16");
@@ -186,17 +191,18 @@ RewriteResult viaLayerFrontEnd(RewriteInput input, const std::vector<cl_device_i
 
 // The rewrite of a source program for `devices`: for NVIDIA's compiler or the layer's front end
 // (ISG_NVIDIA_FRONTEND). clCompileProgram's objects are linked by the driver: NVIDIA's compiler.
-RewriteResult rewriteSource(const RewriteInput& input, const std::vector<cl_device_id>& devices,
+// `half`: needsLayerHalf.
+RewriteResult rewriteSource(const RewriteInput& input, const std::vector<cl_device_id>& devices, bool half,
                             bool* fallbackLater) {
   *fallbackLater = false;
   const FrontEndChoice choice = config().NVIDIA_FRONTEND;
   if (input.compiledObject || choice == FrontEndChoice::Driver ||
       !DeviceStrategy::allHave(devices, &DeviceProfile::layerFrontEnd))
     return rewriteProgram(input);
-  if (choice == FrontEndChoice::Layer || needsLayerHalf(input, devices)) {
+  if (choice == FrontEndChoice::Layer || half) {
     // What the front end cannot build yet (images) is NVIDIA's compiler's to try: a program
     // that tests cl_khr_fp16 takes its other branch there.
-    RewriteResult layer = viaLayerFrontEnd(input, devices);
+    RewriteResult layer = viaLayerFrontEnd(input, devices, half);
     if (layer.status != RewriteResult::Status::Error) return layer;
     RewriteResult r = rewriteProgram(input);
     r.log = "note: the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND=layer, or cl_khr_fp16) cannot build "
@@ -208,9 +214,9 @@ RewriteResult rewriteSource(const RewriteInput& input, const std::vector<cl_devi
   if (r.status != RewriteResult::Status::Error) return r;
   // What does not parse as NVIDIA's compiler takes OpenCL C (3.0 without the generic address
   // space, ...) may build as Intel's compiler takes it.
-  RewriteResult layer = viaLayerFrontEnd(input, devices);
+  RewriteResult layer = viaLayerFrontEnd(input, devices, half);
   if (layer.status != RewriteResult::Status::Rewritten) {
-    r.log += "note: the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND) cannot build it either:\n" + layer.log;
+    r.log += kFrontEndFailedToo + layer.log;
     return r;
   }
   layer.log = "note: the program does not compile as NVIDIA's OpenCL C compiler takes it; the layer's own "
@@ -289,8 +295,9 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
                                                        : plan->input.options;
     }
   } else {
-    if (!mayNeedRewrite(plan->input) && !needsLayerHalf(plan->input, devices)) return CL_SUCCESS;
-    plan->result = rewriteSource(plan->input, devices, &plan->frontEndFallback);
+    const bool half = needsLayerHalf(plan->input, devices);
+    if (!half && !mayNeedRewrite(plan->input)) return CL_SUCCESS;
+    plan->result = rewriteSource(plan->input, devices, half, &plan->frontEndFallback);
   }
   switch (plan->result.status) {
     case RewriteResult::Status::PassThrough:
@@ -405,11 +412,11 @@ cl_int retryOnLayerFrontEnd(cl_program program, const RewritePlan& plan, const c
     programBuildString(failed->shadow, devices.front(), CL_PROGRAM_BUILD_LOG, &driverLog);
   driverLog = mapBuildLog(driverLog, failed->rewrite);
   RewritePlan layer = plan;
-  layer.result = viaLayerFrontEnd(plan.input, devices);
+  layer.result = viaLayerFrontEnd(plan.input, devices, /*half=*/false);  // half went there first
   if (layer.result.status != RewriteResult::Status::Rewritten) {
     // The failed build's shadow stays the record's: only the log grows.
     auto noted = std::make_shared<ProgramRecord>(*failed);
-    noted->rewrite.log += "note: the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND) cannot build it either:\n" +
+    noted->rewrite.log += kFrontEndFailedToo +
                           layer.result.log;
     programRegistry().put(program, noted);
     return CL_BUILD_PROGRAM_FAILURE;

@@ -258,8 +258,9 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
   if (!codegen) ext += "-cl_khr_subgroups,-__opencl_c_subgroups,";
   ext += t.fp16 ? "+cl_khr_fp16" : "-cl_khr_fp16";
   ext += t.fp64 ? ",+cl_khr_fp64,+__opencl_c_fp64" : ",-cl_khr_fp64,-__opencl_c_fp64";
-  // NVPTX has no image feature of its own in Clang; the layer's front end compiles image code
-  // (and then names images as what it cannot build yet).
+  // Clang gives NVPTX neither the image feature nor __IMAGE_SUPPORT__ (below): the layer's front
+  // end compiles image code, the library's image overloads included, and then names images as
+  // what it cannot build yet rather than failing on overloads that are not there.
   if (nvptx && t.images) ext += ",+__opencl_c_images";
   std::vector<std::string> args = {
       "clang", nvptx ? "--target=nvptx64-nvidia-nvcl" : "--target=spir64-unknown-unknown",
@@ -305,10 +306,7 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
     args.push_back("__OPENCL_VERSION__=" + std::to_string(t.deviceOpenclVersion));
   }
   if (knownDevice && !t.images) args.push_back("-U__IMAGE_SUPPORT__");
-  // Clang defines __IMAGE_SUPPORT__ for SPIR only: the layer's front end compiles image code
-  // for NVPTX (and then names images as what it cannot build yet) rather than failing on the
-  // library's missing image overloads.
-  if (nvptx && t.images) args.push_back("-D__IMAGE_SUPPORT__=1");
+  if (nvptx && t.images) args.push_back("-D__IMAGE_SUPPORT__=1");  // with the image feature (above)
   args.push_back(("-I" + kInputDir).str());
   for (std::string& a : clangArgsFromOptions(in.options)) args.push_back(std::move(a));
   if (!codegen) {

@@ -95,6 +95,8 @@ bool readSmallFile(const std::string& path, std::string* out) {
   return bool(in);
 }
 
+namespace {
+
 bool diskIncludesMatch(const RewriteInput& input, bool (*textMatches)(std::string_view)) {
   std::vector<std::string> dirs;
   std::vector<std::string> args = splitBuildOptions(input.options);
@@ -126,6 +128,15 @@ bool diskIncludesMatch(const RewriteInput& input, bool (*textMatches)(std::strin
     }
   }
   return false;
+}
+
+}  // namespace
+
+bool programTextMatches(const RewriteInput& input, bool (*textMatches)(std::string_view)) {
+  if (textMatches(input.source) || textMatches(input.options)) return true;
+  for (const SourceFile& h : input.headers)
+    if (textMatches(h.text)) return true;
+  return diskIncludesMatch(input, textMatches);
 }
 
 }  // namespace isg::detail

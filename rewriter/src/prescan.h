@@ -17,10 +17,10 @@ bool textMayNeedRewrite(std::string_view text);
 // Whether `text` names half or cl_khr_fp16 (vload_half and friends take float data: no).
 bool textMayUseHalf(std::string_view text);
 
-// Headers read from disk through -I can hold the only mention of a builtin (typically a macro
-// such as `#define SHUFFLE intel_sub_group_shuffle`), so the scans follow includes there too:
-// whether one of them satisfies `textMatches`.
-bool diskIncludesMatch(const RewriteInput& input, bool (*textMatches)(std::string_view));
+// Whether the program's source, options, headers or the files it includes from disk satisfy
+// `textMatches`. Headers read through -I can hold the only mention of a builtin (typically a
+// macro such as `#define SHUFFLE intel_sub_group_shuffle`), so the scan follows includes.
+bool programTextMatches(const RewriteInput& input, bool (*textMatches)(std::string_view));
 
 // The whole of a file of at most 16 MiB (also the result cache's check of disk files).
 bool readSmallFile(const std::string& path, std::string* out);

@@ -226,12 +226,6 @@ bool spellReturn(llvm::Type* t, std::string* out) {
   return spellValueType(t, out);
 }
 
-// How a shim calls the builtin `sig` on NVPTX (`args` its arguments, parenthesised). min and max
-// of floating point leave NaN operands undefined, so they are fmin and fmax, the hardware's
-// min/max (libclc's min is a compare and a select, two dependent instructions; NVIDIA's compiler
-// emits one). native_* of a float are the runtime's hardware approximations
-// (ptx-runtime/workitems.cl); of vectors, the full-precision functions (libclc's native_* are
-// intrinsics the NVPTX back end cannot write).
 bool isHalf(const std::string& type) { return type.rfind("half", 0) == 0; }  // half, half4, ...
 
 // "" for a scalar, else the vector width as spelled ("4").
@@ -330,6 +324,12 @@ std::string halfCall(const MangledFunction& sig, const std::string& ret, std::st
   return ret == "void" ? expr : convertTo(ret, expr);
 }
 
+// How a shim calls the builtin `sig` on NVPTX (`args` its arguments, parenthesised). min and max
+// of floating point leave NaN operands undefined, so they are fmin and fmax, the hardware's
+// min/max (libclc's min is a compare and a select, two dependent instructions; NVIDIA's compiler
+// emits one). native_* of a float are the runtime's hardware approximations
+// (ptx-runtime/workitems.cl); of vectors, the full-precision functions (libclc's native_* are
+// intrinsics the NVPTX back end cannot write).
 std::string nvptxCall(const MangledFunction& sig, const std::string& args) {
   auto all = [&](std::initializer_list<const char*> prefixes) {
     for (const std::string& p : sig.params) {
@@ -378,39 +378,35 @@ bool bindBuiltins(llvm::Module& m, const DeviceTraits& traits, Origin origin, st
   for (llvm::Function& f : m) {
     if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty()) continue;
     const std::string name = f.getName().str();
-    if (origin == Origin::Source) {
-      // Names libclc or the runtime define as they are: only the calls nvptxCall redirects and
-      // the half functions libclc lacks.
-      MangledFunction sig;
-      std::string ret, scratch;
-      if (name.rfind("_Z", 0) != 0 || !demangleBuiltin(name, &sig) || !spellReturn(f.getReturnType(), &ret))
-        continue;
-      std::string args;
-      for (std::size_t i = 0; i < sig.params.size(); ++i) args += (i ? ", a" : "a") + std::to_string(i);
-      if (nvptxCall(sig, args) == sig.name + "(" + args + ")" && halfCall(sig, ret, &scratch).empty())
-        continue;
-    }
-    if (name.rfind("__spirv_", 0) == 0 || name.rfind("_Z", 0) != 0) {
+    const bool mangled = name.rfind("_Z", 0) == 0;
+    MangledFunction sig;
+    std::string ret;
+    const bool known = mangled && demangleBuiltin(name, &sig) && spellReturn(f.getReturnType(), &ret);
+    // A module from source names what libclc and the runtime define as they do; the rest (an
+    // unknown name) is linkLibclc's to report.
+    if (origin == Origin::Source && !known) continue;
+    if (name.rfind("__spirv_", 0) == 0 || !mangled) {
       *log += "error: the module calls '" + name + "', which the layer cannot provide on NVIDIA devices\n";
       continue;
     }
-    MangledFunction sig;
-    std::string ret;
-    const bool known = demangleBuiltin(name, &sig) && spellReturn(f.getReturnType(), &ret);
-    if (sig.params.size() == 1 && sig.params[0] == "void") sig.params.clear();  // f(void)
     if (!known) {
       *log += "error: the module calls '" + name + "', an OpenCL C builtin the layer cannot yet provide on "
               "NVIDIA devices for " + originName(origin) + "\n";
       continue;
     }
-    Call call{&f, "__isg_cl_" + std::to_string(calls.size())};
+    if (sig.params.size() == 1 && sig.params[0] == "void") sig.params.clear();  // f(void)
     std::string params, args;
     for (std::size_t i = 0; i < sig.params.size(); ++i) {
       params += (i ? ", " : "") + sig.params[i] + " a" + std::to_string(i);
       args += (i ? ", a" : "a") + std::to_string(i);
     }
     std::string invoke = halfCall(sig, ret, &helpers);
-    if (invoke.empty()) invoke = nvptxCall(sig, args);
+    // From source, only the calls whose NVPTX form differs from libclc's get a shim.
+    if (invoke.empty()) {
+      invoke = nvptxCall(sig, args);
+      if (origin == Origin::Source && invoke == sig.name + "(" + args + ")") continue;
+    }
+    Call call{&f, "__isg_cl_" + std::to_string(calls.size())};
     shimCode += ret + " " + call.shim + "(" + (params.empty() ? "void" : params) + ") { " +
               (ret == "void" ? invoke : ret == "bool" ? "return " + invoke : "return as_" + ret + "(" + invoke + ")") + "; }\n";
     calls.push_back(call);

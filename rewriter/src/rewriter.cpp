@@ -138,23 +138,17 @@ bool parseStrategy(std::string_view text, Strategy* out) {
 }
 
 bool mayNeedRewrite(const RewriteInput& input) {
-  if (detail::textMayNeedRewrite(input.source) || detail::textMayNeedRewrite(input.options))
-    return true;
-  for (const SourceFile& h : input.headers)
-    if (detail::textMayNeedRewrite(h.text)) return true;
+  // A link's call of another object's context-taking function needs the rewrite too.
   for (const ContextFunction& f : input.externalContext) {
     if (input.source.find(f.name) != std::string::npos) return true;
     for (const SourceFile& h : input.headers)
       if (h.text.find(f.name) != std::string::npos) return true;
   }
-  return detail::diskIncludesMatch(input, detail::textMayNeedRewrite);
+  return detail::programTextMatches(input, detail::textMayNeedRewrite);
 }
 
 bool mayUseHalf(const RewriteInput& input) {
-  if (detail::textMayUseHalf(input.source) || detail::textMayUseHalf(input.options)) return true;
-  for (const SourceFile& h : input.headers)
-    if (detail::textMayUseHalf(h.text)) return true;
-  return detail::diskIncludesMatch(input, detail::textMayUseHalf);
+  return detail::programTextMatches(input, detail::textMayUseHalf);
 }
 
 namespace {
