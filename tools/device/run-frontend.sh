@@ -11,6 +11,8 @@ out=${OUT:-/tmp/isg-out}
 mkdir -p "$out"
 export OPENCL_LAYERS="$here/libIntelSubgroupsLayer.so"
 export ISG_NVIDIA_FRONTEND=layer
+# shellcheck source=suite-step.sh
+. "$here/suite-step.sh"
 filter=${1:-*}
 shift || true
 stds=("$@")
@@ -21,11 +23,8 @@ for std in "${stds[@]}"; do
               layer_program_binaries_test layer_kernel_objects_test layer_subgroup_queries_test \
               layer_build_log_test layer_compile_link_test; do
     [ -x "$here/bin/$name" ] || continue
-    log="$out/$name.frontend${std:+.${std#-cl-std=}}.log"
-    ISG_TEST_BUILD_OPTIONS="$std" "$here/bin/$name" --gtest_filter="$filter" > "$log" 2>&1
-    rc=$?
-    echo "$name layer front end ${std:-(no -cl-std)} rc=$rc $(grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[isg-e2e\] [0-9]" "$log" | tr '\n' ' ')"
-    [ $rc -eq 0 ] || status=1
+    step "$out/$name.frontend${std:+.${std#-cl-std=}}.log" "$name layer front end ${std:-(no -cl-std)}" \
+      env ISG_TEST_BUILD_OPTIONS="$std" "$here/bin/$name" --gtest_filter="$filter"
   done
 done
 exit $status

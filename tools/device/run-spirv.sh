@@ -12,25 +12,20 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=${OUT:-/tmp/isg-out}
 mkdir -p "$out" "$here/spirv-cache"
 export OPENCL_LAYERS="$here/libIntelSubgroupsLayer.so"
+# shellcheck source=suite-step.sh
+. "$here/suite-step.sh"
 filter=${1:-*}
 status=0
 for name in isg_builtins_e2e_test isg_whole_subgroups_test realworld_tests layer_il_programs_test nvidia_ptx_test; do
   [ -x "$here/bin/$name" ] || continue
-  log="$out/$name.spirv.log"
-  ISG_TEST_SPIRV=1 ISG_TEST_SPIRV_CACHE="$here/spirv-cache" "$here/bin/$name" \
-    --gtest_filter="$filter" > "$log" 2>&1
-  rc=$?
-  echo "$name SPIR-V rc=$rc $(grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[isg-e2e\] [0-9]" "$log" | tr '\n' ' ')"
-  [ $rc -eq 0 ] || status=1
+  step "$out/$name.spirv.log" "$name SPIR-V" \
+    env ISG_TEST_SPIRV=1 ISG_TEST_SPIRV_CACHE="$here/spirv-cache" "$here/bin/$name" --gtest_filter="$filter"
 done
 # The local strategy's library through the same path (ISG_STRATEGY=local).
 if [ -x "$here/bin/isg_builtins_e2e_test" ]; then
-  log="$out/isg_builtins_e2e_test.spirv.local.log"
-  ISG_STRATEGY=local ISG_TEST_SPIRV=1 ISG_TEST_SPIRV_CACHE="$here/spirv-cache" \
-    "$here/bin/isg_builtins_e2e_test" --gtest_filter="$filter" > "$log" 2>&1
-  rc=$?
-  echo "isg_builtins_e2e_test SPIR-V ISG_STRATEGY=local rc=$rc $(grep -E "^\[  (PASSED|FAILED) |^\[isg-e2e\] [0-9]" "$log" | tr '\n' ' ')"
-  [ $rc -eq 0 ] || status=1
+  step "$out/isg_builtins_e2e_test.spirv.local.log" "isg_builtins_e2e_test SPIR-V ISG_STRATEGY=local" \
+    env ISG_STRATEGY=local ISG_TEST_SPIRV=1 ISG_TEST_SPIRV_CACHE="$here/spirv-cache" \
+    "$here/bin/isg_builtins_e2e_test" --gtest_filter="$filter"
 fi
 # Programs this run found no module for: the development machine compiles them.
 bash "$here/spirv-missing.sh" "$here/spirv-cache" "$out"

@@ -10,16 +10,14 @@ mkdir -p "$out"
 export OPENCL_LAYERS="$here/libIntelSubgroupsLayer.so"
 # Tests that compile a program to SPIR-V take it from the modules staged beside (run-spirv.sh).
 [ -d "$here/spirv-cache" ] && export ISG_TEST_SPIRV_CACHE="$here/spirv-cache"
+# shellcheck source=suite-step.sh
+. "$here/suite-step.sh"
 filter=${1:-*}
 status=0
 for t in "$here"/bin/*; do
   name=$(basename "$t")
   case "$name" in isg-*|bench_*|lib*.so) continue ;; esac  # tools, benchmarks and their layer, not tests
-  "$t" --gtest_filter="$filter" --gtest_output="json:$out/$name.json" > "$out/$name.log" 2>&1
-  rc=$?
-  summary=$(grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[isg-e2e\] [0-9]" "$out/$name.log" | tr '\n' ' ')
-  echo "$name rc=$rc $summary"
-  [ $rc -eq 0 ] || status=1
+  step "$out/$name.log" "$name" "$t" --gtest_filter="$filter" --gtest_output="json:$out/$name.json"
 done
 # The suites that build kernels, again under each OpenCL C version real projects pass
 # (ISG_TEST_BUILD_OPTIONS is appended to every build), and the builtin suite on the local
@@ -31,11 +29,8 @@ case "$filter" in *-*) ;; *) std_filter="$filter-*MediaBlock*" ;; esac
 for std in CL1.2 CL2.0 CL3.0; do
   for name in isg_builtins_e2e_test isg_whole_subgroups_test realworld_tests nvidia_ptx_test; do
     [ -x "$here/bin/$name" ] || continue
-    log="$out/$name.$std.log"
-    ISG_TEST_BUILD_OPTIONS="-cl-std=$std" "$here/bin/$name" --gtest_filter="$std_filter" > "$log" 2>&1
-    rc=$?
-    echo "$name -cl-std=$std rc=$rc $(grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[isg-e2e\] [0-9]" "$log" | tr '\n' ' ')"
-    [ $rc -eq 0 ] || status=1
+    step "$out/$name.$std.log" "$name -cl-std=$std" \
+      env ISG_TEST_BUILD_OPTIONS="-cl-std=$std" "$here/bin/$name" --gtest_filter="$std_filter"
   done
 done
 # The real-code shapes on the local strategy too: its register-heavy exchanges at the largest
@@ -43,11 +38,8 @@ done
 # created from their binaries, whose kernels have hidden arguments only on local.
 for name in realworld_tests isg_builtins_e2e_test layer_program_binaries_test; do
   [ -x "$here/bin/$name" ] || continue
-  log="$out/$name.local.log"
-  ISG_STRATEGY=local "$here/bin/$name" --gtest_filter="$filter" > "$log" 2>&1
-  rc=$?
-  echo "$name ISG_STRATEGY=local rc=$rc $(grep -E "^\[  (PASSED|FAILED) |^\[isg-e2e\] [0-9]" "$log" | tr '\n' ' ')"
-  [ $rc -eq 0 ] || status=1
+  step "$out/$name.local.log" "$name ISG_STRATEGY=local" \
+    env ISG_STRATEGY=local "$here/bin/$name" --gtest_filter="$filter"
 done
 if [ -x "$here/bin/isg-demo" ]; then
   "$here/bin/isg-demo" || status=1

@@ -28,7 +28,7 @@ for dir in tests/layer tests/e2e tests/realworld tests/nvidia tools/isg-demo too
 done
 rm -f "$out/bin/layer_loader_init_test"  # checks the .so file itself, not a device
 strip "$out"/bin/*  # with the translator's libraries the bundle is near the carry limit
-cp "$(dirname "${BASH_SOURCE[0]}")"/{run-suite,run-spirv,run-frontend,spirv-missing,run-cassian}.sh "$out/"
+cp "$(dirname "${BASH_SOURCE[0]}")"/{suite-step,run-suite,run-spirv,run-frontend,spirv-missing,run-cassian}.sh "$out/"
 # Intel's conformance suites, where a cassian build exists (tools/cassian/README.md).
 if [ -n "${CASSIAN_OUT:-}" ] && [ -d "$CASSIAN_OUT/bin" ]; then
   mkdir -p "$out/cassian" "$out/cassian-out" && cp -r "$CASSIAN_OUT/bin" "$out/cassian-out/"
