@@ -80,11 +80,9 @@ struct Extension {
   bool needsSpirv = false;   // an API extension of programs from SPIR-V (never an OpenCL C macro)
   // Whether a device gets the extension: advertised by the layer (`spirv`: the layer builds
   // programs from SPIR-V for it) and, for OpenCL C extensions, its macro defined for the parse
-  // and the driver (asked with spirv = false). `spirvImages`: the layer's programs from SPIR-V
-  // can take images on the device (not through PTX on NVIDIA, docs/spirv.md).
-  bool offeredTo(bool deviceHasImages, bool spirv, bool spirvImages = true) const {
-    return (!needsImages || deviceHasImages) && (!needsSpirv || spirv) &&
-           (!needsImages || !needsSpirv || spirvImages);
+  // and the driver (asked with spirv = false).
+  bool offeredTo(bool deviceHasImages, bool spirv) const {
+    return (!needsImages || deviceHasImages) && (!needsSpirv || spirv);
   }
 };
 

@@ -43,7 +43,7 @@ constexpr const char* kFp16 = "cl_khr_fp16";
 std::vector<std::pair<std::string, cl_version>> addedExtensions(const DeviceProfile& profile) {
   std::vector<std::pair<std::string, cl_version>> out;
   for (const table::Extension& e : table::extensions())
-    if (e.offeredTo(profile.traits.images, profile.buildsSpirv, !profile.spirvAsPtx))
+    if (e.offeredTo(profile.traits.images, profile.buildsSpirv))
       out.emplace_back(e.name, CL_MAKE_VERSION(e.major, e.minor, e.patch));
   if (profile.layerFp16) out.emplace_back(kFp16, CL_MAKE_VERSION(1, 0, 0));
   return out;

@@ -40,8 +40,8 @@ struct DeviceProfile {
   // Source programs may take the layer's own OpenCL C front end and PTX (ISG_NVIDIA_FRONTEND;
   // a served NVIDIA device with libclc's bitcode found).
   bool layerFrontEnd = false;
-  // The layer offers cl_khr_fp16, which the driver lacks, through that front end
-  // (ISG_NVIDIA_FRONTEND=layer): programs that use half build there.
+  // The layer offers cl_khr_fp16, which the driver lacks, through that front end (unless
+  // ISG_NVIDIA_FRONTEND=driver): programs that use half build there.
   bool layerFp16 = false;
 
   bool isNative() const { return strategy == Strategy::Native; }

@@ -173,15 +173,20 @@ bool needsLayerHalf(const RewriteInput& input, const std::vector<cl_device_id>& 
          mayUseHalf(input);
 }
 
+// cl_khr_fp16 for a program the layer compiles to PTX itself on `devices` (the front end, or
+// from SPIR-V), where it offers the extension there (DeviceProfile::layerFp16).
+void offerLayerHalf(const std::vector<cl_device_id>& devices, DeviceTraits* traits) {
+  if (!DeviceStrategy::allHave(devices, &DeviceProfile::layerFp16)) return;
+  traits->fp16 = true;
+  traits->deviceExtensions.push_back("cl_khr_fp16");
+}
+
 // A source program through the layer's OpenCL C front end on `devices`, its result ready for
 // the driver's build of PTX, with cl_khr_fp16 where the layer offers it. A program the rewriter
 // leaves alone stays the driver's (PassThrough) unless it needs the front end for half (`half`:
 // needsLayerHalf).
 RewriteResult viaLayerFrontEnd(RewriteInput input, const std::vector<cl_device_id>& devices, bool half) {
-  if (DeviceStrategy::allHave(devices, &DeviceProfile::layerFp16)) {
-    input.traits.fp16 = true;
-    input.traits.deviceExtensions.push_back("cl_khr_fp16");
-  }
+  offerLayerHalf(devices, &input.traits);
   RewriteResult r = compileForNvidia(input);
   if (r.status != RewriteResult::Status::Rewritten) return r;
   if (r.source.empty() && !half) return RewriteResult{};
@@ -284,6 +289,7 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
                          "(cl_khr_spir) nor PTX, or the program's devices differ in which, so the "
                          "layer cannot build programs from SPIR-V for them (docs/spirv.md)\n";
     } else {
+      if (m.output == RewriteResult::Form::Ptx) offerLayerHalf(devices, &m.traits);
       plan->result = rewriteModule(m);
       // PoCL keeps a binary's kernel argument information (which capture and
       // clGetKernelArgInfo need; the module carries it) only when asked. NVIDIA's build of

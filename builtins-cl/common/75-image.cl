@@ -361,6 +361,32 @@ static inline __attribute__((overloadable)) void __isg_image_write_bytes(__isg_r
       img.texels[((size_t)y * f.width + e) * f.es + i] = (uchar)(bytes >> (8 * (off + i)));
   }
 }
+#ifdef __ISG_LAZY_BUILTINS
+/* The size queries of every other image, declared as OpenCL C declares them: Clang's lazy
+   builtin declarations (the layer's own compiles) are only looked up for a name nothing else
+   declares, and the overloads below declare these names. */
+#define __ISG_SIZE_QUERIES(A)                                                              \
+  int __attribute__((overloadable, const)) get_image_width(A image1d_t);                   \
+  int __attribute__((overloadable, const)) get_image_width(A image1d_buffer_t);            \
+  int __attribute__((overloadable, const)) get_image_width(A image1d_array_t);             \
+  int __attribute__((overloadable, const)) get_image_width(A image2d_t);                   \
+  int __attribute__((overloadable, const)) get_image_width(A image2d_array_t);             \
+  int __attribute__((overloadable, const)) get_image_height(A image2d_t);                  \
+  int __attribute__((overloadable, const)) get_image_height(A image2d_array_t);            \
+  int2 __attribute__((overloadable, const)) get_image_dim(A image2d_t);                    \
+  int2 __attribute__((overloadable, const)) get_image_dim(A image2d_array_t);
+__ISG_SIZE_QUERIES(read_only)
+__ISG_SIZE_QUERIES(write_only)
+#undef __ISG_SIZE_QUERIES
+int __attribute__((overloadable, const)) get_image_width(read_only image3d_t);
+int __attribute__((overloadable, const)) get_image_height(read_only image3d_t);
+int4 __attribute__((overloadable, const)) get_image_dim(read_only image3d_t);
+#if defined(cl_khr_3d_image_writes) || defined(__opencl_c_3d_image_writes)
+int __attribute__((overloadable, const)) get_image_width(write_only image3d_t);
+int __attribute__((overloadable, const)) get_image_height(write_only image3d_t);
+int4 __attribute__((overloadable, const)) get_image_dim(write_only image3d_t);
+#endif
+#endif
 /* The media fast path is never taken for these (it tests f.raw), so the element access only has
    to compile. */
 static inline __attribute__((overloadable)) uint4 __isg_image_load_u(__isg_rw_image_t img, int2 c) {

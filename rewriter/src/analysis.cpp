@@ -589,6 +589,11 @@ class AnalysisConsumer : public clang::ASTConsumer {
       if (usedAnywhere.count(&b) &&
           std::find(out_.families.begin(), out_.families.end(), b.family) == out_.families.end())
         out_.families.push_back(b.family);
+    // The stand-in for read_write images (75-image.cl) is part of the block family's code: a
+    // kernel that only takes such an image, and uses no block IO, needs its type all the same.
+    if (!c.readWriteParams.empty() && out_.usesSubGroups &&
+        std::find(out_.families.begin(), out_.families.end(), "block") == out_.families.end())
+      out_.families.push_back("block");
     out_.userDefined = c.userDefined;
     out_.externalFunctions.assign(c.externals.begin(), c.externals.end());
     // A call into another object's context-taking function makes the program the layer's.

@@ -307,6 +307,9 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
   }
   if (knownDevice && !t.images) args.push_back("-U__IMAGE_SUPPORT__");
   if (nvptx && t.images) args.push_back("-D__IMAGE_SUPPORT__=1");  // with the image feature (above)
+  // Builtins declared lazily (-fdeclare-opencl-builtins), which the library must know where it
+  // overloads a builtin's name (75-image.cl).
+  args.push_back("-D__ISG_LAZY_BUILTINS=1");
   args.push_back(("-I" + kInputDir).str());
   for (std::string& a : clangArgsFromOptions(in.options)) args.push_back(std::move(a));
   if (!codegen) {

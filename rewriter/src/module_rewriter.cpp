@@ -677,12 +677,10 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
     // Bound for PTX (OpenCL C 2.0: memory_scope and the generic space, whatever features the
     // device lists): the library's inline PTX needs NVPTX's constraints ("l"), so it is compiled
     // for NVPTX, whose global, local and private/generic spaces the SPIR module shares (the
-    // move to NVPTX maps SPIR's generic onto private); no images on that path.
+    // move to NVPTX maps SPIR's generic onto private). Its image functions take images, which
+    // both put in the global space, and no samplers (whose spaces differ).
     const bool ptx = in.output == RewriteResult::Form::Ptx;
-    if (ptx) {
-      library.traits.images = false;
-      library.options = "-cl-std=CL2.0";
-    }
+    if (ptx) library.options = "-cl-std=CL2.0";
     std::string log;
     std::unique_ptr<llvm::Module> compiled = detail::compileToModule(
         library, context, &log, ptx ? detail::CodegenTarget::NvptxTyped : detail::CodegenTarget::Spir);

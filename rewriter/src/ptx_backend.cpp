@@ -58,6 +58,7 @@
 #include "isg/rewriter.h"
 #include "mangled_names.h"
 #include "opencl_atomics.h"
+#include "ptx_images.h"
 #include "spirv_bridge.h"
 
 extern "C" {
@@ -586,15 +587,23 @@ std::string libclcPath(std::string* why) {
 }
 
 std::string ptxUnsupported(const llvm::Module& spir) {
-  // Opaque OpenCL types keep their names in the SPIR module the reader writes.
+  // Opaque OpenCL types keep their names in the SPIR module the reader writes
+  // ("opencl.image2d_wo_t": the access qualifier in the name).
   static const std::pair<const char*, const char*> kinds[] = {
-      {"opencl.image", "images"},      {"opencl.sampler_t", "samplers"},
-      {"opencl.pipe", "pipes"},        {"opencl.queue_t", "device-side enqueue"},
+      {"opencl.pipe", "pipes"}, {"opencl.queue_t", "device-side enqueue"},
       {"opencl.clk_event_t", "device-side enqueue"}, {"opencl.reserve_id_t", "pipes"}};
   std::set<std::string> found;
-  for (llvm::StructType* s : spir.getIdentifiedStructTypes())
+  for (llvm::StructType* s : spir.getIdentifiedStructTypes()) {
     for (const auto& [prefix, what] : kinds)
       if (s->getName().startswith(prefix)) found.insert(what);
+    llvm::StringRef image = s->getName();
+    if (!image.consume_front("opencl.image") || !image.consume_back("_t")) continue;
+    llvm::StringRef access = "read_only";
+    if (image.consume_back("_wo")) access = "write_only";
+    else if (image.consume_back("_rw")) access = "read_write";
+    else image.consume_back("_ro");
+    if (std::string what = imageLimit(("image" + image + "_t").str(), access); !what.empty()) found.insert(what);
+  }
   for (const char* f : {"printf", "__enqueue_kernel_basic", "__enqueue_kernel_varargs"})
     if (const llvm::Function* fn = spir.getFunction(f); fn && !fn->use_empty())
       found.insert(std::string(f) == "printf" ? "printf" : "device-side enqueue");
@@ -798,13 +807,18 @@ KernelManifest describedKernel(const llvm::Function& f, const DeviceTraits& trai
 std::string sourceUnsupported(const llvm::Module& m) {
   std::set<std::string> found;
   for (const llvm::Function& f : m) {
+    const llvm::MDNode* access = f.getMetadata("kernel_arg_access_qual");
     for (const char* kind : {"kernel_arg_type", "kernel_arg_type_qual"})
       if (const llvm::MDNode* types = f.getMetadata(kind))
-        for (const llvm::MDOperand& op : types->operands())
-          if (const auto* s = llvm::dyn_cast_or_null<llvm::MDString>(op.get())) {
+        for (unsigned i = 0; i < types->getNumOperands(); ++i)
+          if (const auto* s = llvm::dyn_cast_or_null<llvm::MDString>(types->getOperand(i).get())) {
             const llvm::StringRef t = s->getString();
-            if (t.contains("image")) found.insert("images");
-            if (t.startswith("sampler_t")) found.insert("samplers");
+            const auto* a = access && i < access->getNumOperands()
+                                ? llvm::dyn_cast_or_null<llvm::MDString>(access->getOperand(i).get())
+                                : nullptr;
+            if (t.startswith("image") && !t.contains('*'))
+              if (std::string what = imageLimit(t, a ? a->getString() : "read_only"); !what.empty())
+                found.insert(what);
             if (t.contains("pipe")) found.insert("pipes");
             if (t.startswith("queue_t") || t.startswith("clk_event_t")) found.insert("device-side enqueue");
           }
@@ -813,10 +827,7 @@ std::string sourceUnsupported(const llvm::Module& m) {
     MangledFunction sig;
     const std::string builtin = demangleBuiltin(name.str(), &sig) ? sig.name : name.str();
     const llvm::StringRef b(builtin);
-    if (b.startswith("read_image") || b.startswith("write_image") || b.startswith("get_image_"))
-      found.insert("images");
-    else if (b == "__translate_sampler_initializer") found.insert("samplers");
-    else if (b == "printf" || b == "vprintf") found.insert("printf");
+    if (b == "printf" || b == "vprintf") found.insert("printf");
     else if (b.contains("_pipe")) found.insert("pipes");
     else if (b.startswith("__enqueue_kernel")) found.insert("device-side enqueue");
   }
@@ -846,6 +857,7 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
   m->setTargetTriple(kTriple);
   m->setDataLayout(tm->createDataLayout());
   lowerOpenclAtomics(*m);
+  if (!lowerImages(*m, traits, log)) return false;
   if (!bindBuiltins(*m, traits, Origin::Spirv, log)) return false;
   return writePtx(*m, *tm, options, Origin::Spirv, diagnostics, ptx, log);
 }
@@ -877,6 +889,7 @@ bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<Kern
   for (const llvm::Function& f : *m)
     if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel) kernels->push_back(describedKernel(f, program.traits));
   lowerOpenclAtomics(*m);
+  if (!lowerImages(*m, program.traits, log)) return false;
   if (!bindBuiltins(*m, program.traits, Origin::Source, log)) return false;
   return writePtx(*m, *tm, program.options, Origin::Source, diagnostics, ptx, log);
 }

@@ -120,8 +120,8 @@ inline bool spirvMode() {
 }
 
 // Whether this run's programs may take images: the device has them and, for programs from
-// SPIR-V, the layer builds image code for it (through PTX on NVIDIA it does not: it offers
-// cl_intel_media_block_io to source programs and not cl_intel_spirv_media_block_io).
+// SPIR-V, the layer builds image code for it (it then offers cl_intel_spirv_media_block_io
+// beside cl_intel_media_block_io).
 inline bool programsTakeImages() {
   cl_bool images = CL_FALSE;
   clGetDeviceInfo(env().device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);

@@ -136,17 +136,9 @@ bool deviceHas(const std::string& ext) {
   return all.find(" " + ext + " ") != std::string::npos;
 }
 
-// Why this run's programs take no images ("" when they do). The suite puts its half rows and
-// its image rows in one program per S; on NVIDIA with ISG_NVIDIA_FRONTEND=layer, where the
-// layer offers cl_khr_fp16 through its own OpenCL C front end, such a program needs what that
-// front end builds (half) and what it does not build yet (images: issue 34.2).
+// Why this run's programs take no images ("" when they do).
 std::string imagesGap() {
-  if (!isgtest::programsTakeImages())
-    return "this run's programs take no images (no image support, or SPIR-V through PTX)";
-  const char* frontEnd = std::getenv("ISG_NVIDIA_FRONTEND");
-  if (frontEnd && std::string(frontEnd) == "layer" && deviceHas("cl_khr_fp16") &&
-      isgtest::deviceString(isgtest::env().device, CL_DEVICE_VENDOR).find("NVIDIA") != std::string::npos)
-    return "half rows build through the layer's OpenCL C front end, which builds no images yet";
+  if (!isgtest::programsTakeImages()) return "this run's programs take no images (the device has no image support)";
   return "";
 }
 // The OpenCL C version the suite's programs are built as: -cl-std in ISG_TEST_BUILD_OPTIONS,

@@ -169,11 +169,6 @@ bool layerBuildsSpirv() {
       GTEST_SKIP() << "the layer does not build SPIR-V for this device";                          \
   } while (0)
 
-// NVIDIA's driver: the layer writes PTX for programs from SPIR-V, which takes no images.
-bool nvidia() {
-  return isgtest::deviceString(env().device, CL_DEVICE_VENDOR).find("NVIDIA") != std::string::npos;
-}
-
 // What the layer advertises about SPIR-V is what it builds (cl_intel_spirv_subgroups: "requires
 // OpenCL support for SPIR-V, either via OpenCL 2.1 or via the cl_khr_il_program extension").
 TEST(ProgramsFromIL, TheSpirvExtensionsAreAdvertisedExactlyWhereTheyBuild) {
@@ -188,12 +183,8 @@ TEST(ProgramsFromIL, TheSpirvExtensionsAreAdvertisedExactlyWhereTheyBuild) {
   EXPECT_TRUE(hasWord(ext, "cl_intel_spirv_subgroups")) << ext;
   EXPECT_TRUE(hasWord(ext, "cl_khr_il_program") || ils.find("SPIR-V_1.") != std::string::npos);
   // cl_intel_spirv_media_block_io "requires ... support for the cl_intel_media_block_io
-  // extension": both or neither, but for NVIDIA, whose SPIR-V path has no images.
-  if (nvidia())
-    EXPECT_FALSE(hasWord(ext, "cl_intel_spirv_media_block_io")) << ext;
-  else
-    EXPECT_EQ(hasWord(ext, "cl_intel_spirv_media_block_io"), hasWord(ext, "cl_intel_media_block_io"))
-        << ext;
+  // extension": both or neither (NVIDIA's too: its SPIR-V path writes images in NVIDIA's forms).
+  EXPECT_EQ(hasWord(ext, "cl_intel_spirv_media_block_io"), hasWord(ext, "cl_intel_media_block_io")) << ext;
   for (const char* v : {"SPIR-V_1.0", "SPIR-V_1.1", "SPIR-V_1.2"})
     EXPECT_NE(ils.find(v), std::string::npos) << v << " in '" << ils << "'";
   size_t size = 0;

@@ -86,6 +86,25 @@ void kernel(const Program& p, const char* name, Kernel* out) {
   ASSERT_EQ(err, CL_SUCCESS) << name;
 }
 
+// Programs from SPIR-V on NVIDIA, whose PTX the layer writes: read_write images are not built
+// there yet (docs/spirv.md), and the build log says so. True (after checking that) on such a
+// run.
+bool readWriteImagesRefusedFromSpirv() {
+  if (!isgtest::spirvMode() ||
+      isgtest::deviceString(env().device, CL_DEVICE_VENDOR).find("NVIDIA") == std::string::npos)
+    return false;
+  std::string log;
+  cl_int status = CL_SUCCESS;
+  cl_program p = isgtest::buildProgram(
+      "kernel void k(read_write image2d_t im, global uint* o) { o[0] = intel_sub_group_block_read(im, (int2)(0, 0)); }\n",
+      "-cl-std=CL2.0", &log, &status);
+  EXPECT_EQ(p, nullptr);
+  if (p) clReleaseProgram(p);
+  EXPECT_EQ(status, CL_BUILD_PROGRAM_FAILURE);
+  EXPECT_NE(log.find("uses read_write images"), std::string::npos) << log;
+  return true;
+}
+
 void run(const Kernel& k, size_t global, size_t local) {
   ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k.k, 1, nullptr, &global, &local, 0, nullptr,
                                       nullptr));
@@ -411,11 +430,13 @@ TEST(LargeWorkGroups, SixteenWideShuffleAtTheKernelsLargestWorkGroup) {
 TEST(ReadWriteImages, BlockReadWriteOnAReadWriteImage) {
   ISG_REQUIRE_ENV();
   if (!isgtest::programsTakeImages())
-    GTEST_SKIP() << "this run's programs take no images (SPIR-V through PTX on NVIDIA)";
+    GTEST_SKIP() << "this run's programs take no images (the device has no image support)";
   // The run's own -cl-std comes last and wins over the versions this test builds with.
   if (isgtest::extraBuildOptions().find("-cl-std=CL1.") != std::string::npos)
     GTEST_SKIP() << "read_write images need OpenCL C 2.0 or newer (" << isgtest::extraBuildOptions()
                  << ")";
+  if (readWriteImagesRefusedFromSpirv())
+    GTEST_SKIP() << "read_write images from SPIR-V on NVIDIA: refused with a build log that says so (docs/spirv.md)";
 
   const std::string src =
       "__attribute__((intel_reqd_sub_group_size(8)))\n"
@@ -468,7 +489,7 @@ TEST(ImageFormats, BlockAndMediaIOMoveTheRawBitsOfEveryFormat) {
   ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr));
   ASSERT_TRUE(images) << "every device this project runs on has images";
   if (!isgtest::programsTakeImages())
-    GTEST_SKIP() << "this run's programs take no images (SPIR-V through PTX on NVIDIA)";
+    GTEST_SKIP() << "this run's programs take no images (the device has no image support)";
 
   Program p;
   ASSERT_NO_FATAL_FAILURE(build(
@@ -511,9 +532,18 @@ TEST(ImageFormats, BlockAndMediaIOMoveTheRawBitsOfEveryFormat) {
   const size_t global = 8, local = 8;
   for (cl_channel_type type : {cl_channel_type(CL_SNORM_INT8), cl_channel_type(CL_UNSIGNED_INT8),
                                cl_channel_type(CL_UNORM_INT8)}) {
-    SCOPED_TRACE("channel type 0x" + std::to_string(type));
+    SCOPED_TRACE("channel type " + std::to_string(type));
     cl_mem img = image(type, bytes, 8);
     Words out(std::vector<uint32_t>(8, 0));
+    // From SPIR-V every block IO image counts as sampled too (the IR path does not follow other
+    // image uses): an inexact format is refused, never approximated (docs/builtins.md).
+    if (isgtest::spirvMode() && type == CL_SNORM_INT8) {
+      ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(blocks.k, out.mem, img));
+      EXPECT_EQ(clEnqueueNDRangeKernel(env().queue, blocks.k, 1, nullptr, &global, &local, 0, nullptr, nullptr),
+                CL_IMAGE_FORMAT_NOT_SUPPORTED);
+      clReleaseMemObject(img);
+      continue;
+    }
     ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(blocks.k, out.mem, img));
     ASSERT_NO_FATAL_FAILURE(run(blocks, global, local));
     std::vector<uint32_t> got = out.read();
@@ -578,11 +608,13 @@ TEST(ImageFormats, BlockAndMediaIOMoveTheRawBitsOfEveryFormat) {
 TEST(ReadWriteImages, BlockAndMediaIOInPlaceAndAcrossAFence) {
   ISG_REQUIRE_ENV();
   if (!isgtest::programsTakeImages())
-    GTEST_SKIP() << "this run's programs take no images (SPIR-V through PTX on NVIDIA)";
+    GTEST_SKIP() << "this run's programs take no images (the device has no image support)";
   std::string options = isgtest::extraBuildOptions();
   if (options.find("-cl-std=CL1.") != std::string::npos)
     GTEST_SKIP() << "read_write images need OpenCL C 2.0 or newer (" << options << ")";
   if (options.find("-cl-std=") == std::string::npos) options += " -cl-std=CL2.0";
+  if (readWriteImagesRefusedFromSpirv())
+    GTEST_SKIP() << "read_write images from SPIR-V on NVIDIA: refused with a build log that says so (docs/spirv.md)";
   Program p;
   ASSERT_NO_FATAL_FAILURE(build(R"CLC(
 uint twice(read_write image2d_t im, int2 at) { return intel_sub_group_block_read(im, at) * 2u; }

@@ -3,7 +3,7 @@
 # Runs on the GPU machine (inside on-device.sh): the suites that build kernels with every
 # rewritten program built by the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND=layer;
 # docs/design.md, "Build paths on NVIDIA"): the layer compiles them with its Clang and NVPTX
-# back end and gives NVIDIA's driver PTX. Programs with images still go to NVIDIA's compiler.
+# back end and gives NVIDIA's driver PTX (images in NVIDIA's own forms).
 #   bash .device/on-device.sh bash .gpu/run-frontend.sh [gtest filter] [-cl-std options...]
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -200,11 +200,12 @@ std::string generate() {
      << "`cl_intel_spirv_media_block_io`; docs/spirv.md), with the same library and results, except:\n\n"
      << "- the 16-element 16-bit block reads and writes (`_us16`): SPIRV-LLVM-Translator 15 cannot\n"
      << "  read them; such a module fails its build with the translator's message;\n"
-     << "- on NVIDIA, where the layer writes PTX for the driver, nothing that takes an image: the\n"
-     << "  image forms of the block reads and writes and the media block IO functions (and images,\n"
-     << "  samplers, pipes, device-side enqueue and printf anywhere in the module) fail the build\n"
-     << "  with a log line that names them, and `cl_intel_spirv_media_block_io` is not advertised\n"
-     << "  there. Buffer forms, shuffles, votes, broadcasts, reductions and scans all work.\n";
+     << "- on NVIDIA, where the layer writes PTX for the driver: images in NVIDIA's own forms\n"
+     << "  (texture and surface references), so the image forms of block IO and media block IO\n"
+     << "  work and `cl_intel_spirv_media_block_io` is advertised; `read_write` images, pipes,\n"
+     << "  device-side enqueue and printf fail the build with a log line that names them; block IO\n"
+     << "  on an image of an inexact format (SNORM, HALF_FLOAT, packed) is refused at enqueue, as\n"
+     << "  for every program from SPIR-V.\n";
   return md.str();
 }
 

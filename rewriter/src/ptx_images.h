@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// Images and samplers on the layer's PTX path (issue 34.2; docs/design.md, "Build paths on
+// NVIDIA"), for programs from SPIR-V and the OpenCL C front end alike.
+#pragma once
+
+#include <string>
+
+namespace llvm {
+class Module;
+class StringRef;
+}
+
+namespace isg {
+struct DeviceTraits;
+}
+
+namespace isg::detail {
+
+// What of images the path cannot build, for an image type as OpenCL C spells it ("image2d_t",
+// "image1d_buffer_t") and its access qualifier ("read_only", "write_only", "read_write"): ""
+// when it can, else what it is ("read_write images"). NVIDIA's forms for these exist (suld and
+// software conversion, sust.p.1d_buffer on a .surfref pointer) but LLVM 15 writes none of them.
+std::string imageLimit(llvm::StringRef type, llvm::StringRef access);
+
+// Binds a module's image and sampler use to NVIDIA's forms, before its other builtins are
+// bound: links ptx-runtime/images.cl for the image builtins it calls, gives each kernel image
+// parameter the 64-bit type and nvvm.annotations entry (rdoimage, wroimage, sampler) that LLVM's
+// NVPTX back end writes as a .texref, .surfref or .samplerref parameter, turns each sampler
+// initialiser into a program-scope .samplerref, and has everything that handles an image
+// inlined into its kernel (a PTX texture reference is no value a function can take). The
+// module is in NVPTX's address spaces with its kernels marked `ptx_kernel`. False with *log.
+bool lowerImages(llvm::Module& m, const DeviceTraits& traits, std::string* log);
+
+}  // namespace isg::detail
