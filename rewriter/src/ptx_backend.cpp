@@ -59,6 +59,7 @@
 #include "mangled_names.h"
 #include "opencl_atomics.h"
 #include "ptx_images.h"
+#include "ptx_printf.h"
 #include "spirv_bridge.h"
 
 extern "C" {
@@ -377,7 +378,7 @@ bool bindBuiltins(llvm::Module& m, const DeviceTraits& traits, Origin origin, st
   if (traits.fp16) source = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
   if (const EmbeddedFile* runtime = findEmbedded("ptx-runtime/workitems.cl")) source += runtime->text();
   for (llvm::Function& f : m) {
-    if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty()) continue;
+    if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty() || f.getName() == kVprintf) continue;
     const std::string name = f.getName().str();
     const bool mangled = name.rfind("_Z", 0) == 0;
     MangledFunction sig;
@@ -481,7 +482,8 @@ bool linkLibclc(llvm::Module& m, Origin origin, std::string* log) {
   }
   std::set<std::string> missing;
   for (llvm::Function& f : m)
-    if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty()) missing.insert(f.getName().str());
+    if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty() && f.getName() != kVprintf)
+      missing.insert(f.getName().str());
   for (const std::string& name : missing) {
     MangledFunction sig;
     *log += "error: the OpenCL C builtin '" + (demangleBuiltin(name, &sig) ? sig.name : name) +
@@ -604,9 +606,8 @@ std::string ptxUnsupported(const llvm::Module& spir) {
     else image.consume_back("_ro");
     if (std::string what = imageLimit(("image" + image + "_t").str(), access); !what.empty()) found.insert(what);
   }
-  for (const char* f : {"printf", "__enqueue_kernel_basic", "__enqueue_kernel_varargs"})
-    if (const llvm::Function* fn = spir.getFunction(f); fn && !fn->use_empty())
-      found.insert(std::string(f) == "printf" ? "printf" : "device-side enqueue");
+  for (const char* f : {"__enqueue_kernel_basic", "__enqueue_kernel_varargs"})
+    if (const llvm::Function* fn = spir.getFunction(f); fn && !fn->use_empty()) found.insert("device-side enqueue");
   std::string log;
   for (const std::string& what : found)
     log += "error: the module uses " + what + ", which programs from SPIR-V cannot use on NVIDIA devices "
@@ -827,8 +828,7 @@ std::string sourceUnsupported(const llvm::Module& m) {
     MangledFunction sig;
     const std::string builtin = demangleBuiltin(name.str(), &sig) ? sig.name : name.str();
     const llvm::StringRef b(builtin);
-    if (b == "printf" || b == "vprintf") found.insert("printf");
-    else if (b.contains("_pipe")) found.insert("pipes");
+    if (b.contains("_pipe")) found.insert("pipes");
     else if (b.startswith("__enqueue_kernel")) found.insert("device-side enqueue");
   }
   std::string log;
@@ -857,7 +857,7 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
   m->setTargetTriple(kTriple);
   m->setDataLayout(tm->createDataLayout());
   lowerOpenclAtomics(*m);
-  if (!lowerImages(*m, traits, log)) return false;
+  if (!lowerImages(*m, traits, log) || !lowerPrintf(*m, log)) return false;
   if (!bindBuiltins(*m, traits, Origin::Spirv, log)) return false;
   return writePtx(*m, *tm, options, Origin::Spirv, diagnostics, ptx, log);
 }
@@ -889,7 +889,7 @@ bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<Kern
   for (const llvm::Function& f : *m)
     if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel) kernels->push_back(describedKernel(f, program.traits));
   lowerOpenclAtomics(*m);
-  if (!lowerImages(*m, program.traits, log)) return false;
+  if (!lowerImages(*m, program.traits, log) || !lowerPrintf(*m, log)) return false;
   if (!bindBuiltins(*m, program.traits, Origin::Source, log)) return false;
   return writePtx(*m, *tm, program.options, Origin::Source, diagnostics, ptx, log);
 }

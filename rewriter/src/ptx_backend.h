@@ -23,7 +23,7 @@ struct RewriteInput;
 namespace isg::detail {
 
 // What of OpenCL C the PTX path cannot build yet, found in the module as the SPIR-V reader
-// wrote it: the images of imageLimit (ptx_images.h), pipes, device-side enqueue, printf. "" when nothing; else a
+// wrote it: the images of imageLimit (ptx_images.h), pipes, device-side enqueue. "" when nothing; else a
 // build-log error that names the feature (and the function that uses it).
 std::string ptxUnsupported(const llvm::Module& spir);
 
@@ -43,7 +43,7 @@ bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<Kern
                  std::string* log);
 
 // What of OpenCL C the front end cannot build yet, found in the module Clang wrote for NVPTX:
-// the images of imageLimit (ptx_images.h), printf, pipes, device-side enqueue. "" when nothing.
+// the images of imageLimit (ptx_images.h), pipes, device-side enqueue. "" when nothing.
 std::string sourceUnsupported(const llvm::Module& m);
 
 // libclc's nvptx64--nvidiacl.bc as the layer finds it: beside the library that holds the
