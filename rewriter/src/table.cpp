@@ -113,8 +113,10 @@ unsigned exchangeBytes(const Builtin& b, unsigned typeBytes) {
     case Shape::I_I:
       return 4;
     case Shape::T_T:
-    case Shape::T_TU:
       return typeBytes;
+    case Shape::T_TU:  // the khr relative shuffles run on Intel's up/down (72-khr-shuffle.cl)
+      if (b.extension != "cl_khr_subgroup_shuffle_relative") return typeBytes;
+      [[fallthrough]];
     case Shape::T_TTU:  // shuffle_up/down hand over both the current and the next value
       return std::min(2 * typeBytes, 16u);
     default:

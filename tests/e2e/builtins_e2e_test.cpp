@@ -662,9 +662,12 @@ size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
       } else if (fam == "shuffle" || fam == "broadcast") {
         std::optional<isgref::Source> src;
         uint32_t x = IX[wi];
+        const bool khr = f.rfind("sub_group_shuffle", 0) == 0;  // one source, no Intel pair
         if (fam == "broadcast") src = isgref::broadcast(g, lid, x);
-        else if (f.find("shuffle_down") != std::string::npos) src = isgref::shuffleDown(g, lid, x);
-        else if (f.find("shuffle_up") != std::string::npos) src = isgref::shuffleUp(g, lid, x);
+        else if (f.find("shuffle_down") != std::string::npos)
+          src = khr ? isgref::khrShuffleDown(g, lid, x) : isgref::shuffleDown(g, lid, x);
+        else if (f.find("shuffle_up") != std::string::npos)
+          src = khr ? isgref::khrShuffleUp(g, lid, x) : isgref::shuffleUp(g, lid, x);
         else if (f.find("shuffle_xor") != std::string::npos) src = isgref::shuffleXor(g, lid, x);
         else src = isgref::shuffle(g, lid, x);
         if (!src) continue;  // undefined by the spec

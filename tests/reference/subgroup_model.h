@@ -97,6 +97,19 @@ inline std::optional<Source> shuffleUp(const WorkGroup& g, uint32_t lid, uint32_
   return Source{*m, which};
 }
 
+// sub_group_shuffle_down and _up (cl_khr_subgroup_shuffle_relative): one value, the member
+// sglid + delta (sglid - delta), undefined where that is not a member of the sub-group.
+inline std::optional<Source> khrShuffleDown(const WorkGroup& g, uint32_t lid, uint32_t delta) {
+  std::optional<Source> s = shuffleDown(g, lid, delta);
+  if (!s || s->which != 0) return std::nullopt;
+  return s;
+}
+inline std::optional<Source> khrShuffleUp(const WorkGroup& g, uint32_t lid, uint32_t delta) {
+  std::optional<Source> s = shuffleUp(g, lid, delta);
+  if (!s || s->which != 1) return std::nullopt;
+  return Source{s->lid, 0};
+}
+
 // intel_sub_group_shuffle_xor: the member sglid ^ value; "greater than max_sub_group_size" is
 // out of range, and an index naming no member has no data either.
 inline std::optional<Source> shuffleXor(const WorkGroup& g, uint32_t lid, uint32_t value) {
