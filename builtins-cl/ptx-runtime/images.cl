@@ -126,6 +126,46 @@ uint4 __ISG_IMG_FN read_imageui(read_only image1d_buffer_t img, int c) {
   return __isg_nvvm_tex_1d_v4u32_s32(__isg_handle(img), __isg_handle(__isg_no_sampler), c);
 }
 
+/* image1d_buffer_t writes: NVIDIA passes such a surface in a 64-bit register (`.param .u64 .ptr
+   .surfref`, sust.p.1d_buffer), which LLVM 15 neither declares nor addresses: inline PTX on the
+   parameter's value, whose declaration lowerImages has rewritten in the PTX text. */
+static inline int __isg_buffer_query_order(ulong h) {
+  int r;
+  __asm__("suq.channel_order.b32 %0, [%1];" : "=r"(r) : "l"(h));
+  return r;
+}
+static inline void __isg_buffer_store(ulong h, int x, uint4 v) {
+  __asm__ volatile("sust.p.1d_buffer.v4.b32.trap [%0, {%1}], {%2, %3, %4, %5};"
+                   :
+                   : "l"(h), "r"(x), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                   : "memory");
+}
+void __ISG_IMG_FN write_imagef(write_only image1d_buffer_t img, int c, float4 v) {
+  const ulong h = __isg_handle(img);
+  __isg_buffer_store(h, c, __isg_memory_order(as_uint4(v), __isg_buffer_query_order(h)));
+}
+void __ISG_IMG_FN write_imagei(write_only image1d_buffer_t img, int c, int4 v) {
+  const ulong h = __isg_handle(img);
+  __isg_buffer_store(h, c, __isg_memory_order(as_uint4(v), __isg_buffer_query_order(h)));
+}
+void __ISG_IMG_FN write_imageui(write_only image1d_buffer_t img, int c, uint4 v) {
+  const ulong h = __isg_handle(img);
+  __isg_buffer_store(h, c, __isg_memory_order(v, __isg_buffer_query_order(h)));
+}
+int __ISG_IMG_FN get_image_width(write_only image1d_buffer_t img) {
+  int r;
+  __asm__("suq.width.b32 %0, [%1];" : "=r"(r) : "l"(__isg_handle(img)));
+  return r;
+}
+int __ISG_IMG_FN get_image_channel_order(write_only image1d_buffer_t img) {
+  return __isg_buffer_query_order(__isg_handle(img));
+}
+int __ISG_IMG_FN get_image_channel_data_type(write_only image1d_buffer_t img) {
+  int r;
+  __asm__("suq.channel_data_type.b32 %0, [%1];" : "=r"(r) : "l"(__isg_handle(img)));
+  return r;
+}
+
 #define __ISG_WRITE(T, G, C, ...)                                                                 \
   void __ISG_IMG_FN write_imagef(write_only T img, C c, float4 v) {                              \
     const ulong h = __isg_handle(img);                                                            \
@@ -168,7 +208,6 @@ __ISG_WRITE(image3d_t, 3d, int4, c.x, c.y, c.z)
   }
 #define __ISG_ALL_QUERIES(A, P)                                                                   \
   __ISG_QUERIES(A, P, image1d_t)                                                                  \
-  __ISG_QUERIES(A, P, image1d_buffer_t)                                                           \
   __ISG_QUERIES(A, P, image1d_array_t)                                                            \
   __ISG_QUERIES(A, P, image2d_t)                                                                  \
   __ISG_QUERIES(A, P, image2d_array_t)                                                            \
@@ -194,6 +233,7 @@ __ISG_WRITE(image3d_t, 3d, int4, c.x, c.y, c.z)
   }
 __ISG_ALL_QUERIES(read_only, txq)
 __ISG_ALL_QUERIES(write_only, suq)
+__ISG_QUERIES(read_only, txq, image1d_buffer_t)
 __ISG_3D_QUERIES(read_only, txq)
 #ifdef __ISG_3D_WRITES
 __ISG_3D_QUERIES(write_only, suq)
@@ -223,6 +263,7 @@ __ISG_HALF_READ(image2d_array_t, int4, float4)
 __ISG_HALF_READ(image3d_t, int4, float4)
 half4 __ISG_IMG_FN read_imageh(read_only image1d_buffer_t img, int c) { return convert_half4(read_imagef(img, c)); }
 __ISG_HALF_WRITE(image1d_t, int)
+__ISG_HALF_WRITE(image1d_buffer_t, int)
 __ISG_HALF_WRITE(image1d_array_t, int2)
 __ISG_HALF_WRITE(image2d_t, int2)
 __ISG_HALF_WRITE(image2d_array_t, int4)

@@ -25,11 +25,13 @@
 #include <string>
 #include <vector>
 
+#include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Intrinsics.h>
@@ -326,6 +328,39 @@ std::string halfCall(const MangledFunction& sig, const std::string& ret, std::st
   return ret == "void" ? expr : convertTo(ret, expr);
 }
 
+// vloadN and vstoreN of half vectors (cl_khr_fp16), which libclc 15 lacks for NVPTX (it has
+// vload_half): the load or store of N halves at p + offset * N they are, at the element's
+// alignment, whatever the pointer's address space.
+void lowerHalfVectorLoads(llvm::Module& m) {
+  for (llvm::Function& f : llvm::make_early_inc_range(m)) {
+    MangledFunction sig;
+    if (!f.isDeclaration() || f.use_empty() || !demangleBuiltin(f.getName().str(), &sig)) continue;
+    const bool load = sig.name.rfind("vload", 0) == 0, store = sig.name.rfind("vstore", 0) == 0;
+    if ((!load && !store) || sig.name.find("half") != std::string::npos || sig.params.size() != (load ? 2u : 3u) ||
+        sig.params.back().find("half*") == std::string::npos)
+      continue;
+    const std::string digits = sig.name.substr(load ? 5 : 6);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const unsigned width = unsigned(std::stoul(digits));
+    auto* vector = llvm::FixedVectorType::get(llvm::Type::getHalfTy(m.getContext()), width);
+    for (llvm::User* u : llvm::make_early_inc_range(f.users())) {
+      auto* call = llvm::dyn_cast<llvm::CallInst>(u);
+      if (!call || call->getCalledFunction() != &f) continue;
+      llvm::IRBuilder<> b(call);
+      llvm::Value* offset = call->getArgOperand(load ? 0 : 1);
+      llvm::Value* at = b.CreateGEP(b.getHalfTy(), call->getArgOperand(load ? 1 : 2),
+                                    b.CreateMul(offset, llvm::ConstantInt::get(offset->getType(), width)));
+      if (load) {
+        if (call->getType() != vector) continue;
+        call->replaceAllUsesWith(b.CreateAlignedLoad(vector, at, llvm::Align(2)));
+      } else {
+        b.CreateAlignedStore(call->getArgOperand(0), at, llvm::Align(2));
+      }
+      call->eraseFromParent();
+    }
+  }
+}
+
 // How a shim calls the builtin `sig` on NVPTX (`args` its arguments, parenthesised). min and max
 // of floating point leave NaN operands undefined, so they are fmin and fmax, the hardware's
 // min/max (libclc's min is a compare and a select, two dependent instructions; NVIDIA's compiler
@@ -367,6 +402,7 @@ const char* originName(Origin origin) {
 // functions. A module from source already calls the builtins under NVPTX's mangling: only
 // those whose NVPTX call differs from libclc's (nvptxCall) get a shim. False with *log.
 bool bindBuiltins(llvm::Module& m, const DeviceTraits& traits, Origin origin, std::string* log) {
+  lowerHalfVectorLoads(m);
   // The module's declarations are renamed out of the way first: most names are the same under
   // both manglings, and the shims' own calls must reach libclc's or the runtime's definition.
   struct Call {
@@ -859,7 +895,9 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
   lowerOpenclAtomics(*m);
   if (!lowerImages(*m, traits, log) || !lowerPrintf(*m, log)) return false;
   if (!bindBuiltins(*m, traits, Origin::Spirv, log)) return false;
-  return writePtx(*m, *tm, options, Origin::Spirv, diagnostics, ptx, log);
+  if (!writePtx(*m, *tm, options, Origin::Spirv, diagnostics, ptx, log)) return false;
+  declareBufferSurfaces(*m, ptx);
+  return true;
 }
 
 bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<KernelManifest>* kernels,
@@ -891,7 +929,9 @@ bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<Kern
   lowerOpenclAtomics(*m);
   if (!lowerImages(*m, program.traits, log) || !lowerPrintf(*m, log)) return false;
   if (!bindBuiltins(*m, program.traits, Origin::Source, log)) return false;
-  return writePtx(*m, *tm, program.options, Origin::Source, diagnostics, ptx, log);
+  if (!writePtx(*m, *tm, program.options, Origin::Source, diagnostics, ptx, log)) return false;
+  declareBufferSurfaces(*m, ptx);
+  return true;
 }
 
 }  // namespace isg::detail

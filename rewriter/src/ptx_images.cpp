@@ -39,7 +39,6 @@ std::string imageLimit(llvm::StringRef type, llvm::StringRef access) {
   if (type.contains("depth")) return "depth images";
   if (type.contains("msaa")) return "multi-sample images";
   if (access == "read_write") return "read_write images";
-  if (type.startswith("image1d_buffer") && access == "write_only") return "writes to image1d_buffer_t";
   return "";
 }
 
@@ -47,6 +46,10 @@ namespace {
 
 constexpr const char* kHandle = "_Z12__isg_handle";  // __isg_handle(image or sampler), overloaded
 constexpr const char* kPrimitive = "__isg_nvvm_";    // __isg_nvvm_tex_2d_v4f32_s32 -> llvm.nvvm.tex.2d.v4f32.s32
+// A write_only image1d_buffer_t: an i64 parameter without annotation, declared a surface
+// pointer in the PTX text afterwards (bufferSurfaces).
+constexpr const char* kBufferSurface = "buffer surface";
+constexpr const char* kBufferSurfaces = "isg.buffer.surfaces";  // named metadata: {kernel, index}
 
 // The kernel's image and sampler parameters, from Clang's (or the SPIR-V reader's) kernel_arg
 // metadata: the nvvm.annotations kind of each, by parameter number.
@@ -66,7 +69,8 @@ std::map<unsigned, const char*> imageParameters(const llvm::Function& f) {
       const auto* a = access && access->getNumOperands() == f.arg_size()
                           ? llvm::dyn_cast_or_null<llvm::MDString>(access->getOperand(i).get())
                           : nullptr;
-      out[i] = a && a->getString() == "write_only" ? "wroimage" : "rdoimage";
+      const bool write = a && a->getString() == "write_only";
+      out[i] = write && name.startswith("image1d_buffer") ? kBufferSurface : write ? "wroimage" : "rdoimage";
     }
   }
   return out;
@@ -103,7 +107,17 @@ void retypeKernel(llvm::Module& m, llvm::Function& f, const std::map<unsigned, c
   }
   f.replaceAllUsesWith(fresh);
   f.eraseFromParent();
-  for (const auto& [i, kind] : params) annotate(m, llvm::ValueAsMetadata::get(fresh), kind, i);
+  for (const auto& [i, kind] : params) {
+    if (std::string(kind) != kBufferSurface) {
+      annotate(m, llvm::ValueAsMetadata::get(fresh), kind, i);
+      continue;
+    }
+    llvm::LLVMContext& c = m.getContext();
+    m.getOrInsertNamedMetadata(kBufferSurfaces)
+        ->addOperand(llvm::MDNode::get(c, {llvm::MDString::get(c, fresh->getName()),
+                                           llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
+                                               llvm::Type::getInt32Ty(c), i))}));
+  }
 }
 
 // The program-scope .samplerref of an OpenCL sampler value (CLK_* bits as Clang's headers give
@@ -231,6 +245,22 @@ bool isImageIntrinsic(const llvm::Function& f) {
 }
 
 }  // namespace
+
+void declareBufferSurfaces(const llvm::Module& m, std::string* ptx) {
+  const llvm::NamedMDNode* list = m.getNamedMetadata(kBufferSurfaces);
+  if (!list) return;
+  for (const llvm::MDNode* op : list->operands()) {
+    const auto* kernel = llvm::dyn_cast<llvm::MDString>(op->getOperand(0));
+    const auto* index = llvm::mdconst::dyn_extract<llvm::ConstantInt>(op->getOperand(1));
+    if (!kernel || !index) continue;
+    const std::string param = kernel->getString().str() + "_param_" + std::to_string(index->getZExtValue());
+    for (const char* end : {",", "\n"}) {
+      const std::string plain = ".param .u64 " + param + end;
+      if (const std::size_t at = ptx->find(plain); at != std::string::npos)
+        ptx->replace(at, plain.size(), ".param .u64 .ptr .surfref " + param + end);
+    }
+  }
+}
 
 bool lowerImages(llvm::Module& m, const DeviceTraits& traits, std::string* log) {
   std::map<llvm::Function*, std::map<unsigned, const char*>> kernels;

@@ -19,7 +19,7 @@ namespace isg::detail {
 // What of images the path cannot build, for an image type as OpenCL C spells it ("image2d_t",
 // "image1d_buffer_t") and its access qualifier ("read_only", "write_only", "read_write"): ""
 // when it can, else what it is ("read_write images"). NVIDIA's forms for these exist (suld and
-// software conversion, sust.p.1d_buffer on a .surfref pointer) but LLVM 15 writes none of them.
+// software conversion) but LLVM 15 writes none of them.
 std::string imageLimit(llvm::StringRef type, llvm::StringRef access);
 
 // Binds a module's image and sampler use to NVIDIA's forms, before its other builtins are
@@ -30,5 +30,10 @@ std::string imageLimit(llvm::StringRef type, llvm::StringRef access);
 // inlined into its kernel (a PTX texture reference is no value a function can take). The
 // module is in NVPTX's address spaces with its kernels marked `ptx_kernel`. False with *log.
 bool lowerImages(llvm::Module& m, const DeviceTraits& traits, std::string* log);
+
+// A write_only image1d_buffer_t parameter is a surface NVIDIA's driver passes in a register,
+// `.param .u64 .ptr .surfref`, which LLVM 15 cannot declare: lowerImages makes it a plain i64
+// (used by inline PTX) and this gives its declaration in `ptx`, the module's PTX, that form.
+void declareBufferSurfaces(const llvm::Module& m, std::string* ptx);
 
 }  // namespace isg::detail

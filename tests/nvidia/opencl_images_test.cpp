@@ -116,7 +116,7 @@ kernel void writes(write_only image2d_t wf, write_only image2d_t wb, write_only 
 
 kernel void shapes(read_only image2d_array_t arr, read_only image1d_t one, read_only image1d_buffer_t buf,
                    read_only image3d_t vol, read_only image1d_array_t arr1, write_only image2d_array_t warr,
-                   write_only image1d_t wone, global float4* f, global int* q) {
+                   write_only image1d_t wone, write_only image1d_buffer_t wbuf, global float4* f, global int* q) {
   const int g = get_global_id(0), x = g % 4, y = (g / 4) % 3, z = g / 12;
   f[g * 6 + 0] = read_imagef(arr, (int4)(x, y, z + 1, 0));
   f[g * 6 + 1] = read_imagef(arr, edge, (float4)(x + 0.5f, y + 0.5f, z + 0.6f, 0.0f));
@@ -126,6 +126,7 @@ kernel void shapes(read_only image2d_array_t arr, read_only image1d_t one, read_
   f[g * 6 + 5] = read_imagef(arr1, (int2)(g % 8, z));
   write_imagef(warr, (int4)(x, y, z, 0), (float4)(g, x, y, z));
   if (g < 8) write_imagef(wone, g, (float4)(g * 2, 1, 2, 3));
+  if (g < 8) write_imagef(wbuf, g, (float4)(g * 3, 4, 5, 6));
   if (g == 0) {
     q[0] = (int)get_image_array_size(arr);
     q[1] = get_image_depth(vol);
@@ -278,19 +279,23 @@ TEST(OpenClLibrary, ImagesMatchTheHost) {
     cl_mem iarr1 = image(CL_RGBA, CL_FLOAT, CL_MEM_OBJECT_IMAGE1D_ARRAY, 8, 0, 2, arr1.data());
     cl_mem warr = image(CL_RGBA, CL_FLOAT, CL_MEM_OBJECT_IMAGE2D_ARRAY, 4, 3, 2, nullptr);
     cl_mem wone = image(CL_RGBA, CL_FLOAT, CL_MEM_OBJECT_IMAGE1D, 8, 0, 0, nullptr);
+    std::vector<float> wbufTexels(8 * 4, -1.0f);
+    cl_mem wbacking = buffer(wbufTexels);
+    cl_mem wbuf = image(CL_RGBA, CL_FLOAT, CL_MEM_OBJECT_IMAGE1D_BUFFER, 8, 0, 0, nullptr, wbacking);
     std::vector<float> fs(kItems * 6 * 4);
     cl_mem bfs = buffer(fs);
     std::fill(q.begin(), q.end(), -1);
     ISG_CL_CHECK(clEnqueueWriteBuffer(env().queue, bq, CL_TRUE, 0, q.size() * 4, q.data(), 0, nullptr, nullptr));
     k = clCreateKernel(p, "shapes", &err);
     ASSERT_EQ(err, CL_SUCCESS);
-    ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, iarr, ione, ibuf, ivol, iarr1, warr, wone, bfs, bq));
+    ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, iarr, ione, ibuf, ivol, iarr1, warr, wone, wbuf, bfs, bq));
     const size_t items = kItems;
     ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &items, nullptr, 0, nullptr, nullptr));
     readBuffer(bfs, fs);
     readBuffer(bq, q);
     const std::vector<float> gotArr = readImage<float>(warr, 4, 3, 2, 4);
     const std::vector<float> gotOne = readImage<float>(wone, 8, 1, 1, 4);
+    readBuffer(wbacking, wbufTexels);
     for (int g = 0; g < kItems; ++g) {
       SCOPED_TRACE("shapes, item " + std::to_string(g));
       const int x = g % 4, y = (g / 4) % 3, z = g / 12;
@@ -309,7 +314,10 @@ TEST(OpenClLibrary, ImagesMatchTheHost) {
       EXPECT_EQ(r[19], 1.0f);
     }
     for (int g = 0; g < 8; ++g)
-      for (int c = 0; c < 4; ++c) EXPECT_EQ(gotOne[g * 4 + c], c == 0 ? float(g * 2) : float(c)) << "1D write " << g;
+      for (int c = 0; c < 4; ++c) {
+        EXPECT_EQ(gotOne[g * 4 + c], c == 0 ? float(g * 2) : float(c)) << "1D write " << g;
+        EXPECT_EQ(wbufTexels[g * 4 + c], c == 0 ? float(g * 3) : float(c + 3)) << "1D buffer write " << g;
+      }
     EXPECT_EQ(q[0], kLayers);
     EXPECT_EQ(q[1], 2);
     EXPECT_EQ(q[2], 8);
@@ -321,7 +329,7 @@ TEST(OpenClLibrary, ImagesMatchTheHost) {
     clReleaseKernel(k);
 
     for (cl_mem m : {irgba, ibgra, irf, irg, iu, bf, bi, bu, bq, wf, wb, wi, wu, bsrc, iarr, ione, ibuf, ivol, iarr1,
-                     warr, wone, bfs, backing})
+                     warr, wone, bfs, backing, wbuf, wbacking})
       clReleaseMemObject(m);
     clReleaseSampler(repeat);
     clReleaseProgram(p);
