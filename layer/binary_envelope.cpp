@@ -110,6 +110,8 @@ bool readKernel(Reader& r, KernelManifest* k) {
       h.kind = HiddenArg::Kind::LocalScratch;
     else if (kind == static_cast<uint32_t>(HiddenArg::Kind::RawImage) && h.imageArg < k->numUserArgs)
       h.kind = HiddenArg::Kind::RawImage;
+    else if (kind == static_cast<uint32_t>(HiddenArg::Kind::LaunchShape))
+      h.kind = HiddenArg::Kind::LaunchShape;
     else
       return false;
     if (h.index != k->numUserArgs + i) return false;

@@ -16,6 +16,7 @@
 #include "layer_api.h"
 #include "object_registry.h"
 #include "register_cap.h"
+#include "work_group_parts.h"
 
 namespace isg {
 
@@ -25,10 +26,14 @@ namespace {
 struct Launch : capture::EnqueueCapture::Launch {
   cl_event* event;
 
+  // A launch with non-uniform work-groups the driver refuses runs in parts where it can
+  // (work_group_parts.h).
   cl_int enqueue(cl_kernel k, const size_t* local, cl_uint waits, const cl_event* wait,
                  cl_event* done) const {
-    return next().clEnqueueNDRangeKernel(queue, k, workDim, globalOffset, globalSize, local,
-                                         waits, wait, done);
+    const cl_int err = next().clEnqueueNDRangeKernel(queue, k, workDim, globalOffset, globalSize,
+                                                     local, waits, wait, done);
+    return err == CL_INVALID_WORK_GROUP_SIZE ? launchInParts(*this, k, local, waits, wait, done, err)
+                                             : err;
   }
   // `k` with the application's wait list and event.
   cl_int enqueue(cl_kernel k, const size_t* local) const {
@@ -60,6 +65,46 @@ cl_int checkLocalSize(const Launch& l) {
       if (l.localSize[d] == 0) return CL_INVALID_WORK_GROUP_SIZE;
   return CL_SUCCESS;
 }
+
+// Non-uniform work-groups on the layer's PTX path (launch_shape.h): NVIDIA's driver has none,
+// so the launch covers whole work-groups and the kernel's launch shape holds the application's
+// global size, which its work-items past it leave at. The shape is set for this launch only.
+class RoundedUp {
+ public:
+  // `l` with its global size rounded up where the kernel takes a launch shape and a dimension
+  // is no multiple of the local size; otherwise `l` as it is.
+  RoundedUp(const Launch& l, const KernelSummary& summary) : launch_(l) {
+    if (!summary.shapesLaunch || !unevenLaunch(l.workDim, l.globalSize, l.localSize)) return;
+    for (cl_uint d = 0; d < l.workDim; ++d) {
+      rounded_[d] = l.globalSize[d];
+      if (l.localSize[d] != 0 && l.globalSize[d] % l.localSize[d] != 0) {
+        rounded_[d] += l.localSize[d] - l.globalSize[d] % l.localSize[d];
+        shape_[d] = l.globalSize[d];
+        uneven_ = true;
+      }
+    }
+    if (uneven_) launch_.globalSize = rounded_;
+  }
+  bool uneven() const { return uneven_; }
+  const Launch& launch() const { return launch_; }
+  // Sets the shape on `kernel` before its launch (under the record's enqueueMutex).
+  cl_int set(cl_kernel kernel, const KernelManifest& manifest) const {
+    const HiddenArg* shape = launchShapeArg(manifest);
+    return shape ? next().clSetKernelArg(kernel, shape->index, sizeof shape_, shape_) : CL_SUCCESS;
+  }
+  // A uniform shape again, for the application's next launch.
+  static void reset(cl_kernel kernel, const KernelManifest& manifest) {
+    const cl_ulong uniform[3] = {0, 0, 0};
+    if (const HiddenArg* shape = launchShapeArg(manifest))
+      next().clSetKernelArg(kernel, shape->index, sizeof uniform, uniform);
+  }
+
+ private:
+  Launch launch_;
+  size_t rounded_[3] = {1, 1, 1};
+  cl_ulong shape_[3] = {0, 0, 0};
+  bool uneven_ = false;
+};
 
 // ---- step 2: the local size and the hidden scratch -------------------------------------------
 
@@ -103,7 +148,7 @@ struct WorkGroup {
 
 cl_int planWorkGroup(const Launch& l, cl_kernel kernel, cl_device_id device,
                      const DeviceProfile& profile, const KernelRecord& record, WorkGroup* wg) {
-  const bool hidden = !record.manifest.hiddenArgs.empty();
+  const bool hidden = setsHiddenArgs(record.manifest);
   const bool checkRows = record.rowMultiple != 0 && l.workDim >= 2;
   wg->local = l.localSize;
   if (!wg->local && (hidden || checkRows)) {
@@ -215,6 +260,7 @@ cl_int launchWithStandIns(const Launch& l, cl_kernel k, const size_t* local,
 bool launchedWithoutRecord(const Launch& l, cl_kernel kernel, const KernelSummary& summary,
                            bool* refused, cl_int* err) {
   if (summary.hasHiddenArgs || summary.checksImages || summary.checksRows) return false;
+  if (summary.shapesLaunch && unevenLaunch(l.workDim, l.globalSize, l.localSize)) return false;
   if (!summary.argStore) {
     *err = l.enqueue(kernel, l.localSize);
     return true;
@@ -226,19 +272,22 @@ bool launchedWithoutRecord(const Launch& l, cl_kernel kernel, const KernelSummar
   return false;
 }
 
-cl_int enqueueNDRange(const Launch& l) {
-  const cl_kernel kernel = l.kernel;
+cl_int enqueueNDRange(const Launch& application) {
+  const cl_kernel kernel = application.kernel;
   KernelSummary summary;
-  if (!kernelIndex().find(kernel, &summary)) return l.enqueue(kernel, l.localSize);
-  if (cl_int err = checkLocalSize(l)) return err;
-  if (l.workDim < 1 || l.workDim > 3) return l.enqueue(kernel, l.localSize);
+  if (!kernelIndex().find(kernel, &summary)) return application.enqueue(kernel, application.localSize);
+  if (cl_int err = checkLocalSize(application)) return err;
+  if (application.workDim < 1 || application.workDim > 3)
+    return application.enqueue(kernel, application.localSize);
   bool refused = false;
   cl_int err = CL_SUCCESS;
-  if (launchedWithoutRecord(l, kernel, summary, &refused, &err)) return err;
+  if (launchedWithoutRecord(application, kernel, summary, &refused, &err)) return err;
 
   std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
-  if (!record) return l.enqueue(kernel, l.localSize);
-  const bool hidden = !record->manifest.hiddenArgs.empty();
+  if (!record) return application.enqueue(kernel, application.localSize);
+  const RoundedUp shaped(application, summary);
+  const Launch& l = shaped.launch();
+  const bool hidden = setsHiddenArgs(record->manifest);
   cl_device_id device = nullptr;
   if (queueDevice(l.queue, &device) != CL_SUCCESS)
     return l.enqueue(kernel, l.localSize);  // the driver names the error
@@ -265,7 +314,9 @@ cl_int enqueueNDRange(const Launch& l) {
       if (hidden &&
           (err = setHiddenArguments(kernel, device, *profile, record->manifest, wg.items)))
         return err;
+      if (shaped.uneven() && (err = shaped.set(kernel, record->manifest))) return err;
       err = launchWithStandIns(l, kernel, wg.local, standIns, *record);
+      if (shaped.uneven()) RoundedUp::reset(kernel, record->manifest);
     }
     if (err != CL_OUT_OF_RESOURCES) return err;
   }
@@ -291,7 +342,7 @@ cl_int enqueueTask(const Launch& task) {
   };
   if (!needsHiddenArguments(task.kernel)) return forward();
   std::shared_ptr<KernelRecord> record = kernelRegistry().find(task.kernel);
-  if (!record || record->manifest.hiddenArgs.empty()) return forward();
+  if (!record || !setsHiddenArgs(record->manifest)) return forward();
   // Texel buffers are set per launch: the task goes as its ND-range.
   for (const HiddenArg& h : record->manifest.hiddenArgs)
     if (h.kind == HiddenArg::Kind::RawImage) return enqueueNDRange(task);

@@ -61,6 +61,13 @@ void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::s
     record->manifest.numUserArgs = args;
   }
   record->rowMultiple = rowMultipleFor(program, record->manifest);
+  // The launch shape of a uniform launch (launch_shape.h), which the driver wants set like any
+  // argument; non-uniform launches set it around themselves.
+  if (const HiddenArg* shape = launchShapeArg(record->manifest)) {
+    const cl_ulong uniform[3] = {0, 0, 0};
+    if (cl_int err = next().clSetKernelArg(kernel, shape->index, sizeof uniform, uniform))
+      ISG_LOG_WARNING("kernel " << name << ": setting its launch shape failed with " << err);
+  }
   // Every kernel of a rewritten program keeps copies where the driver may refuse a work-group
   // for registers (NVIDIA): the driver answers 256 for CL_KERNEL_WORK_GROUP_SIZE whatever the
   // kernel, and a kernel with a private array refuses 1024 unless capped (docs/strategies.md).

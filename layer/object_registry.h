@@ -103,11 +103,25 @@ struct KernelRecord {
   } images;
 };
 
+// Whether an enqueue sets hidden arguments of the kernel (the scratch, texel buffers); the
+// launch shape is set when the kernel is created and around non-uniform launches only.
+inline bool setsHiddenArgs(const KernelManifest& m) {
+  for (const HiddenArg& h : m.hiddenArgs)
+    if (h.kind != HiddenArg::Kind::LaunchShape) return true;
+  return false;
+}
+inline const HiddenArg* launchShapeArg(const KernelManifest& m) {
+  for (const HiddenArg& h : m.hiddenArgs)
+    if (h.kind == HiddenArg::Kind::LaunchShape) return &h;
+  return nullptr;
+}
+
 // What clSetKernelArg and the enqueues need of a kernel record, readable without the registry's
 // mutex or a reference count: a record pointer could be freed by a concurrent release.
 struct KernelSummary {
   cl_uint numUserArgs = 0;
-  bool hasHiddenArgs = false;  // the enqueue must set them
+  bool hasHiddenArgs = false;  // the enqueue must set them (setsHiddenArgs)
+  bool shapesLaunch = false;   // a non-uniform launch is rounded up (HiddenArg::Kind::LaunchShape)
   bool checksImages = false;   // clSetKernelArg checks image formats (KernelRecord::images)
   bool checksRows = false;     // the enqueue checks the work-group shape (KernelRecord::rowMultiple)
   // KernelRecord::cap.args, where clSetKernelArg keeps copies; null when it keeps none. Valid
@@ -125,6 +139,7 @@ class KernelIndex {
     out->hasHiddenArgs = ((v >> 32) & 1) != 0;
     out->checksImages = ((v >> 33) & 1) != 0;
     out->checksRows = ((v >> 34) & 1) != 0;
+    out->shapesLaunch = ((v >> 35) & 1) != 0;
     out->argStore = reinterpret_cast<KernelRecord::ArgStore*>(store);
     return true;
   }
@@ -136,9 +151,10 @@ class KernelIndex {
   // (a release the driver refused), so a racing reader sees the same words.
   void set(cl_kernel kernel, const KernelRecord& r) {
     index_.set(kernel,
-               uint64_t{r.manifest.numUserArgs} | (uint64_t{!r.manifest.hiddenArgs.empty()} << 32) |
+               uint64_t{r.manifest.numUserArgs} | (uint64_t{setsHiddenArgs(r.manifest)} << 32) |
                    (uint64_t{!r.manifest.blockImageArgs.empty()} << 33) |
-                   (uint64_t{r.rowMultiple != 0} << 34),
+                   (uint64_t{r.rowMultiple != 0} << 34) |
+                   (uint64_t{launchShapeArg(r.manifest) != nullptr} << 35),
                reinterpret_cast<uint64_t>(r.cap.args.get()));
   }
   void erase(cl_kernel kernel) { index_.erase(kernel); }

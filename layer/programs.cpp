@@ -243,6 +243,7 @@ std::string rewriteSummary(const RewriteResult& r) {
       switch (h.kind) {
         case HiddenArg::Kind::LocalScratch: line << ", local scratch"; break;
         case HiddenArg::Kind::RawImage: line << ", texels of image " << h.imageArg; break;
+        case HiddenArg::Kind::LaunchShape: line << ", launch shape"; break;
       }
       line << " as argument " << h.index;
     }

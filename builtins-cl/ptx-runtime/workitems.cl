@@ -5,8 +5,13 @@
  * The driver hands each launch its geometry in environment registers, as its own PTX for
  * OpenCL C reads them (docs/spirv.md, "NVIDIA"): %envreg0-2 the group id of the launch's first
  * group, %envreg3-5 the global id of its first work-item (global offset included), %envreg6-8
- * the number of groups and %envreg9 the work dimension. Work-groups are uniform: NVIDIA's
- * driver has no non-uniform ones, so the local size is the CTA's.
+ * the number of groups and %envreg9 the work dimension.
+ *
+ * NVIDIA's driver has no non-uniform work-groups (OpenCL C 2.0): the layer launches such an
+ * ND-range rounded up to whole work-groups, and the kernel's hidden launch parameter
+ * (launch_shape.h) holds the application's global size, which __isg_launch_global reads (0 for
+ * a uniform launch). The work-items past it leave at the kernel's entry (__isg_launch_outside);
+ * the local size of a last, smaller work-group is what is left of the global size.
  */
 /* Definitions of the builtins Clang declares (overloadable, as its own declarations are). */
 #define __ISG_PTX_OVL __attribute__((overloadable))
@@ -45,9 +50,12 @@ static inline long __isg_ctaid(uint d) {
                    __nvvm_read_ptx_sreg_ctaid_z(), 0);
 }
 
+/* Defined by launch_shape.cpp: the application's global size in dimension d of a launch the
+ * layer rounded up, 0 when the launch is uniform. */
+ulong __isg_launch_global(uint d);
+
 uint __ISG_PTX_OVL get_work_dim(void) { return (uint)__isg_env9(); }
 size_t __ISG_PTX_OVL get_local_id(uint d) { return (size_t)__isg_tid(d); }
-size_t __ISG_PTX_OVL get_local_size(uint d) { return (size_t)__isg_ntid(d); }
 size_t __ISG_PTX_OVL get_enqueued_local_size(uint d) { return (size_t)__isg_ntid(d); }
 size_t __ISG_PTX_OVL get_num_groups(uint d) {
   return (size_t)__ISG_DIM(d, __isg_env6(), __isg_env7(), __isg_env8(), 1);
@@ -55,7 +63,24 @@ size_t __ISG_PTX_OVL get_num_groups(uint d) {
 size_t __ISG_PTX_OVL get_group_id(uint d) {
   return (size_t)(__ISG_DIM(d, __isg_env0(), __isg_env1(), __isg_env2(), 0) + __isg_ctaid(d));
 }
-size_t __ISG_PTX_OVL get_global_size(uint d) { return get_num_groups(d) * get_local_size(d); }
+size_t __ISG_PTX_OVL get_local_size(uint d) {
+  const ulong size = __isg_launch_global(d), enqueued = (ulong)__isg_ntid(d);
+  if (size == 0) return (size_t)enqueued;
+  const ulong left = size - get_group_id(d) * enqueued;
+  return (size_t)(left < enqueued ? left : enqueued);
+}
+size_t __ISG_PTX_OVL get_global_size(uint d) {
+  const ulong size = __isg_launch_global(d);
+  return size != 0 ? (size_t)size : get_num_groups(d) * (size_t)__isg_ntid(d);
+}
+/* Whether this work-item lies past the application's global size (g0-g2, 0 where uniform). */
+bool __isg_launch_outside(ulong g0, ulong g1, ulong g2) {
+  const ulong g[3] = {g0, g1, g2};
+  bool outside = false;
+  for (uint d = 0; d < 3; ++d)
+    outside |= g[d] != 0 && get_group_id(d) * (ulong)__isg_ntid(d) + (ulong)__isg_tid(d) >= g[d];
+  return outside;
+}
 size_t __ISG_PTX_OVL get_global_id(uint d) {
   const long first = __ISG_DIM(d, __isg_env3(), __isg_env4(), __isg_env5(), 0);
   return (size_t)(first + __isg_ctaid(d) * __isg_ntid(d) + __isg_tid(d));

@@ -46,6 +46,8 @@ const char* hiddenKindName(HiddenArg::Kind k) {
       return "local-scratch";
     case HiddenArg::Kind::RawImage:
       return "raw-image";
+    case HiddenArg::Kind::LaunchShape:
+      return "launch-shape";
   }
   return "unknown";
 }

@@ -92,13 +92,6 @@ unsigned metadataInt(const llvm::MDNode* node, unsigned i) {
   return 0;
 }
 
-// The OpenCL C version the module was written for (opencl.ocl.version), e.g. 200; 0 if unsaid.
-unsigned moduleOpenclVersion(const llvm::Module& m) {
-  const llvm::NamedMDNode* v = m.getNamedMetadata("opencl.ocl.version");
-  if (!v || v->getNumOperands() == 0) return 0;
-  return metadataInt(v->getOperand(0), 0) * 100 + metadataInt(v->getOperand(0), 1) * 10;
-}
-
 class ModuleRewriter {
  public:
   ModuleRewriter(const ModuleInput& in, const DeviceTraits& traits, llvm::Module& m)
@@ -148,9 +141,7 @@ class ModuleRewriter {
     }
     followBlockImages();
 
-    const unsigned version = moduleOpenclVersion(m_);
-    const bool uniformGroups = (version != 0 && version < 200) ||
-                               in_.options.find("-cl-uniform-work-group-size") != std::string::npos;
+    const bool uniformGroups = detail::uniformWorkGroups(m_, in_.options);
     bool ok = true;
     for (llvm::Function& f : m_) {
       if (f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL || f.isDeclaration()) continue;
@@ -607,7 +598,7 @@ std::string clStd(const DeviceTraits& t) {
 // The OpenCL C 2.0 atomics go to LLVM's first where no SPIR-V consumer follows
 // (opencl_atomics.h). False with the build log in *log.
 bool writeModule(const ModuleInput& in, const DeviceTraits& traits, llvm::Module& m, std::string* binary,
-                 std::string* log) {
+                 std::vector<KernelManifest>* kernels, std::string* log) {
   if (in.output != RewriteResult::Form::Spirv) detail::lowerOpenclAtomics(m);
   std::string bitcode;
   llvm::raw_string_ostream os(bitcode);
@@ -619,10 +610,13 @@ bool writeModule(const ModuleInput& in, const DeviceTraits& traits, llvm::Module
       if (detail::bitcodeToSpirv(in.bridgePath, bitcode, in.spirvVersion, binary, &why)) return true;
       *log = "error: the rewritten module cannot be written as SPIR-V: " + why;
       return false;
-    case RewriteResult::Form::Ptx:
-      if (!detail::spirToPtx(bitcode, traits, in.options, binary, log)) return false;
+    case RewriteResult::Form::Ptx: {
+      detail::ShapedKernels shaped;
+      if (!detail::spirToPtx(bitcode, traits, in.options, binary, &shaped, log)) return false;
+      detail::recordLaunchShape(shaped, kernels);
       binary->push_back('\0');
       return true;
+    }
     default:
       *binary = std::move(bitcode);
       return true;
@@ -667,7 +661,7 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
     if (!rewriter.usesSubGroups()) {
       if (in.output == RewriteResult::Form::Spirv) return RewriteResult{};  // the driver takes it as it is
       r.kernels = rewriter.kernels();
-      if (!writeModule(in, traits, m, &r.binary, &why)) return errorResult(why);
+      if (!writeModule(in, traits, m, &r.binary, &r.kernels, &why)) return errorResult(why);
       return r;
     }
     RewriteInput library;
@@ -689,7 +683,7 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
                          "module:\n" + log);
     if (!rewriter.transform(std::move(compiled), &log)) return errorResult(log);
     r.kernels = rewriter.kernels();
-    if (!writeModule(in, traits, m, &r.binary, &why)) return errorResult(why);
+    if (!writeModule(in, traits, m, &r.binary, &r.kernels, &why)) return errorResult(why);
     return r;
   }
   return errorResult("error: internal error: no strategy fits the module");

@@ -60,6 +60,7 @@
 #include "isg/rewriter.h"
 #include "mangled_names.h"
 #include "opencl_atomics.h"
+#include "launch_shape.h"
 #include "ptx_images.h"
 #include "ptx_printf.h"
 #include "spirv_bridge.h"
@@ -875,7 +876,7 @@ std::string sourceUnsupported(const llvm::Module& m) {
 }
 
 bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std::string& options,
-               std::string* ptx, std::string* log) {
+               std::string* ptx, ShapedKernels* shaped, std::string* log) {
   llvm::LLVMContext context;
   context.setOpaquePointers(true);  // libclc's bitcode has them; the module's are upgraded
   std::string diagnostics;
@@ -885,6 +886,7 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
     *log = "error: internal error: " + llvm::toString(parsed.takeError()) + "\n";
     return false;
   }
+  const bool uniform = uniformWorkGroups(**parsed, options);
   std::unique_ptr<llvm::Module> m = toNvptx(**parsed, log);
   if (!m) return false;
   parsed->reset();
@@ -895,13 +897,14 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
   lowerOpenclAtomics(*m);
   if (!lowerImages(*m, traits, log) || !lowerPrintf(*m, log)) return false;
   if (!bindBuiltins(*m, traits, Origin::Spirv, log)) return false;
+  *shaped = appendLaunchShape(*m, uniform);
   if (!writePtx(*m, *tm, options, Origin::Spirv, diagnostics, ptx, log)) return false;
   declareBufferSurfaces(*m, ptx);
   return true;
 }
 
 bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<KernelManifest>* kernels,
-                 std::string* log) {
+                 ShapedKernels* shaped, std::string* log) {
   llvm::LLVMContext context;
   context.setOpaquePointers(true);  // as libclc's bitcode
   std::string diagnostics;
@@ -929,6 +932,7 @@ bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<Kern
   lowerOpenclAtomics(*m);
   if (!lowerImages(*m, program.traits, log) || !lowerPrintf(*m, log)) return false;
   if (!bindBuiltins(*m, program.traits, Origin::Source, log)) return false;
+  *shaped = appendLaunchShape(*m, uniformWorkGroups(*m, program.options));
   if (!writePtx(*m, *tm, program.options, Origin::Source, diagnostics, ptx, log)) return false;
   declareBufferSurfaces(*m, ptx);
   return true;

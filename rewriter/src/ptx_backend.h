@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "launch_shape.h"
+
 namespace llvm {
 class Module;
 }
@@ -29,18 +31,19 @@ std::string ptxUnsupported(const llvm::Module& spir);
 
 // SPIR bitcode (what the module rewriter writes) -> PTX text for a device of `traits`
 // (traits.nvidiaComputeCapability picks .target) built with the application's `options` (the
-// math options). False with a build-log error in *log.
+// math options). *shaped: the kernels given the launch shape parameter (launch_shape.h). False
+// with a build-log error in *log.
 bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std::string& options,
-               std::string* ptx, std::string* log);
+               std::string* ptx, ShapedKernels* shaped, std::string* log);
 
 // The layer's OpenCL C front end for NVIDIA (docs/design.md, "Build paths on NVIDIA"): compiles
 // `program` (OpenCL C with its headers and the application's options) with the in-process Clang
 // for nvptx64-nvidia-nvcl, binds its builtins as spirToPtx does and writes PTX. False with a
 // build log in *log: Clang's diagnostics (in `program`'s lines), or what the path cannot build.
 // *kernels: each kernel with its arguments as Clang describes them (name, default S, no hidden
-// arguments), for kernels the rewriter left alone.
+// arguments), for kernels the rewriter left alone; *shaped as spirToPtx's.
 bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<KernelManifest>* kernels,
-                 std::string* log);
+                 ShapedKernels* shaped, std::string* log);
 
 // What of OpenCL C the front end cannot build yet, found in the module Clang wrote for NVPTX:
 // the images of imageLimit (ptx_images.h), pipes, device-side enqueue. "" when nothing.

@@ -207,7 +207,8 @@ RewriteResult compileForNvidia(const RewriteInput& input) {
     result = rewritten;
     std::string ptx, log;
     std::vector<KernelManifest> described;
-    if (!detail::sourceToPtx(program, &ptx, &described, &log)) {
+    detail::ShapedKernels shaped;
+    if (!detail::sourceToPtx(program, &ptx, &described, &shaped, &log)) {
       // Clang's lines are the rewritten text's; the user's are wanted.
       result = detail::errorResult(edited ? mapBuildLog(log, rewritten) : log);
     } else {
@@ -221,6 +222,7 @@ RewriteResult compileForNvidia(const RewriteInput& input) {
         if (std::none_of(result.kernels.begin(), result.kernels.end(),
                          [&](const KernelManifest& r) { return r.name == k.name; }))
           result.kernels.push_back(std::move(k));
+      detail::recordLaunchShape(shaped, &result.kernels);
       if (!edited) {
         result.strategy = in.traits.strategy;
         result.options = in.options;

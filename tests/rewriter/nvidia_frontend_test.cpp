@@ -151,9 +151,49 @@ TEST(NvidiaFrontEnd, TheLocalStrategyTakesThePathToo) {
   const isg::RewriteResult r = compile(kOneDnnShapes, "-cl-std=CL2.0", isg::Strategy::Local);
   ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
   ASSERT_EQ(r.kernels.size(), 1u);
-  ASSERT_EQ(r.kernels[0].hiddenArgs.size(), 1u);
+  ASSERT_EQ(r.kernels[0].hiddenArgs.size(), 2u) << "the scratch, then the launch shape";
+  EXPECT_EQ(r.kernels[0].hiddenArgs[0].kind, isg::HiddenArg::Kind::LocalScratch);
+  EXPECT_EQ(r.kernels[0].hiddenArgs[1].kind, isg::HiddenArg::Kind::LaunchShape);
   EXPECT_TRUE(has(r.binary.c_str(), ".param .u64 .ptr .shared")) << r.binary.c_str();
   EXPECT_FALSE(has(r.binary.c_str(), "shfl.sync"));
+}
+
+// Non-uniform work-groups (OpenCL C 2.0), which NVIDIA's driver lacks: a program that may be
+// launched with them gets the launch shape as its kernels' last parameter, which the work-items
+// past the application's global size leave at and get_global_size / get_local_size read. Not
+// before OpenCL C 2.0, nor with -cl-uniform-work-group-size: every work-group is whole there.
+TEST(NvidiaFrontEnd, NonUniformWorkGroupsTakeALaunchShape) {
+  const char* src = R"CLC(
+__kernel void k(__global float* o, __local float* t) {
+  t[get_local_id(0)] = o[get_global_id(0)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  o[get_global_id(0)] = t[get_local_size(0) - 1 - get_local_id(0)] + get_global_size(0);
+}
+__kernel void plain(__global int* o) { o[get_global_id(0)] = 1; }
+)CLC";
+  for (const char* options : {"-cl-std=CL2.0", "-cl-std=CL3.0", "-cl-std=CL2.0 -cl-fast-relaxed-math"}) {
+    SCOPED_TRACE(options);
+    const isg::RewriteResult r = compile(src, options);
+    ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+    ASSERT_EQ(r.kernels.size(), 2u);
+    for (const isg::KernelManifest& k : r.kernels) {
+      ASSERT_EQ(k.hiddenArgs.size(), 1u) << k.name;
+      EXPECT_EQ(k.hiddenArgs[0].kind, isg::HiddenArg::Kind::LaunchShape);
+      EXPECT_EQ(k.hiddenArgs[0].index, k.numUserArgs);
+    }
+    const std::string ptx = r.binary.c_str();
+    EXPECT_TRUE(has(ptx, ".param .align 8 .b8 k_param_2[24]")) << ptx;
+    EXPECT_TRUE(has(ptx, ".param .align 8 .b8 plain_param_1[24]"));
+    EXPECT_TRUE(has(ptx, "ld.param.u64")) << "the shape is read at the entry";
+    EXPECT_TRUE(has(ptx, "bar.sync")) << "work-items that leave early take no part in it";
+  }
+  for (const char* options : {"", "-cl-std=CL1.2", "-cl-std=CL2.0 -cl-uniform-work-group-size"}) {
+    SCOPED_TRACE(options);
+    const isg::RewriteResult r = compile(src, options);
+    ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+    for (const isg::KernelManifest& k : r.kernels) EXPECT_TRUE(k.hiddenArgs.empty()) << k.name;
+    EXPECT_FALSE(has(r.binary.c_str(), "[24]")) << r.binary.c_str();
+  }
 }
 
 // Math and the native_ functions: the hardware's approximations, as on the SPIR-V path; the

@@ -77,11 +77,15 @@ TEST(PtxModules, KernelsTakeTheirParametersAsNvidiasOwnPtxDoes) {
   EXPECT_TRUE(has(ptx, "min.f32")) << "min of floats is the hardware's";
   EXPECT_FALSE(has(ptx, ".extern")) << "every builtin resolved in the module";
   EXPECT_TRUE(has(ptx, ".maxntid 1024, 1, 1")) << "launches at NVIDIA's largest work-group";
-  // The manifest is the source path's: S, no hidden arguments on nvidia-ptx.
+  // The manifest is the source path's: S, no scratch on nvidia-ptx; the launch shape last
+  // (a module of OpenCL C 2.0 may be launched with non-uniform work-groups).
   ASSERT_EQ(r.kernels.size(), 2u);
   EXPECT_EQ(r.kernels[0].name, "intel");
   EXPECT_EQ(r.kernels[0].subGroupSize, 16u);
-  EXPECT_TRUE(r.kernels[0].hiddenArgs.empty());
+  ASSERT_EQ(r.kernels[0].hiddenArgs.size(), 1u);
+  EXPECT_EQ(r.kernels[0].hiddenArgs[0].kind, isg::HiddenArg::Kind::LaunchShape);
+  EXPECT_EQ(r.kernels[0].hiddenArgs[0].index, 5u);
+  EXPECT_TRUE(has(ptx, ".param .align 8 .b8 intel_param_5[24]")) << "the launch shape, ulong[3] by value";
   EXPECT_EQ(r.kernels[0].numUserArgs, 5u);
 }
 
@@ -147,8 +151,10 @@ TEST(PtxModules, TheLocalStrategyAddsItsScratchAsASharedParameter) {
   const isg::RewriteResult r = toPtx(kIntelKernel, "", isg::Strategy::Local);
   ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
   ASSERT_EQ(r.kernels.size(), 2u);
-  ASSERT_EQ(r.kernels[0].hiddenArgs.size(), 1u);
+  ASSERT_EQ(r.kernels[0].hiddenArgs.size(), 2u);
   EXPECT_EQ(r.kernels[0].hiddenArgs[0].index, 5u);
+  EXPECT_EQ(r.kernels[0].hiddenArgs[1].kind, isg::HiddenArg::Kind::LaunchShape);
+  EXPECT_EQ(r.kernels[0].hiddenArgs[1].index, 6u);
   EXPECT_TRUE(has(r.binary.c_str(), ".param .u64 .ptr .shared .align 128 intel_param_5"))
       << "aligned as its type, __local ulong16*: " << r.binary.c_str();
   EXPECT_FALSE(has(r.binary.c_str(), "shfl.sync")) << "local memory, not warp shuffles";

@@ -90,8 +90,11 @@ struct RewriteInput {
 struct HiddenArg {
   // LocalScratch: the local strategy's exchange area, sized per launch. RawImage: the texels
   // of a read_write image2d_t argument on a device without read-write images, in a buffer the
-  // layer fills before the launch and copies back after it (docs/builtins.md).
-  enum class Kind { LocalScratch, RawImage };
+  // layer fills before the launch and copies back after it (docs/builtins.md). LaunchShape:
+  // NVIDIA, the layer's PTX path: `ulong[3]` by value, the application's global size of a
+  // non-uniform launch the layer rounds up to whole work-groups, zeros otherwise (set when
+  // the kernel is created and around each such launch).
+  enum class Kind { LocalScratch, RawImage, LaunchShape };
   Kind kind = Kind::LocalScratch;
   unsigned index = 0;     // argument index in the driver's kernel
   unsigned imageArg = 0;  // RawImage: the application's image argument

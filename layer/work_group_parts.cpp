@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+#include "work_group_parts.h"
+
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "driver_queries.h"
+#include "isg/build_options.h"
+#include "kernel_records.h"
+#include "layer_api.h"
+#include "logger.h"
+#include "object_registry.h"
+
+namespace isg {
+namespace {
+
+// The work-item functions whose value a launch in parts changes.
+constexpr const char* kWholeLaunch[] = {"get_group_id",         "get_num_groups",
+                                        "get_global_size",      "get_global_offset",
+                                        "get_enqueued_local_size", "get_global_linear_id",
+                                        "get_enqueued_num_sub_groups", "get_max_sub_group_size"};
+
+bool identifierChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// Whether `text` has `word` as a whole identifier.
+bool namesWord(std::string_view text, std::string_view word) {
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const size_t end = at + word.size();
+    if ((at == 0 || !identifierChar(text[at - 1])) && (end >= text.size() || !identifierChar(text[end])))
+      return true;
+  }
+  return false;
+}
+
+// An #include whose file the layer cannot read (a program it passes through).
+bool includesFiles(std::string_view text) {
+  for (size_t at = text.find("include"); at != std::string_view::npos; at = text.find("include", at + 1)) {
+    size_t before = at;
+    while (before > 0 && (text[before - 1] == ' ' || text[before - 1] == '\t')) --before;
+    if (before > 0 && text[before - 1] == '#') return true;
+  }
+  return false;
+}
+
+// Whether the spec allows the program's kernels non-uniform work-groups: OpenCL C 2.0 or newer
+// (3.0 makes them optional; Intel's drivers have them), or SPIR-V, without
+// -cl-uniform-work-group-size.
+bool allowsNonUniform(const std::string& options, bool fromSpirv) {
+  bool allowed = fromSpirv;
+  for (const std::string& w : splitBuildOptions(options)) {
+    if (w == "-cl-uniform-work-group-size") return false;
+    if (w.rfind("-cl-std=", 0) == 0 && !fromSpirv)
+      allowed = w != "-cl-std=CL1.0" && w != "-cl-std=CL1.1" && w != "-cl-std=CL1.2";
+  }
+  return allowed;
+}
+
+// The first of kWholeLaunch a SPIR-V module reads, as the built-in variable it decorates, or
+// nullptr.
+const char* spirvWholeLaunch(const std::string& module) {
+  // BuiltIn values (SPIR-V 1.4, 3.21) in kWholeLaunch's order.
+  static const uint32_t builtIns[] = {26 /* WorkgroupId */,     24 /* NumWorkgroups */,
+                                      31 /* GlobalSize */,      33 /* GlobalOffset */,
+                                      32 /* EnqueuedWorkgroupSize */, 34 /* GlobalLinearId */,
+                                      39 /* EnqueuedNumSubgroups */,  37 /* SubgroupMaxSize */};
+  constexpr uint32_t kOpDecorate = 71, kBuiltIn = 11;
+  const size_t words = module.size() / 4;
+  auto word = [&](size_t i) {
+    uint32_t w;
+    std::memcpy(&w, module.data() + 4 * i, 4);
+    return w;
+  };
+  for (size_t i = 5; i < words;) {  // after the header; the layer admitted only well-formed modules
+    const uint32_t count = word(i) >> 16, opcode = word(i) & 0xffff;
+    if (count == 0 || i + count > words) break;
+    if (opcode == kOpDecorate && count >= 4 && word(i + 2) == kBuiltIn)
+      for (size_t k = 0; k < std::size(builtIns); ++k)
+        if (word(i + 3) == builtIns[k]) return kWholeLaunch[k];
+    i += count;
+  }
+  return nullptr;
+}
+
+// Why `kernel`'s launch cannot run in parts ("" when it can); *allowed false when the spec
+// itself refuses it (the driver's answer stands without a word).
+std::string whyNotInParts(cl_kernel kernel, cl_device_id device, bool* allowed) {
+  std::vector<std::string> texts(1);
+  std::string options;
+  auto calls = [](const char* name) {
+    return std::string("its program calls ") + name +
+           ", whose value a launch in parts would change (the layer's own OpenCL C front end, "
+           "ISG_NVIDIA_FRONTEND=layer, runs such launches on NVIDIA devices)";
+  };
+  if (kernelIndex().contains(kernel)) {
+    std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
+    std::shared_ptr<ProgramRecord> program = record ? programRegistry().find(record->appProgram) : nullptr;
+    if (program && program->il && program->kind == ProgramRecord::Kind::Shadowed) {
+      *allowed = allowsNonUniform(program->appOptions, true);
+      if (!*allowed) return "no";
+      const char* name = spirvWholeLaunch(*program->il);
+      return name ? calls(name) : "";
+    }
+    if (!program || program->kind != ProgramRecord::Kind::Shadowed ||
+        program->rewrite.form != RewriteResult::Form::Source)
+      return "the layer did not build its program from OpenCL C source or SPIR-V";
+    options = program->appOptions;
+    if (programString(program->app, CL_PROGRAM_SOURCE, &texts[0]) != CL_SUCCESS)
+      return "its program's source cannot be read";
+    for (const SourceFile& f : program->rewrite.headers) texts.push_back(f.text);
+    for (const SourceFile& f : program->rewrite.diskFiles) texts.push_back(f.text);
+  } else {
+    cl_program program = nullptr;
+    if (kernelValue(kernel, CL_KERNEL_PROGRAM, &program) != CL_SUCCESS ||
+        programBuildString(program, device, CL_PROGRAM_BUILD_OPTIONS, &options) != CL_SUCCESS ||
+        programString(program, CL_PROGRAM_SOURCE, &texts[0]) != CL_SUCCESS || texts[0].empty())
+      return "its program's source cannot be read";
+    if (includesFiles(texts[0])) return "its program includes files the layer does not see";
+  }
+  *allowed = allowsNonUniform(options, false);
+  if (!*allowed) return "no";
+  for (const std::string& text : texts)
+    for (const char* name : kWholeLaunch)
+      if (namesWord(text, name)) return calls(name);
+  return "";
+}
+
+}  // namespace
+
+cl_int launchInParts(const capture::EnqueueCapture::Launch& l, cl_kernel kernel, const size_t* local,
+                     cl_uint waits, const cl_event* wait, cl_event* done, cl_int refused) {
+  if (refused != CL_INVALID_WORK_GROUP_SIZE || !unevenLaunch(l.workDim, l.globalSize, local)) return refused;
+  cl_device_id device = nullptr;
+  if (!next().clGetCommandQueueInfo ||
+      next().clGetCommandQueueInfo(l.queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr) != CL_SUCCESS)
+    return refused;
+  bool allowed = true;
+  if (std::string why = whyNotInParts(l.kernel, device, &allowed); !why.empty()) {
+    if (allowed)
+      ISG_LOG_WARNING("a launch of a kernel with non-uniform work-groups, which the driver refuses, "
+                      "cannot run in parts: " << why);
+    return refused;
+  }
+  if (done && !next().clEnqueueMarkerWithWaitList) return refused;
+  // Per dimension: the whole work-groups, then the last, smaller one.
+  struct Part {
+    size_t offset, size, local;
+  };
+  std::vector<Part> parts[3];
+  for (cl_uint d = 0; d < l.workDim; ++d) {
+    const size_t offset = l.globalOffset ? l.globalOffset[d] : 0;
+    const size_t whole = l.globalSize[d] / local[d] * local[d], rest = l.globalSize[d] - whole;
+    if (whole) parts[d].push_back({offset, whole, local[d]});
+    if (rest) parts[d].push_back({offset + whole, rest, rest});
+  }
+  std::vector<cl_event> launched;
+  cl_int err = CL_SUCCESS;
+  size_t index[3] = {0, 0, 0};
+  for (bool more = true; more && err == CL_SUCCESS;) {
+    size_t offset[3], size[3], group[3];
+    for (cl_uint d = 0; d < l.workDim; ++d) {
+      offset[d] = parts[d][index[d]].offset;
+      size[d] = parts[d][index[d]].size;
+      group[d] = parts[d][index[d]].local;
+    }
+    cl_event e = nullptr;
+    err = next().clEnqueueNDRangeKernel(l.queue, kernel, l.workDim, offset, size, group, waits, wait,
+                                        done ? &e : nullptr);
+    if (e) launched.push_back(e);
+    more = false;
+    for (cl_uint d = 0; d < l.workDim && !more; ++d) {
+      if (++index[d] < parts[d].size()) more = true;
+      else index[d] = 0;
+    }
+  }
+  if (err == CL_SUCCESS && done)
+    err = next().clEnqueueMarkerWithWaitList(l.queue, cl_uint(launched.size()), launched.data(), done);
+  for (cl_event e : launched) next().clReleaseEvent(e);
+  return err;
+}
+
+}  // namespace isg

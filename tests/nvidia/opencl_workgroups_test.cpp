@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+// Non-uniform work-groups (OpenCL C 2.0; 3.0 makes them optional): a global size that is no
+// multiple of the local size gives each dimension a last, smaller work-group. Intel's drivers
+// have them and Intel-targeted code launches so (ggml's element-wise kernels); NVIDIA's driver
+// and PoCL refuse such a launch. The layer runs it (docs/design.md, "Non-uniform work-groups"):
+// in full on its PTX path on NVIDIA, and elsewhere in parts, for programs whose work-item
+// functions a launch in parts leaves right (the others keep the driver's refusal). Each
+// work-item function and the sub-groups and barriers of a last work-group are checked against
+// a host model of the spec, with a global offset, and a uniform launch of the kernel after.
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "cl_harness.h"
+
+namespace {
+
+using isgtest::env;
+
+constexpr unsigned kGroupFields = 6;
+constexpr unsigned kSubGroupSize = 16;
+
+// What every device runs through the layer: nothing a launch in parts would change.
+const char* kParts = R"(
+  kernel void items(global ulong* out, global uint* count, uint width, uint ox, uint oy) {
+    const size_t x = get_global_id(0) - ox, y = get_global_id(1) - oy;
+    global ulong* o = out + (y * width + x) * 4;
+    o[0] = get_local_size(0);
+    o[1] = get_local_size(1);
+    o[2] = get_local_id(0) + 100 * get_local_id(1);
+    o[3] = get_local_linear_id();
+    atomic_inc(count);
+  }
+
+  kernel __attribute__((intel_reqd_sub_group_size(16)))
+  void groups(global uint* out, global uint* count, uint ox) {
+    local uint sum;
+    const uint l = (uint)get_local_linear_id();
+    if (l == 0) sum = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_add(&sum, l + 1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    global uint* o = out + (get_global_id(0) - ox) * 6;
+    o[0] = sum;
+    o[1] = get_sub_group_size();
+    o[2] = get_num_sub_groups();
+    o[3] = get_sub_group_id();
+    o[4] = intel_sub_group_shuffle(l, 0);
+    o[5] = sub_group_reduce_add(1u);
+    atomic_inc(count);
+  })";
+
+// The work-item functions of the whole launch.
+const char* kWhole = R"(
+  kernel void geometry(global ulong* out, global uint* count, uint width) {
+    const size_t x = get_global_id(0) - get_global_offset(0), y = get_global_id(1) - get_global_offset(1);
+    global ulong* o = out + (y * width + x) * 8;
+    o[0] = get_global_size(0);
+    o[1] = get_global_size(1);
+    o[2] = get_group_id(0);
+    o[3] = get_group_id(1);
+    o[4] = get_num_groups(0);
+    o[5] = get_num_groups(1);
+    o[6] = get_enqueued_local_size(0) + 100 * get_enqueued_local_size(1);
+    o[7] = get_global_linear_id();
+    atomic_inc(count + intel_sub_group_shuffle(0u, 0u));  // an Intel builtin: the layer rewrites it
+  })";
+
+// One dimension of a launch as the spec defines it: work-group g of global size `global` and
+// enqueued local size `local` holds min(local, global - g * local) work-items.
+struct Dim {
+  size_t global, local;
+  size_t groups() const { return (global + local - 1) / local; }
+  size_t localSize(size_t item) const { return std::min(local, global - item / local * local); }
+};
+
+template <class T>
+cl_mem buffer(std::vector<T>& host) {
+  cl_int err = CL_SUCCESS;
+  cl_mem b = clCreateBuffer(env().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.size() * sizeof(T),
+                            host.data(), &err);
+  EXPECT_EQ(err, CL_SUCCESS);
+  return b;
+}
+
+template <class T>
+void read(cl_mem b, std::vector<T>& host) {
+  ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, b, CL_TRUE, 0, host.size() * sizeof(T), host.data(), 0, nullptr,
+                                   nullptr));
+}
+
+// A 2-D launch of `k` (items or geometry) over `x` by `y` at `offset`, each work-item's fields
+// compared with `want(i, j, field)`. `mayRefuse`: CL_INVALID_WORK_GROUP_SIZE is an answer too.
+template <class Want>
+void check2d(cl_kernel k, unsigned fields, Dim x, Dim y, const size_t offset[2], bool passOffset,
+             bool mayRefuse, Want want) {
+  SCOPED_TRACE("global " + std::to_string(x.global) + " x " + std::to_string(y.global) + ", local " +
+               std::to_string(x.local) + " x " + std::to_string(y.local));
+  std::vector<cl_ulong> out(x.global * y.global * fields, ~0ull);
+  std::vector<cl_uint> count(1, 0);
+  cl_mem bo = buffer(out), bc = buffer(count);
+  const cl_uint width = cl_uint(x.global), ox = cl_uint(offset[0]), oy = cl_uint(offset[1]);
+  if (passOffset) {
+    ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, bo, bc, width, ox, oy));
+  } else {
+    ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, bo, bc, width));
+  }
+  const size_t global[2] = {x.global, y.global}, local[2] = {x.local, y.local};
+  const cl_int err = clEnqueueNDRangeKernel(env().queue, k, 2, offset, global, local, 0, nullptr, nullptr);
+  if (!(mayRefuse && err == CL_INVALID_WORK_GROUP_SIZE && (x.global % x.local || y.global % y.local))) {
+    ASSERT_EQ(err, CL_SUCCESS);
+    read(bo, out);
+    read(bc, count);
+    EXPECT_EQ(count[0], x.global * y.global) << "work-items that ran";
+    unsigned wrong = 0;
+    for (size_t j = 0; j < y.global; ++j)
+      for (size_t i = 0; i < x.global; ++i)
+        for (unsigned f = 0; f < fields; ++f) {
+          const cl_ulong got = out[(j * x.global + i) * fields + f], w = want(i, j, f);
+          if (got != w && ++wrong <= 8)
+            ADD_FAILURE() << "work-item (" << i << ", " << j << ") field " << f << ": " << got << ", want " << w;
+        }
+    EXPECT_EQ(wrong, 0u);
+  }
+  clReleaseMemObject(bo);
+  clReleaseMemObject(bc);
+}
+
+void checkItems(cl_kernel k, Dim x, Dim y, const size_t offset[2]) {
+  check2d(k, 4, x, y, offset, true, false, [&](size_t i, size_t j, unsigned f) -> cl_ulong {
+    const size_t lx = x.localSize(i);
+    const cl_ulong want[4] = {lx, y.localSize(j), i % x.local + 100 * (j % y.local), (j % y.local) * lx + i % x.local};
+    return want[f];
+  });
+}
+
+void checkGeometry(cl_kernel k, Dim x, Dim y, const size_t offset[2], bool mayRefuse) {
+  check2d(k, 8, x, y, offset, false, mayRefuse, [&](size_t i, size_t j, unsigned f) -> cl_ulong {
+    const cl_ulong want[8] = {x.global,   y.global,   i / x.local,
+                              j / y.local, x.groups(), y.groups(),
+                              x.local + 100 * y.local, j * x.global + i};
+    return want[f];
+  });
+}
+
+// groups over a 1-D launch: sub-groups of 16 cut from each work-group's linear ids.
+void checkGroups(cl_kernel k, Dim x, size_t offset) {
+  SCOPED_TRACE("global " + std::to_string(x.global) + ", local " + std::to_string(x.local));
+  std::vector<cl_uint> out(x.global * kGroupFields, ~0u), count(1, 0);
+  cl_mem bo = buffer(out), bc = buffer(count);
+  const cl_uint ox = cl_uint(offset);
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, bo, bc, ox));
+  ASSERT_EQ(clEnqueueNDRangeKernel(env().queue, k, 1, &offset, &x.global, &x.local, 0, nullptr, nullptr),
+            CL_SUCCESS);
+  read(bo, out);
+  read(bc, count);
+  EXPECT_EQ(count[0], x.global) << "work-items that ran";
+  unsigned wrong = 0;
+  for (size_t i = 0; i < x.global; ++i) {
+    const cl_uint* o = &out[i * kGroupFields];
+    const cl_uint n = cl_uint(x.localSize(i)), l = cl_uint(i % x.local), s = l / kSubGroupSize;
+    const cl_uint size = std::min(kSubGroupSize, n - s * kSubGroupSize);
+    const cl_uint want[kGroupFields] = {n * (n + 1) / 2, size, (n + kSubGroupSize - 1) / kSubGroupSize, s,
+                                        s * kSubGroupSize, size};
+    for (unsigned f = 0; f < kGroupFields; ++f)
+      if (o[f] != want[f] && ++wrong <= 8)
+        ADD_FAILURE() << "work-item " << i << " field " << f << ": " << o[f] << ", want " << want[f];
+  }
+  EXPECT_EQ(wrong, 0u);
+  clReleaseMemObject(bo);
+  clReleaseMemObject(bc);
+}
+
+// Where the whole launch's work-item functions must be right: the driver has non-uniform
+// work-groups, or the layer builds the program on its PTX path (NVIDIA: from SPIR-V, or a
+// rewritten program under ISG_NVIDIA_FRONTEND=layer). Elsewhere such a launch may keep the
+// driver's refusal.
+bool wholeLaunchRuns(bool driverHasThem) {
+  if (driverHasThem) return true;
+  if (isgtest::deviceString(env().device, CL_DEVICE_VENDOR).find("NVIDIA") == std::string::npos) return false;
+  const char* frontend = std::getenv("ISG_NVIDIA_FRONTEND");
+  return isgtest::spirvMode() || (frontend && std::string(frontend) == "layer");
+}
+
+TEST(OpenClLibrary, NonUniformWorkGroupsMatchTheSpec) {
+  ISG_REQUIRE_ENV();
+  const std::vector<size_t> sizes = isgtest::deviceSubGroupSizes();
+  ASSERT_NE(std::find(sizes.begin(), sizes.end(), kSubGroupSize), sizes.end()) << "no sub-groups of 16";
+  cl_bool driverHasThem = CL_FALSE;
+  clGetDeviceInfo(env().device, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, sizeof driverHasThem, &driverHasThem,
+                  nullptr);
+  const bool mayRefuse = !wholeLaunchRuns(driverHasThem);
+  for (const char* std : {"-cl-std=CL2.0", "-cl-std=CL3.0"}) {
+    SCOPED_TRACE(std::string("options '") + std + "'");
+    std::string log;
+    cl_program parts = isgtest::buildProgram(kParts, std, &log);
+    ASSERT_NE(parts, nullptr) << log;
+    cl_program whole = isgtest::buildProgram(kWhole, std, &log);
+    ASSERT_NE(whole, nullptr) << log;
+    cl_int err = CL_SUCCESS;
+    cl_kernel items = clCreateKernel(parts, "items", &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    cl_kernel groups = clCreateKernel(parts, "groups", &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    cl_kernel geometry = clCreateKernel(whole, "geometry", &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    const size_t offset[2] = {3, 2};
+    checkItems(items, {37, 8}, {7, 4}, offset);  // both dimensions end in a smaller group
+    checkItems(items, {5, 8}, {3, 4}, offset);   // one group, smaller than enqueued
+    checkItems(items, {32, 8}, {8, 4}, offset);  // uniform, after the others
+    checkGroups(groups, {70, 32}, 5);            // 32, 32, then one sub-group of 6
+    checkGroups(groups, {90, 64}, 0);            // 64, then 16 and 10
+    checkGroups(groups, {64, 32}, 0);
+    checkGeometry(geometry, {37, 8}, {7, 4}, offset, mayRefuse);
+    checkGeometry(geometry, {5, 8}, {3, 4}, offset, mayRefuse);
+    checkGeometry(geometry, {32, 8}, {8, 4}, offset, false);
+    clReleaseKernel(items);
+    clReleaseKernel(groups);
+    clReleaseKernel(geometry);
+    clReleaseProgram(parts);
+    clReleaseProgram(whole);
+  }
+}
+
+}  // namespace
