@@ -39,7 +39,8 @@ const NamedValue kLogLevelNames[] = {{"error", static_cast<int>(LogLevel::Error)
 
 const NamedValue kFrontEndNames[] = {{"driver", static_cast<int>(FrontEndChoice::Driver)},
                                      {"layer", static_cast<int>(FrontEndChoice::Layer)},
-                                     {"auto", static_cast<int>(FrontEndChoice::Auto)}};
+                                     {"auto", static_cast<int>(FrontEndChoice::Auto)},
+                                     {"every", static_cast<int>(FrontEndChoice::Every)}};
 
 }  // namespace
 
@@ -106,7 +107,7 @@ const char* controlTypeDescription(const StrategyChoice*) {
   }();
   return names.c_str();
 }
-const char* controlTypeDescription(const FrontEndChoice*) { return "driver | layer | auto"; }
+const char* controlTypeDescription(const FrontEndChoice*) { return "driver | layer | auto | every"; }
 const char* controlTypeDescription(const bool*) { return "0 | 1 (also no | yes, false | true, off | on)"; }
 const char* controlTypeDescription(const unsigned*) { return "unsigned integer"; }
 const char* controlTypeDescription(const std::string*) { return "text"; }

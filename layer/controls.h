@@ -29,7 +29,7 @@ inline Strategy forcedStrategy(StrategyChoice c) {
 
 // ISG_NVIDIA_FRONTEND: which compiler builds OpenCL C source on NVIDIA devices
 // (docs/design.md, "Build paths on NVIDIA").
-enum class FrontEndChoice { Driver, Layer, Auto };
+enum class FrontEndChoice { Driver, Layer, Auto, Every };
 
 // One parser, printer and description per control type; a row of controls.def with a type that
 // has none of these does not compile.

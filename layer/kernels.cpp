@@ -213,6 +213,42 @@ cl_int CL_API_CALL clReleaseKernel_layer(cl_kernel kernel) {
   });
 }
 
+// CL_KERNEL_WORK_GROUP_SIZE of a kernel whose PTX the layer wrote: NVIDIA's driver answers 256
+// whatever the kernel, and the layer's PTX launches at up to the device's largest work-group
+// (.maxntid 1024, registers kept to it), or at its reqd_work_group_size (.reqntid). Intel's
+// drivers answer their largest, and Intel-targeted code sizes its work-groups by the answer
+// (ggml's cumsum takes rows of up to the square of it).
+cl_int CL_API_CALL clGetKernelWorkGroupInfo_layer(cl_kernel kernel, cl_device_id device,
+                                                  cl_kernel_work_group_info param_name,
+                                                  size_t param_value_size, void* param_value,
+                                                  size_t* param_value_size_ret) {
+  return guardedEntry("clGetKernelWorkGroupInfo", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clGetKernelWorkGroupInfo);
+    auto forward = [&] {
+      return next().clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size, param_value,
+                                             param_value_size_ret);
+    };
+    if (param_name != CL_KERNEL_WORK_GROUP_SIZE || !kernelIndex().contains(kernel)) return forward();
+    std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
+    std::shared_ptr<ProgramRecord> program = record ? programRegistry().find(record->appProgram) : nullptr;
+    size_t driver = 0;  // the driver checks the kernel and device first
+    cl_int err = next().clGetKernelWorkGroupInfo(kernel, device, param_name, sizeof driver, &driver, nullptr);
+    if (err != CL_SUCCESS || !program || program->rewrite.form != RewriteResult::Form::Ptx) return forward();
+    const std::size_t* reqd = record->manifest.reqdWorkGroupSize;
+    size_t largest = reqd[0] * reqd[1] * reqd[2];
+    if (largest == 0) {
+      cl_device_id target = device;
+      std::vector<cl_device_id> devices;
+      if (!target && programDevices(program->driverProgram(), &devices) == CL_SUCCESS && devices.size() == 1)
+        target = devices[0];
+      const DeviceProfile* profile = target ? DeviceStrategy::of(target) : nullptr;
+      if (!profile || profile->maxWorkGroupSize == 0) return forward();
+      largest = profile->maxWorkGroupSize;
+    }
+    return writeValue(param_value_size, param_value, param_value_size_ret, largest);
+  });
+}
+
 cl_int CL_API_CALL clGetKernelInfo_layer(cl_kernel kernel, cl_kernel_info param_name,
                                          size_t param_value_size, void* param_value,
                                          size_t* param_value_size_ret) {

@@ -32,6 +32,7 @@
   X(clSetKernelArgSVMPointer)      \
   X(clGetKernelInfo)               \
   X(clGetKernelArgInfo)            \
+  X(clGetKernelWorkGroupInfo)      \
   X(clEnqueueNDRangeKernel)        \
   X(clEnqueueTask)                 \
   X(clGetKernelSubGroupInfo)       \

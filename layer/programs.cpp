@@ -181,15 +181,23 @@ void offerLayerHalf(const std::vector<cl_device_id>& devices, DeviceTraits* trai
   traits->deviceExtensions.push_back("cl_khr_fp16");
 }
 
+// ISG_NVIDIA_FRONTEND=every: programs without Intel builtins, which otherwise pass through, take
+// the layer's front end too.
+bool everyProgramOnLayerFrontEnd(const RewriteInput& input, const std::vector<cl_device_id>& devices) {
+  return config().NVIDIA_FRONTEND == FrontEndChoice::Every && !input.compiledObject &&
+         DeviceStrategy::allHave(devices, &DeviceProfile::layerFrontEnd);
+}
+
 // A source program through the layer's OpenCL C front end on `devices`, its result ready for
 // the driver's build of PTX, with cl_khr_fp16 where the layer offers it. A program the rewriter
 // leaves alone stays the driver's (PassThrough) unless it needs the front end for half (`half`:
-// needsLayerHalf).
+// needsLayerHalf) or ISG_NVIDIA_FRONTEND=every says so.
 RewriteResult viaLayerFrontEnd(RewriteInput input, const std::vector<cl_device_id>& devices, bool half) {
+  const bool untouchedToo = half || everyProgramOnLayerFrontEnd(input, devices);
   offerLayerHalf(devices, &input.traits);
   RewriteResult r = compileForNvidia(input);
   if (r.status != RewriteResult::Status::Rewritten) return r;
-  if (r.source.empty() && !half) return RewriteResult{};
+  if (r.source.empty() && !untouchedToo) return RewriteResult{};
   r.options = nvidiaPtxOptions(input.options);
   return r;
 }
@@ -204,7 +212,7 @@ RewriteResult rewriteSource(const RewriteInput& input, const std::vector<cl_devi
   if (input.compiledObject || choice == FrontEndChoice::Driver ||
       !DeviceStrategy::allHave(devices, &DeviceProfile::layerFrontEnd))
     return rewriteProgram(input);
-  if (choice == FrontEndChoice::Layer || half) {
+  if (choice == FrontEndChoice::Layer || choice == FrontEndChoice::Every || half) {
     // What the front end cannot build yet (images) is NVIDIA's compiler's to try: a program
     // that tests cl_khr_fp16 takes its other branch there.
     RewriteResult layer = viaLayerFrontEnd(input, devices, half);
@@ -303,7 +311,8 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
     }
   } else {
     const bool half = needsLayerHalf(plan->input, devices);
-    if (!half && !mayNeedRewrite(plan->input)) return CL_SUCCESS;
+    if (!half && !mayNeedRewrite(plan->input) && !everyProgramOnLayerFrontEnd(plan->input, devices))
+      return CL_SUCCESS;
     plan->result = rewriteSource(plan->input, devices, half, &plan->frontEndFallback);
   }
   switch (plan->result.status) {

@@ -95,7 +95,8 @@ std::string whyNotInParts(cl_kernel kernel, cl_device_id device, bool* allowed) 
   auto calls = [](const char* name) {
     return std::string("its program calls ") + name +
            ", whose value a launch in parts would change (the layer's own OpenCL C front end, "
-           "ISG_NVIDIA_FRONTEND=layer, runs such launches on NVIDIA devices)";
+           "ISG_NVIDIA_FRONTEND=layer for programs it rewrites, every for all, runs such launches on NVIDIA "
+           "devices)";
   };
   if (kernelIndex().contains(kernel)) {
     std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);

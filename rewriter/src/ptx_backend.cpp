@@ -52,6 +52,7 @@
 #include <llvm/Transforms/IPO/Internalize.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
+#include <llvm/Transforms/Vectorize/LoadStoreVectorizer.h>
 
 #include "isg/build_options.h"
 #include "clang_session.h"
@@ -63,6 +64,7 @@
 #include "launch_shape.h"
 #include "ptx_images.h"
 #include "ptx_printf.h"
+#include "ptx_unaligned.h"
 #include "spirv_bridge.h"
 
 extern "C" {
@@ -581,6 +583,9 @@ void optimise(llvm::Module& m, llvm::TargetMachine& tm) {
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cam, mam);
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  // The back end's own load/store vectorizer, run here so that the vector accesses it makes of
+  // scalar ones (a float4 the optimiser took apart) are there for tolerateUnalignedVectors.
+  mpm.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::LoadStoreVectorizerPass()));
   mpm.run(m, mam);
 }
 
@@ -739,6 +744,7 @@ bool writePtx(llvm::Module& m, llvm::TargetMachine& tm, const std::string& optio
     return false;
   }
   optimise(m, tm);
+  tolerateUnalignedVectors(m);
   if (std::string why = unwritable(m, origin); !why.empty()) {
     *log = why;
     return false;
@@ -806,6 +812,10 @@ KernelManifest describedKernel(const llvm::Function& f, const DeviceTraits& trai
   k.name = f.getName().str();
   k.subGroupSize = traits.defaultSubGroupSize;
   k.numUserArgs = unsigned(f.arg_size());
+  if (const llvm::MDNode* w = f.getMetadata("reqd_work_group_size"); w && w->getNumOperands() == 3)
+    for (unsigned d = 0; d < 3; ++d)
+      if (auto* c = llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(w->getOperand(d)))
+        k.reqdWorkGroupSize[d] = std::size_t(c->getZExtValue());
   auto strings = [&](const char* kind) {
     std::vector<std::string> out;
     if (const llvm::MDNode* node = f.getMetadata(kind))

@@ -51,8 +51,14 @@ const char* kParts = R"(
     atomic_inc(count);
   })";
 
-// The work-item functions of the whole launch.
+// The work-item functions of the whole launch; with -DINTEL, through a program the layer
+// rewrites (without, one it passes through unless ISG_NVIDIA_FRONTEND=every).
 const char* kWhole = R"(
+  #ifdef INTEL
+  #define COUNTER(c) (c + intel_sub_group_shuffle(0u, 0u))
+  #else
+  #define COUNTER(c) (c)
+  #endif
   kernel void geometry(global ulong* out, global uint* count, uint width) {
     const size_t x = get_global_id(0) - get_global_offset(0), y = get_global_id(1) - get_global_offset(1);
     global ulong* o = out + (y * width + x) * 8;
@@ -64,7 +70,7 @@ const char* kWhole = R"(
     o[5] = get_num_groups(1);
     o[6] = get_enqueued_local_size(0) + 100 * get_enqueued_local_size(1);
     o[7] = get_global_linear_id();
-    atomic_inc(count + intel_sub_group_shuffle(0u, 0u));  // an Intel builtin: the layer rewrites it
+    atomic_inc(COUNTER(count));
   })";
 
 // One dimension of a launch as the spec defines it: work-group g of global size `global` and
@@ -173,14 +179,15 @@ void checkGroups(cl_kernel k, Dim x, size_t offset) {
 }
 
 // Where the whole launch's work-item functions must be right: the driver has non-uniform
-// work-groups, or the layer builds the program on its PTX path (NVIDIA: from SPIR-V, or a
-// rewritten program under ISG_NVIDIA_FRONTEND=layer). Elsewhere such a launch may keep the
-// driver's refusal.
-bool wholeLaunchRuns(bool driverHasThem) {
+// work-groups, or the layer builds the program on its PTX path (NVIDIA: from SPIR-V; a program
+// it rewrites under ISG_NVIDIA_FRONTEND=layer; any under every). Elsewhere such a launch may
+// keep the driver's refusal.
+bool wholeLaunchRuns(bool driverHasThem, bool rewritten) {
   if (driverHasThem) return true;
   if (isgtest::deviceString(env().device, CL_DEVICE_VENDOR).find("NVIDIA") == std::string::npos) return false;
-  const char* frontend = std::getenv("ISG_NVIDIA_FRONTEND");
-  return isgtest::spirvMode() || (frontend && std::string(frontend) == "layer");
+  const char* set = std::getenv("ISG_NVIDIA_FRONTEND");
+  const std::string frontend = set ? set : "auto";
+  return isgtest::spirvMode() || frontend == "every" || (rewritten && frontend == "layer");
 }
 
 TEST(OpenClLibrary, NonUniformWorkGroupsMatchTheSpec) {
@@ -190,20 +197,15 @@ TEST(OpenClLibrary, NonUniformWorkGroupsMatchTheSpec) {
   cl_bool driverHasThem = CL_FALSE;
   clGetDeviceInfo(env().device, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, sizeof driverHasThem, &driverHasThem,
                   nullptr);
-  const bool mayRefuse = !wholeLaunchRuns(driverHasThem);
   for (const char* std : {"-cl-std=CL2.0", "-cl-std=CL3.0"}) {
     SCOPED_TRACE(std::string("options '") + std + "'");
     std::string log;
     cl_program parts = isgtest::buildProgram(kParts, std, &log);
     ASSERT_NE(parts, nullptr) << log;
-    cl_program whole = isgtest::buildProgram(kWhole, std, &log);
-    ASSERT_NE(whole, nullptr) << log;
     cl_int err = CL_SUCCESS;
     cl_kernel items = clCreateKernel(parts, "items", &err);
     ASSERT_EQ(err, CL_SUCCESS);
     cl_kernel groups = clCreateKernel(parts, "groups", &err);
-    ASSERT_EQ(err, CL_SUCCESS);
-    cl_kernel geometry = clCreateKernel(whole, "geometry", &err);
     ASSERT_EQ(err, CL_SUCCESS);
     const size_t offset[2] = {3, 2};
     checkItems(items, {37, 8}, {7, 4}, offset);  // both dimensions end in a smaller group
@@ -212,14 +214,22 @@ TEST(OpenClLibrary, NonUniformWorkGroupsMatchTheSpec) {
     checkGroups(groups, {70, 32}, 5);            // 32, 32, then one sub-group of 6
     checkGroups(groups, {90, 64}, 0);            // 64, then 16 and 10
     checkGroups(groups, {64, 32}, 0);
-    checkGeometry(geometry, {37, 8}, {7, 4}, offset, mayRefuse);
-    checkGeometry(geometry, {5, 8}, {3, 4}, offset, mayRefuse);
-    checkGeometry(geometry, {32, 8}, {8, 4}, offset, false);
     clReleaseKernel(items);
     clReleaseKernel(groups);
-    clReleaseKernel(geometry);
     clReleaseProgram(parts);
-    clReleaseProgram(whole);
+    for (bool intel : {true, false}) {
+      SCOPED_TRACE(intel ? "whole launch, rewritten" : "whole launch, no Intel builtin");
+      cl_program whole = isgtest::buildProgram(kWhole, std + std::string(intel ? " -DINTEL" : ""), &log);
+      ASSERT_NE(whole, nullptr) << log;
+      cl_kernel geometry = clCreateKernel(whole, "geometry", &err);
+      ASSERT_EQ(err, CL_SUCCESS);
+      const bool mayRefuse = !wholeLaunchRuns(driverHasThem, intel);
+      checkGeometry(geometry, {37, 8}, {7, 4}, offset, mayRefuse);
+      checkGeometry(geometry, {5, 8}, {3, 4}, offset, mayRefuse);
+      checkGeometry(geometry, {32, 8}, {8, 4}, offset, false);
+      clReleaseKernel(geometry);
+      clReleaseProgram(whole);
+    }
   }
 }
 
