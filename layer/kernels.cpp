@@ -184,6 +184,18 @@ cl_kernel CL_API_CALL clCloneKernel_layer(cl_kernel source_kernel, cl_int* errco
   });
 }
 
+cl_int CL_API_CALL clRetainKernel_layer(cl_kernel kernel) {
+  return guardedEntry("clRetainKernel", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clRetainKernel);
+    if (!kernelIndex().contains(kernel)) return next().clRetainKernel(kernel);
+    std::lock_guard<std::recursive_mutex> serial(releaseMutex());  // against a racing last release
+    const cl_int err = next().clRetainKernel(kernel);
+    if (err == CL_SUCCESS)
+      if (std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel)) ++record->appReferences;
+    return err;
+  });
+}
+
 cl_int CL_API_CALL clReleaseKernel_layer(cl_kernel kernel) {
   return guardedEntry("clReleaseKernel", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clReleaseKernel);
@@ -191,14 +203,15 @@ cl_int CL_API_CALL clReleaseKernel_layer(cl_kernel kernel) {
     if (!kernelIndex().contains(kernel)) return next().clReleaseKernel(kernel);
     return releaseRecorded(
         [&] {
-          cl_uint references = 0;
-          kernelValue(kernel, CL_KERNEL_REFERENCE_COUNT, &references);
-          return references;
+          std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
+          return record ? record->appReferences-- : cl_uint{1};
         },
         [&] { return kernelRegistry().take(kernel); },
         [&] { return next().clReleaseKernel(kernel); },
         [&](const std::shared_ptr<KernelRecord>& record) {
-          if (record) kernelRegistry().put(kernel, record);
+          if (!record) return;
+          record->appReferences = 1;
+          kernelRegistry().put(kernel, record);
         },
         [&](const std::shared_ptr<KernelRecord>& record) {
           if (!record) return;

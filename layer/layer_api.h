@@ -27,6 +27,7 @@
   X(clCreateKernel)                \
   X(clCreateKernelsInProgram)      \
   X(clCloneKernel)                 \
+  X(clRetainKernel)                \
   X(clReleaseKernel)               \
   X(clSetKernelArg)                \
   X(clSetKernelArgSVMPointer)      \

@@ -58,6 +58,11 @@ struct ProgramRecord {
 // a part of its own; the lock-free parts (KernelSummary) are set before the record is shared.
 struct KernelRecord {
   cl_program appProgram = nullptr;
+  // The application's references (clRetainKernel, clReleaseKernel), under releaseMutex: the
+  // driver's CL_KERNEL_REFERENCE_COUNT also counts its own (PoCL's commands hold a kernel a
+  // while after they complete), which would keep the record, and the program's "has kernels",
+  // after the application's last release.
+  cl_uint appReferences = 1;
   bool holdsAppProgram =
       false;  // the layer retained appProgram (the driver kernel holds the shadow)
   KernelManifest manifest;

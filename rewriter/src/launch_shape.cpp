@@ -10,6 +10,7 @@
 
 #include "isg/build_options.h"
 #include "isg/rewriter.h"
+#include "ptx_kernels.h"
 
 namespace isg::detail {
 
@@ -69,22 +70,15 @@ ShapedKernels appendLaunchShape(llvm::Module& m, bool uniform) {
     const unsigned index = unsigned(f->arg_size());
     std::vector<llvm::Type*> types(f->getFunctionType()->param_begin(), f->getFunctionType()->param_end());
     types.push_back(llvm::PointerType::get(c, 0));
-    auto* fresh = llvm::Function::Create(llvm::FunctionType::get(f->getReturnType(), types, false),
-                                         f->getLinkage(), f->getAddressSpace(), "", &m);
-    fresh->takeName(f);
-    fresh->copyAttributesFrom(f);
-    fresh->setCallingConv(f->getCallingConv());
-    fresh->copyMetadata(f, 0);
+    llvm::Function* fresh = withParameters(*f, types);
     fresh->addParamAttr(index, llvm::Attribute::getWithByValType(c, shape));
     fresh->addParamAttr(index, llvm::Attribute::getWithAlignment(c, llvm::Align(8)));
-    fresh->getBasicBlockList().splice(fresh->begin(), f->getBasicBlockList());
     for (llvm::Argument& a : f->args()) {
       fresh->getArg(a.getArgNo())->takeName(&a);
       a.replaceAllUsesWith(fresh->getArg(a.getArgNo()));
     }
     fresh->getArg(index)->setName("__isg_launch");
-    f->replaceAllUsesWith(fresh);
-    f->eraseFromParent();
+    replaceFunction(*f, fresh);
 
     // The entry's allocas stay in the entry block, first (static stack slots, which SROA
     // promotes; an image handle left in one is no .texref NVPTX can write); the check follows.

@@ -57,6 +57,7 @@
 #include "isg/build_options.h"
 #include "clang_session.h"
 #include "embedded.h"
+#include "ptx_kernels.h"
 #include "kernel_facts.h"
 #include "isg/rewriter.h"
 #include "mangled_names.h"
@@ -816,16 +817,11 @@ KernelManifest describedKernel(const llvm::Function& f, const DeviceTraits& trai
     for (unsigned d = 0; d < 3; ++d)
       if (auto* c = llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(w->getOperand(d)))
         k.reqdWorkGroupSize[d] = std::size_t(c->getZExtValue());
-  auto strings = [&](const char* kind) {
-    std::vector<std::string> out;
-    if (const llvm::MDNode* node = f.getMetadata(kind))
-      for (const llvm::MDOperand& op : node->operands())
-        if (const auto* text = llvm::dyn_cast_or_null<llvm::MDString>(op.get())) out.push_back(text->getString().str());
-    return out;
-  };
   const llvm::MDNode* spaces = f.getMetadata("kernel_arg_addr_space");
-  const std::vector<std::string> access = strings("kernel_arg_access_qual"), types = strings("kernel_arg_type"),
-                                 quals = strings("kernel_arg_type_qual"), names = strings("kernel_arg_name");
+  const std::vector<std::string> access = kernelArgStrings(f, "kernel_arg_access_qual"),
+                                 types = kernelArgStrings(f, "kernel_arg_type"),
+                                 quals = kernelArgStrings(f, "kernel_arg_type_qual"),
+                                 names = kernelArgStrings(f, "kernel_arg_name");
   const std::size_t n = f.arg_size();
   if (!spaces || spaces->getNumOperands() != n || access.size() != n || types.size() != n || quals.size() != n ||
       names.size() != n)
@@ -855,21 +851,18 @@ KernelManifest describedKernel(const llvm::Function& f, const DeviceTraits& trai
 std::string sourceUnsupported(const llvm::Module& m) {
   std::set<std::string> found;
   for (const llvm::Function& f : m) {
-    const llvm::MDNode* access = f.getMetadata("kernel_arg_access_qual");
-    for (const char* kind : {"kernel_arg_type", "kernel_arg_type_qual"})
-      if (const llvm::MDNode* types = f.getMetadata(kind))
-        for (unsigned i = 0; i < types->getNumOperands(); ++i)
-          if (const auto* s = llvm::dyn_cast_or_null<llvm::MDString>(types->getOperand(i).get())) {
-            const llvm::StringRef t = s->getString();
-            const auto* a = access && i < access->getNumOperands()
-                                ? llvm::dyn_cast_or_null<llvm::MDString>(access->getOperand(i).get())
-                                : nullptr;
-            if (t.startswith("image") && !t.contains('*'))
-              if (std::string what = imageLimit(t, a ? a->getString() : "read_only"); !what.empty())
-                found.insert(what);
-            if (t.contains("pipe")) found.insert("pipes");
-            if (t.startswith("queue_t") || t.startswith("clk_event_t")) found.insert("device-side enqueue");
-          }
+    const std::vector<std::string> access = kernelArgStrings(f, "kernel_arg_access_qual");
+    for (const char* kind : {"kernel_arg_type", "kernel_arg_type_qual"}) {
+      const std::vector<std::string> types = kernelArgStrings(f, kind);
+      for (unsigned i = 0; i < types.size(); ++i) {
+        const llvm::StringRef t = types[i];
+        if (t.startswith("image") && !t.contains('*'))
+          if (std::string what = imageLimit(t, i < access.size() ? access[i] : "read_only"); !what.empty())
+            found.insert(what);
+        if (t.contains("pipe")) found.insert("pipes");
+        if (t.startswith("queue_t") || t.startswith("clk_event_t")) found.insert("device-side enqueue");
+      }
+    }
     if (!f.isDeclaration() || f.use_empty()) continue;
     const llvm::StringRef name = f.getName();
     MangledFunction sig;

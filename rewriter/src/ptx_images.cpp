@@ -29,6 +29,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "ptx_kernels.h"
 #include "clang_session.h"
 #include "embedded.h"
 #include "isg/rewriter.h"
@@ -55,21 +56,16 @@ constexpr const char* kBufferSurfaces = "isg.buffer.surfaces";  // named metadat
 // metadata: the nvvm.annotations kind of each, by parameter number.
 std::map<unsigned, const char*> imageParameters(const llvm::Function& f) {
   std::map<unsigned, const char*> out;
-  const llvm::MDNode* types = f.getMetadata("kernel_arg_base_type");
-  if (!types) types = f.getMetadata("kernel_arg_type");
-  const llvm::MDNode* access = f.getMetadata("kernel_arg_access_qual");
-  if (!types || types->getNumOperands() != f.arg_size()) return out;
-  for (unsigned i = 0; i < f.arg_size(); ++i) {
-    const auto* t = llvm::dyn_cast_or_null<llvm::MDString>(types->getOperand(i).get());
-    if (!t || t->getString().contains('*')) continue;
-    const llvm::StringRef name = t->getString();
+  std::vector<std::string> types = kernelArgStrings(f, "kernel_arg_base_type");
+  if (types.empty()) types = kernelArgStrings(f, "kernel_arg_type");
+  const std::vector<std::string> access = kernelArgStrings(f, "kernel_arg_access_qual");
+  for (unsigned i = 0; i < types.size(); ++i) {
+    const llvm::StringRef name = types[i];
+    if (name.contains('*')) continue;
     if (name == "sampler_t") {
       out[i] = "sampler";
     } else if (name.startswith("image")) {
-      const auto* a = access && access->getNumOperands() == f.arg_size()
-                          ? llvm::dyn_cast_or_null<llvm::MDString>(access->getOperand(i).get())
-                          : nullptr;
-      const bool write = a && a->getString() == "write_only";
+      const bool write = i < access.size() && access[i] == "write_only";
       out[i] = write && name.startswith("image1d_buffer") ? kBufferSurface : write ? "wroimage" : "rdoimage";
     }
   }
@@ -91,22 +87,15 @@ void retypeKernel(llvm::Module& m, llvm::Function& f, const std::map<unsigned, c
   llvm::Type* i64 = llvm::Type::getInt64Ty(c);
   std::vector<llvm::Type*> types;
   for (llvm::Argument& a : f.args()) types.push_back(params.count(a.getArgNo()) ? i64 : a.getType());
-  auto* fresh = llvm::Function::Create(llvm::FunctionType::get(f.getReturnType(), types, false), f.getLinkage(),
-                                       f.getAddressSpace(), "", &m);
-  fresh->takeName(&f);
-  fresh->copyAttributesFrom(&f);
-  fresh->setCallingConv(f.getCallingConv());
-  fresh->copyMetadata(&f, 0);
+  llvm::Function* fresh = withParameters(f, types);
   for (const auto& [i, kind] : params) fresh->removeParamAttrs(i, llvm::AttributeFuncs::typeIncompatible(i64));
-  fresh->getBasicBlockList().splice(fresh->begin(), f.getBasicBlockList());
   llvm::IRBuilder<> b(&*fresh->getEntryBlock().getFirstInsertionPt());
   for (llvm::Argument& a : f.args()) {
     llvm::Argument* now = fresh->getArg(a.getArgNo());
     now->takeName(&a);
     a.replaceAllUsesWith(params.count(a.getArgNo()) ? b.CreateIntToPtr(now, a.getType()) : now);
   }
-  f.replaceAllUsesWith(fresh);
-  f.eraseFromParent();
+  replaceFunction(f, fresh);
   for (const auto& [i, kind] : params) {
     if (std::string(kind) != kBufferSurface) {
       annotate(m, llvm::ValueAsMetadata::get(fresh), kind, i);
@@ -325,10 +314,7 @@ bool lowerImages(llvm::Module& m, const DeviceTraits& traits, std::string* log) 
   std::set<llvm::Function*> reach;
   std::vector<llvm::Function*> todo;
   for (llvm::Function& f : m)
-    if (f.isDeclaration() && isImageIntrinsic(f))
-      for (llvm::User* u : f.users())
-        if (auto* call = llvm::dyn_cast<llvm::CallBase>(u))
-          if (reach.insert(call->getFunction()).second) todo.push_back(call->getFunction());
+    if (f.isDeclaration() && isImageIntrinsic(f)) todo.push_back(&f);
   while (!todo.empty()) {
     llvm::Function* f = todo.back();
     todo.pop_back();

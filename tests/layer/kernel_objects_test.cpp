@@ -264,6 +264,46 @@ TEST_F(KernelObjects, RebuildWithKernelsIsRefusedAndRebuildReplacesTheProgram) {
   clReleaseProgram(p);
 }
 
+// The application's references decide when a kernel stops holding its program: a retained
+// kernel keeps it after one release, and after the last one the program rebuilds even where the
+// driver still counts references of its own (PoCL's commands keep a kernel a while after they
+// complete, which made the rebuild above fail now and then under load).
+TEST(KernelReferences, TheApplicationsLastReleaseLetsItsProgramRebuild) {
+  ISG_REQUIRE_ENV();
+  const char* src =
+      "kernel void k(global const int* in, global int* out) {\n"
+      "  out[get_global_id(0)] = in[get_global_id(0)] + intel_sub_group_shuffle(0, 0);\n"
+      "}\n";
+  cl_int err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithSource(env().context, 1, &src, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  ISG_CL_CHECK(clBuildProgram(p, 1, &env().device, "", nullptr, nullptr));
+  for (int round = 0; round < 3; ++round) {
+    cl_kernel k = clCreateKernel(p, "k", &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    std::vector<cl_int> in = isgtest::iota(64), out;
+    isgtest::runIntKernel(k, in, &out, 64, 64);
+    EXPECT_EQ(out, in);
+    ISG_CL_CHECK(clRetainKernel(k));
+    ISG_CL_CHECK(clReleaseKernel(k));
+    EXPECT_EQ(clBuildProgram(p, 1, &env().device, "", nullptr, nullptr), CL_INVALID_OPERATION)
+        << "the application still holds the kernel";
+    // The last release while a launch of the kernel is still queued: the driver keeps it for
+    // the launch, the application holds none.
+    cl_mem b = clCreateBuffer(env().context, CL_MEM_READ_WRITE, 64 * sizeof(cl_int), nullptr, &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    ISG_CL_CHECK(clSetKernelArg(k, 0, sizeof b, &b));
+    ISG_CL_CHECK(clSetKernelArg(k, 1, sizeof b, &b));
+    const size_t global = 64;
+    ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &global, &global, 0, nullptr, nullptr));
+    ISG_CL_CHECK(clReleaseKernel(k));
+    ISG_CL_CHECK(clFinish(env().queue));
+    EXPECT_EQ(clBuildProgram(p, 1, &env().device, "", nullptr, nullptr), CL_SUCCESS) << round;
+    clReleaseMemObject(b);
+  }
+  clReleaseProgram(p);
+}
+
 // A kernel whose own __local array leaves less room than the sub-group scratch needs.
 TEST(KernelLocalMemory, ScratchThatCannotFitIsOutOfResources) {
   ISG_REQUIRE_ENV();
