@@ -92,6 +92,10 @@ cl_int imageValue(cl_mem image, cl_image_info param, T* out) {
   if (!next().clGetImageInfo) return CL_INVALID_OPERATION;
   return next().clGetImageInfo(image, param, sizeof(T), out, nullptr);
 }
+inline cl_int queueDevice(cl_command_queue queue, cl_device_id* device) {
+  if (!next().clGetCommandQueueInfo) return CL_INVALID_OPERATION;
+  return next().clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof *device, device, nullptr);
+}
 inline cl_int contextDevices(cl_context context, std::vector<cl_device_id>* out) {
   return queryArray(ISG_QUERY_LAMBDA(clGetContextInfo, context, CL_CONTEXT_DEVICES), out);
 }

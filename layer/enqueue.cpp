@@ -50,10 +50,6 @@ cl_int nullLaunchArgument(cl_command_queue queue, cl_kernel kernel, cl_uint num_
   return CL_SUCCESS;
 }
 
-cl_int queueDevice(cl_command_queue queue, cl_device_id* device) {
-  if (!next().clGetCommandQueueInfo) return CL_INVALID_OPERATION;
-  return next().clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof *device, device, nullptr);
-}
 
 // ---- step 1: the launch shape ----------------------------------------------------------------
 
@@ -89,14 +85,11 @@ class RoundedUp {
   const Launch& launch() const { return launch_; }
   // Sets the shape on `kernel` before its launch (under the record's enqueueMutex).
   cl_int set(cl_kernel kernel, const KernelManifest& manifest) const {
-    const HiddenArg* shape = launchShapeArg(manifest);
-    return shape ? next().clSetKernelArg(kernel, shape->index, sizeof shape_, shape_) : CL_SUCCESS;
+    return setLaunchShape(kernel, manifest, shape_);
   }
   // A uniform shape again, for the application's next launch.
   static void reset(cl_kernel kernel, const KernelManifest& manifest) {
-    const cl_ulong uniform[3] = {0, 0, 0};
-    if (const HiddenArg* shape = launchShapeArg(manifest))
-      next().clSetKernelArg(kernel, shape->index, sizeof uniform, uniform);
+    setLaunchShape(kernel, manifest, kUniformLaunch);
   }
 
  private:

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "layer_api.h"
 #include "object_registry.h"
 
 namespace isg {
@@ -18,6 +19,14 @@ extern ObjectRegistry<cl_kernel, KernelRecord, KernelIndex>* const g_kernelRegis
 // What the per-call entries (clSetKernelArg, the enqueues) read first, without a lock or a
 // function-local static's guard.
 inline const KernelIndex& kernelIndex() { return detail::g_kernelRegistry->index(); }
+
+// Sets `kernel`'s launch shape (the application's global size of a rounded-up launch, zeros for a
+// uniform one); CL_SUCCESS where the kernel has none.
+inline cl_int setLaunchShape(cl_kernel kernel, const KernelManifest& m, const cl_ulong (&shape)[3]) {
+  const HiddenArg* h = launchShapeArg(m);
+  return h ? next().clSetKernelArg(kernel, h->index, sizeof shape, shape) : CL_SUCCESS;
+}
+constexpr cl_ulong kUniformLaunch[3] = {0, 0, 0};
 
 // Remembers a kernel the driver created from record's driver program.
 void registerKernel(cl_kernel kernel, const ProgramRecord& record, const std::string& name);

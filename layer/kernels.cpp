@@ -63,11 +63,8 @@ void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::s
   record->rowMultiple = rowMultipleFor(program, record->manifest);
   // The launch shape of a uniform launch (launch_shape.h), which the driver wants set like any
   // argument; non-uniform launches set it around themselves.
-  if (const HiddenArg* shape = launchShapeArg(record->manifest)) {
-    const cl_ulong uniform[3] = {0, 0, 0};
-    if (cl_int err = next().clSetKernelArg(kernel, shape->index, sizeof uniform, uniform))
-      ISG_LOG_WARNING("kernel " << name << ": setting its launch shape failed with " << err);
-  }
+  if (cl_int err = setLaunchShape(kernel, record->manifest, kUniformLaunch))
+    ISG_LOG_WARNING("kernel " << name << ": setting its launch shape failed with " << err);
   // Every kernel of a rewritten program keeps copies where the driver may refuse a work-group
   // for registers (NVIDIA): the driver answers 256 for CL_KERNEL_WORK_GROUP_SIZE whatever the
   // kernel, and a kernel with a private array refuses 1024 unless capped (docs/strategies.md).
@@ -244,9 +241,9 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo_layer(cl_kernel kernel, cl_device_id
     if (param_name != CL_KERNEL_WORK_GROUP_SIZE || !kernelIndex().contains(kernel)) return forward();
     std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
     std::shared_ptr<ProgramRecord> program = record ? programRegistry().find(record->appProgram) : nullptr;
-    size_t driver = 0;  // the driver checks the kernel and device first
-    cl_int err = next().clGetKernelWorkGroupInfo(kernel, device, param_name, sizeof driver, &driver, nullptr);
-    if (err != CL_SUCCESS || !program || program->rewrite.form != RewriteResult::Form::Ptx) return forward();
+    if (!program || program->rewrite.form != RewriteResult::Form::Ptx) return forward();
+    // The driver checks the kernel, the device and the caller's buffer (and answers a size query).
+    if (cl_int err = forward(); err != CL_SUCCESS || !param_value) return err;
     const std::size_t* reqd = record->manifest.reqdWorkGroupSize;
     size_t largest = reqd[0] * reqd[1] * reqd[2];
     if (largest == 0) {

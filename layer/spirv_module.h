@@ -28,6 +28,17 @@ inline std::uint32_t swapBytes(std::uint32_t w) {
   return (w >> 24) | ((w >> 8) & 0xff00u) | ((w << 8) & 0xff0000u) | (w << 24);
 }
 
+// The words of a module, in this host's byte order whichever order the module has.
+struct Words {
+  const unsigned char* bytes;
+  bool swapped;
+  std::uint32_t operator()(std::size_t i) const {
+    std::uint32_t w = 0;
+    std::memcpy(&w, bytes + 4 * i, 4);
+    return swapped ? swapBytes(w) : w;
+  }
+};
+
 // True when `length` bytes at `il` are a physically well-formed module: a whole number of
 // words, the magic number (in either byte order), a version 1.x word with its reserved bytes
 // zero, a non-zero id bound, a zero schema word, and a stream of instructions whose word counts
@@ -48,11 +59,7 @@ inline bool wellFormed(const void* il, std::size_t length, Header* header, std::
   std::memcpy(&first, bytes, 4);
   const bool swapped = first == swapBytes(kMagic);
   if (!swapped && first != kMagic) return fail("it does not start with the SPIR-V magic number");
-  auto word = [&](std::size_t i) {
-    std::uint32_t w = 0;
-    std::memcpy(&w, bytes + 4 * i, 4);
-    return swapped ? swapBytes(w) : w;
-  };
+  const Words word{bytes, swapped};
   const std::uint32_t version = word(1);
   const unsigned major = (version >> 16) & 0xffu, minor = (version >> 8) & 0xffu;
   if ((version & 0xff0000ffu) != 0 || major != 1)
@@ -75,6 +82,22 @@ inline bool wellFormed(const void* il, std::size_t length, Header* header, std::
   }
   if (header) *header = Header{major, minor, swapped};
   return true;
+}
+
+// Whether some instruction of a module wellFormed accepts satisfies match(opcode, word, count),
+// where word(k) is its k-th word (0: the opcode word) and count its word count.
+template <class Match>
+bool anyInstruction(const std::string& module, Match&& match) {
+  Header header;
+  if (!wellFormed(module.data(), module.size(), &header, nullptr)) return false;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(module.data());
+  const Words word{bytes, header.byteSwapped};
+  for (std::size_t at = kHeaderWords, words = module.size() / 4; at < words;) {
+    const std::uint32_t count = word(at) >> 16;
+    if (match(word(at) & 0xffffu, [&](std::size_t k) { return word(at + k); }, count)) return true;
+    at += count;
+  }
+  return false;
 }
 
 }  // namespace isg::spirv

@@ -2,7 +2,6 @@
 #include "work_group_parts.h"
 
 #include <cstdint>
-#include <cstring>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -14,6 +13,7 @@
 #include "layer_api.h"
 #include "logger.h"
 #include "object_registry.h"
+#include "spirv_module.h"
 
 namespace isg {
 namespace {
@@ -70,21 +70,14 @@ const char* spirvWholeLaunch(const std::string& module) {
                                       32 /* EnqueuedWorkgroupSize */, 34 /* GlobalLinearId */,
                                       39 /* EnqueuedNumSubgroups */,  37 /* SubgroupMaxSize */};
   constexpr uint32_t kOpDecorate = 71, kBuiltIn = 11;
-  const size_t words = module.size() / 4;
-  auto word = [&](size_t i) {
-    uint32_t w;
-    std::memcpy(&w, module.data() + 4 * i, 4);
-    return w;
-  };
-  for (size_t i = 5; i < words;) {  // after the header; the layer admitted only well-formed modules
-    const uint32_t count = word(i) >> 16, opcode = word(i) & 0xffff;
-    if (count == 0 || i + count > words) break;
-    if (opcode == kOpDecorate && count >= 4 && word(i + 2) == kBuiltIn)
-      for (size_t k = 0; k < std::size(builtIns); ++k)
-        if (word(i + 3) == builtIns[k]) return kWholeLaunch[k];
-    i += count;
-  }
-  return nullptr;
+  const char* found = nullptr;
+  spirv::anyInstruction(module, [&](uint32_t opcode, auto word, uint32_t count) {
+    if (opcode != kOpDecorate || count < 4 || word(2) != kBuiltIn) return false;
+    for (size_t k = 0; k < std::size(builtIns); ++k)
+      if (word(3) == builtIns[k]) found = kWholeLaunch[k];
+    return found != nullptr;
+  });
+  return found;
 }
 
 // Why `kernel`'s launch cannot run in parts ("" when it can); *allowed false when the spec
@@ -137,9 +130,7 @@ cl_int launchInParts(const capture::EnqueueCapture::Launch& l, cl_kernel kernel,
                      cl_uint waits, const cl_event* wait, cl_event* done, cl_int refused) {
   if (refused != CL_INVALID_WORK_GROUP_SIZE || !unevenLaunch(l.workDim, l.globalSize, local)) return refused;
   cl_device_id device = nullptr;
-  if (!next().clGetCommandQueueInfo ||
-      next().clGetCommandQueueInfo(l.queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr) != CL_SUCCESS)
-    return refused;
+  if (queueDevice(l.queue, &device) != CL_SUCCESS) return refused;
   bool allowed = true;
   if (std::string why = whyNotInParts(l.kernel, device, &allowed); !why.empty()) {
     if (allowed)
