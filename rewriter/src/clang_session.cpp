@@ -274,6 +274,11 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
       // `f(pintel_sub_group_shuffle_up)` would take the application down. The driver gives
       // its own diagnostics anyway.
       "-fno-spell-checking",
+      // Clang 15 also crashes on a redeclared array whose size calls a builtin of
+      // -fdeclare-opencl-builtins with the wrong arguments (`a[get_global_id()]; a[get_global_id()];`,
+      // found by the fuzzer): the recovery expression it keeps for the bad call. The layer uses
+      // no AST of a program with errors, so it keeps none.
+      "-Xclang", "-fno-recovery-ast",
       ("-resource-dir=" + kResourceDir).str(), "-Xclang", "-finclude-default-header", "-Xclang",
       "-fdeclare-opencl-builtins", "-Xclang", ext};
   if (codegen) {

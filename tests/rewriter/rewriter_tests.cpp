@@ -1425,4 +1425,18 @@ TEST(FuzzRegression, TypoCorrectionIntoABuiltinIsAnErrorNotACrash) {
   EXPECT_NE(r.log.find("<source>:2:"), std::string::npos) << r.log;
 }
 
+TEST(FuzzRegression, RedeclaredArraySizedByABadBuiltinCallIsAnErrorNotACrash) {
+  // Clang 15 crashed merging the two declarations when it kept a recovery expression for the
+  // builtin called with the wrong arguments (first at file scope, then in a kernel); the
+  // rewriter parses without recovery expressions.
+  for (const char* scope : {"", "kernel void k(global uint* o) { o[0] = intel_sub_group_shuffle(o[0], 0u);\n"}) {
+    const bool inKernel = *scope != '\0';
+    RewriteResult r = rewrite(std::string(scope) +
+                              "int a[get_global_id()];\nint a[get_local_id(0, 1)];\n" +
+                              (inKernel ? "}\n" : "kernel void k(global uint* o) { o[0] = intel_sub_group_shuffle(o[0], 0u); }\n"));
+    EXPECT_EQ(r.status, Status::Error) << scope;
+    EXPECT_NE(r.log.find(inKernel ? "<source>:2:" : "<source>:1:"), std::string::npos) << r.log;
+  }
+}
+
 }  // namespace
