@@ -301,11 +301,15 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
   // For SPIR, opencl-c-base.h defines every feature macro (the analysis removes the device's
   // missing ones); for NVPTX Clang defines only those it knows (not the atomic orders and
   // scopes, which declare opencl-c.h's atomics).
-  if (nvptx)
-    for (const std::string& f : t.openclCFeatures) {
+  if (nvptx) {
+    std::vector<std::string> features = t.openclCFeatures;
+    for (const std::string& f : featuresOfExtensions(t))
+      if (std::find(features.begin(), features.end(), f) == features.end()) features.push_back(f);
+    for (const std::string& f : features) {
       args.push_back("-D");
       args.push_back(f + "=1");
     }
+  }
   if (t.deviceOpenclVersion != 0) {
     args.push_back("-D");
     args.push_back("__OPENCL_VERSION__=" + std::to_string(t.deviceOpenclVersion));

@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -371,7 +372,36 @@ void lowerHalfVectorLoads(llvm::Module& m) {
 // emits one). native_* of a float are the runtime's hardware approximations
 // (ptx-runtime/workitems.cl); of vectors, the full-precision functions (libclc's native_* are
 // intrinsics the NVPTX back end cannot write).
+// SPV_KHR_integer_dot_product's instructions as the SPIR-V reader writes them back
+// (__spirv_{U,S,SU}Dot{,AccSat}KHR_R<result>), as the OpenCL C function of the same
+// signedness: SPIR-V's 8-bit vectors come as char4 whatever their signedness, packed operands
+// as 32-bit integers (with the packed-format operand last, ignored: 4x8 is the only format).
+// Empty for anything else.
+std::string spirvIntegerDotCall(const MangledFunction& sig) {
+  static const std::regex form("__spirv_(U|S|SU)Dot(AccSat)?KHR_R(u?int)");
+  std::smatch m;
+  if (!std::regex_match(sig.name, m, form)) return {};
+  const std::string kind = m[1], ret = m[3];
+  const bool accumulate = m[2].matched;
+  const std::size_t operands = accumulate ? 3 : 2;
+  if (sig.params.size() < operands) return {};
+  const bool vectors = sig.params[0] == "char4" && sig.params[1] == "char4";
+  const bool packed = (sig.params[0] == "int" || sig.params[0] == "uint") &&
+                      (sig.params[1] == "int" || sig.params[1] == "uint");
+  if ((!vectors && !packed) || sig.params.size() > operands + (packed ? 1 : 0)) return {};
+  const char* a = kind == "U" ? "uchar4" : "char4";
+  const char* b = kind == "S" ? "char4" : "uchar4";
+  const std::string acc = accumulate ? ", as_" + ret + "(a2)" : "";
+  if (vectors)
+    return std::string(accumulate ? "dot_acc_sat" : "dot") + "(as_" + a + "(a0), as_" + b + "(a1)" + acc + ")";
+  // dot_4x8packed_su_int reads a as signed and b as unsigned, as SUDot does.
+  const std::string suffix = kind == "U" ? "uu" : kind == "S" ? "ss" : "su";
+  return std::string(accumulate ? "dot_acc_sat_4x8packed_" : "dot_4x8packed_") + suffix + "_" + ret +
+         "(as_uint(a0), as_uint(a1)" + acc + ")";
+}
+
 std::string nvptxCall(const MangledFunction& sig, const std::string& args) {
+  if (std::string dot = spirvIntegerDotCall(sig); !dot.empty()) return dot;
   auto all = [&](std::initializer_list<const char*> prefixes) {
     for (const std::string& p : sig.params) {
       bool any = false;
@@ -416,7 +446,8 @@ bool bindBuiltins(llvm::Module& m, const DeviceTraits& traits, Origin origin, st
   std::vector<Call> calls;
   std::string source, helpers, shimCode;
   if (traits.fp16) source = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
-  if (const EmbeddedFile* runtime = findEmbedded("ptx-runtime/workitems.cl")) source += runtime->text();
+  for (const char* file : {"ptx-runtime/workitems.cl", "ptx-runtime/integer_dot.cl"})
+    if (const EmbeddedFile* runtime = findEmbedded(file)) source += runtime->text();
   for (llvm::Function& f : m) {
     if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty() || f.getName() == kVprintf) continue;
     const std::string name = f.getName().str();

@@ -129,6 +129,22 @@ const char* const kBuiltinOnlyFeatures[6] = {
     "__opencl_c_atomic_scope_device",  "__opencl_c_atomic_scope_all_devices",
     "__opencl_c_work_group_collective_functions", "__opencl_c_int64"};
 
+std::vector<std::string> featuresOfExtensions(const DeviceTraits& traits) {
+  static const struct {
+    const char* extension;
+    std::vector<std::string> features;
+  } kImplied[] = {
+      {"cl_khr_integer_dot_product",
+       {"__opencl_c_integer_dot_product_input_4x8bit", "__opencl_c_integer_dot_product_input_4x8bit_packed"}},
+  };
+  std::vector<std::string> out;
+  for (const auto& i : kImplied)
+    if (std::find(traits.deviceExtensions.begin(), traits.deviceExtensions.end(), i.extension) !=
+        traits.deviceExtensions.end())
+      out.insert(out.end(), i.features.begin(), i.features.end());
+  return out;
+}
+
 namespace {
 // For SPIR targets Clang's opencl-c-base.h defines every OpenCL C 3.0 feature macro; the driver
 // defines only its device's. When the device's features are known, the ones it lacks go (and a
@@ -166,7 +182,10 @@ std::string featureMacroFixes(const DeviceTraits& traits) {
   if (!has("__opencl_c_generic_address_space"))
     out += "#ifndef __opencl_c_named_address_space_builtins\n"
            "#define __opencl_c_named_address_space_builtins 1\n#endif\n";
-  return out + "#endif\n";
+  out += "#endif\n";
+  // In every OpenCL C version: the analysis may take more than the driver, never less.
+  for (const std::string& f : featuresOfExtensions(traits)) out += "#ifndef " + f + "\n#define " + f + " 1\n#endif\n";
+  return out;
 }
 }  // namespace
 

@@ -54,6 +54,12 @@ std::string declarationsHeader(const DeviceTraits& traits);
 // language (generic address space, program-scope variables, pipes) stay the device's.
 extern const char* const kBuiltinOnlyFeatures[6];
 
+// The OpenCL C features a device's extension declares builtins under, whatever the device
+// reports in CL_DEVICE_OPENCL_C_FEATURES: a device with cl_khr_integer_dot_product has its
+// functions (Clang 15 declares them only while the features' macros are defined, which its
+// header does for SPIR from OpenCL C 2.0 and nothing does for NVPTX).
+std::vector<std::string> featuresOfExtensions(const DeviceTraits& traits);
+
 // Whether the layer stands in for read_write image2d_t on the device (images, but no read-write
 // ones: NVIDIA): the parse declares them, the prelude selects the library's stand-in and
 // defines __opencl_c_read_write_images for the driver too.

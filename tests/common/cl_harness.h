@@ -119,6 +119,12 @@ inline bool spirvMode() {
   return s && *s == '1';
 }
 
+// Whether the default device lists `name` among its extensions (a whole word).
+inline bool deviceHasExtension(const std::string& name) {
+  const std::string all = " " + deviceString(env().device, CL_DEVICE_EXTENSIONS) + " ";
+  return all.find(" " + name + " ") != std::string::npos;
+}
+
 // Whether this run's programs may take images: the device has them and, for programs from
 // SPIR-V, the layer builds image code for it (it then offers cl_intel_spirv_media_block_io
 // beside cl_intel_media_block_io).
@@ -127,9 +133,7 @@ inline bool programsTakeImages() {
   clGetDeviceInfo(env().device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
   if (!images) return false;
   if (!spirvMode()) return true;
-  const std::string all = " " + deviceString(env().device, CL_DEVICE_EXTENSIONS) + " ";
-  auto has = [&](const char* e) { return all.find(" " + std::string(e) + " ") != std::string::npos; };
-  return !has("cl_intel_media_block_io") || has("cl_intel_spirv_media_block_io");
+  return !deviceHasExtension("cl_intel_media_block_io") || deviceHasExtension("cl_intel_spirv_media_block_io");
 }
 
 // Creates and builds a program on the default device. On failure returns nullptr and puts the

@@ -43,7 +43,7 @@ inline std::string spirvCompileCommand(const std::string& base, const std::strin
       " -Dcl_intel_subgroups_long=1 -Dcl_intel_required_subgroup_size=1"
       " -Dcl_intel_media_block_io=1 -include " ISG_TEST_DECLARATIONS + front + " '" + base +
       ".cl' -o '" + base + ".bc' > '" + base + ".log' 2>&1 && " ISG_TEST_LLVM_SPIRV
-      " --spirv-ext=+SPV_INTEL_subgroups,+SPV_INTEL_media_block_io '" + base + ".bc' -o '" + base +
+      " --spirv-ext=+SPV_INTEL_subgroups,+SPV_INTEL_media_block_io,+SPV_KHR_integer_dot_product '" + base + ".bc' -o '" + base +
       ".spv' >> '" + base + ".log' 2>&1";
 #else
   (void)base;
