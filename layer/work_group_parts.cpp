@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <iterator>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "driver_queries.h"
 #include "isg/build_options.h"
+#include "isg/rewriter.h"
 #include "kernel_records.h"
 #include "layer_api.h"
 #include "logger.h"
@@ -23,43 +23,6 @@ constexpr const char* kWholeLaunch[] = {"get_group_id",         "get_num_groups"
                                         "get_global_size",      "get_global_offset",
                                         "get_enqueued_local_size", "get_global_linear_id",
                                         "get_enqueued_num_sub_groups", "get_max_sub_group_size"};
-
-bool identifierChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-// Whether `text` has `word` as a whole identifier.
-bool namesWord(std::string_view text, std::string_view word) {
-  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
-    const size_t end = at + word.size();
-    if ((at == 0 || !identifierChar(text[at - 1])) && (end >= text.size() || !identifierChar(text[end])))
-      return true;
-  }
-  return false;
-}
-
-// An #include whose file the layer cannot read (a program it passes through).
-bool includesFiles(std::string_view text) {
-  for (size_t at = text.find("include"); at != std::string_view::npos; at = text.find("include", at + 1)) {
-    size_t before = at;
-    while (before > 0 && (text[before - 1] == ' ' || text[before - 1] == '\t')) --before;
-    if (before > 0 && text[before - 1] == '#') return true;
-  }
-  return false;
-}
-
-// Whether the spec allows the program's kernels non-uniform work-groups: OpenCL C 2.0 or newer
-// (3.0 makes them optional; Intel's drivers have them), or SPIR-V, without
-// -cl-uniform-work-group-size.
-bool allowsNonUniform(const std::string& options, bool fromSpirv) {
-  bool allowed = fromSpirv;
-  for (const std::string& w : splitBuildOptions(options)) {
-    if (w == "-cl-uniform-work-group-size") return false;
-    if (w.rfind("-cl-std=", 0) == 0 && !fromSpirv)
-      allowed = w != "-cl-std=CL1.0" && w != "-cl-std=CL1.1" && w != "-cl-std=CL1.2";
-  }
-  return allowed;
-}
 
 // The first of kWholeLaunch a SPIR-V module reads, as the built-in variable it decorates, or
 // nullptr.
@@ -83,8 +46,7 @@ const char* spirvWholeLaunch(const std::string& module) {
 // Why `kernel`'s launch cannot run in parts ("" when it can); *allowed false when the spec
 // itself refuses it (the driver's answer stands without a word).
 std::string whyNotInParts(cl_kernel kernel, cl_device_id device, bool* allowed) {
-  std::vector<std::string> texts(1);
-  std::string options;
+  RewriteInput text;
   auto calls = [](const char* name) {
     return std::string("its program calls ") + name +
            ", whose value a launch in parts would change (the layer's own OpenCL C front end, "
@@ -95,7 +57,7 @@ std::string whyNotInParts(cl_kernel kernel, cl_device_id device, bool* allowed) 
     std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
     std::shared_ptr<ProgramRecord> program = record ? programRegistry().find(record->appProgram) : nullptr;
     if (program && program->il && program->kind == ProgramRecord::Kind::Shadowed) {
-      *allowed = allowsNonUniform(program->appOptions, true);
+      *allowed = allowsNonUniformWorkGroups(program->appOptions, true);
       if (!*allowed) return "no";
       const char* name = spirvWholeLaunch(*program->il);
       return name ? calls(name) : "";
@@ -103,24 +65,25 @@ std::string whyNotInParts(cl_kernel kernel, cl_device_id device, bool* allowed) 
     if (!program || program->kind != ProgramRecord::Kind::Shadowed ||
         program->rewrite.form != RewriteResult::Form::Source)
       return "the layer did not build its program from OpenCL C source or SPIR-V";
-    options = program->appOptions;
-    if (programString(program->app, CL_PROGRAM_SOURCE, &texts[0]) != CL_SUCCESS)
+    text.options = program->appOptions;
+    if (programString(program->app, CL_PROGRAM_SOURCE, &text.source) != CL_SUCCESS)
       return "its program's source cannot be read";
-    for (const SourceFile& f : program->rewrite.headers) texts.push_back(f.text);
-    for (const SourceFile& f : program->rewrite.diskFiles) texts.push_back(f.text);
+    // The rewrite read every file the program includes: its texts are at hand.
+    text.headers = program->rewrite.headers;
+    text.headers.insert(text.headers.end(), program->rewrite.diskFiles.begin(), program->rewrite.diskFiles.end());
   } else {
     cl_program program = nullptr;
     if (kernelValue(kernel, CL_KERNEL_PROGRAM, &program) != CL_SUCCESS ||
-        programBuildString(program, device, CL_PROGRAM_BUILD_OPTIONS, &options) != CL_SUCCESS ||
-        programString(program, CL_PROGRAM_SOURCE, &texts[0]) != CL_SUCCESS || texts[0].empty())
+        programBuildString(program, device, CL_PROGRAM_BUILD_OPTIONS, &text.options) != CL_SUCCESS ||
+        programString(program, CL_PROGRAM_SOURCE, &text.source) != CL_SUCCESS || text.source.empty())
       return "its program's source cannot be read";
-    if (includesFiles(texts[0])) return "its program includes files the layer does not see";
   }
-  *allowed = allowsNonUniform(options, false);
+  *allowed = allowsNonUniformWorkGroups(text.options, false);
   if (!*allowed) return "no";
-  for (const std::string& text : texts)
-    for (const char* name : kWholeLaunch)
-      if (namesWord(text, name)) return calls(name);
+  bool unreadable = false;
+  if (const char* name = namedIdentifier(text, {std::begin(kWholeLaunch), std::end(kWholeLaunch)}, &unreadable))
+    return calls(name);
+  if (unreadable) return "its program includes a file the layer cannot read";
   return "";
 }
 

@@ -26,6 +26,7 @@
 #include "clang_session.h"
 #include "divergence.h"
 #include "editor.h"
+#include "isg/build_options.h"
 #include "kernel_facts.h"
 #include "table.h"
 
@@ -192,16 +193,6 @@ class AnalysisConsumer : public clang::ASTConsumer {
  public:
   AnalysisConsumer(const RewriteInput& in, const FileNames& names, Analysis& out)
       : in_(in), names_(names), out_(out) {}
-
-  // Whether every work-group of an enqueue has the enqueued local size: always before OpenCL C
-  // 2.0; from 2.0 a last, smaller work-group per dimension is allowed unless the program is
-  // built with -cl-uniform-work-group-size.
-  bool uniformWorkGroups(const clang::LangOptions& lang) const {
-    if (lang.OpenCLVersion < 200 && !lang.OpenCLCPlusPlus) return true;
-    for (const std::string& a : clangArgsFromOptions(in_.options))
-      if (a == "-cl-uniform-work-group-size") return true;
-    return false;
-  }
 
   void HandleTranslationUnit(clang::ASTContext& ctx) override {
     if (ctx.getDiagnostics().hasErrorOccurred()) return;
@@ -711,7 +702,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
   ManifestIndex buildManifests(clang::ASTContext& ctx, Collector& c, const Closure& closure,
                                Editor& ed) {
     ManifestIndex manifestOf;
-    const bool uniformGroups = uniformWorkGroups(ctx.getLangOpts());
+    const bool uniformGroups = !allowsNonUniformWorkGroups(in_.options, /*fromSpirv=*/false);
     for (const clang::FunctionDecl* canon : c.order) {
       const Func& f = c.funcs[canon];
       if (!f.kernel) continue;

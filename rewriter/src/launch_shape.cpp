@@ -14,26 +14,6 @@
 
 namespace isg::detail {
 
-unsigned moduleOpenclVersion(const llvm::Module& m) {
-  const llvm::NamedMDNode* v = m.getNamedMetadata("opencl.ocl.version");
-  if (!v || v->getNumOperands() == 0) return 0;
-  const llvm::MDNode* pair = v->getOperand(0);
-  auto part = [&](unsigned i) -> unsigned {
-    if (i >= pair->getNumOperands()) return 0;
-    const auto* c = llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(pair->getOperand(i));
-    return c ? unsigned(c->getZExtValue()) : 0;
-  };
-  return part(0) * 100 + part(1) * 10;
-}
-
-bool uniformWorkGroups(const llvm::Module& m, const std::string& options) {
-  const unsigned version = moduleOpenclVersion(m);
-  if (version != 0 && version < 200) return true;
-  for (const std::string& word : splitBuildOptions(options))
-    if (word == "-cl-uniform-work-group-size") return true;
-  return false;
-}
-
 ShapedKernels appendLaunchShape(llvm::Module& m, bool uniform) {
   llvm::LLVMContext& c = m.getContext();
   llvm::Type* i64 = llvm::Type::getInt64Ty(c);

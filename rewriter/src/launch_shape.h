@@ -22,14 +22,6 @@ namespace isg::detail {
 // A kernel given the launch shape parameter, and its index.
 using ShapedKernels = std::vector<std::pair<std::string, unsigned>>;
 
-// The OpenCL C version a module was written for (opencl.ocl.version), e.g. 200; 0 if unsaid.
-unsigned moduleOpenclVersion(const llvm::Module& m);
-
-// Whether every work-group of a launch of the module's kernels must have the enqueued local
-// size: OpenCL C before 2.0, or a program built with -cl-uniform-work-group-size. Both front
-// ends' manifests (KernelManifest::wholeSubGroups) and the launch shape decide it so.
-bool uniformWorkGroups(const llvm::Module& m, const std::string& options);
-
 // For a module in NVPTX's form whose builtins are bound (ptx-runtime/workitems.cl linked):
 // defines __isg_launch_global and, unless `uniform`, appends to every kernel the hidden
 // parameter `ulong[3]` (by value) with the application's global size of a rounded-up launch, 0

@@ -40,6 +40,7 @@
 
 #include "analysis.h"
 #include "clang_session.h"
+#include "isg/build_options.h"
 #include "isg/rewriter.h"
 #include "kernel_facts.h"
 #include "mangled_names.h"
@@ -141,7 +142,7 @@ class ModuleRewriter {
     }
     followBlockImages();
 
-    const bool uniformGroups = detail::uniformWorkGroups(m_, in_.options);
+    const bool uniformGroups = !allowsNonUniformWorkGroups(in_.options, /*fromSpirv=*/true);
     bool ok = true;
     for (llvm::Function& f : m_) {
       if (f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL || f.isDeclaration()) continue;

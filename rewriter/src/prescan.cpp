@@ -97,7 +97,7 @@ bool readSmallFile(const std::string& path, std::string* out) {
 
 namespace {
 
-bool diskIncludesMatch(const RewriteInput& input, bool (*textMatches)(std::string_view)) {
+bool diskIncludesMatch(const RewriteInput& input, const TextMatch& textMatches, bool* unreadable) {
   std::vector<std::string> dirs;
   std::vector<std::string> args = splitBuildOptions(input.options);
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -118,25 +118,39 @@ bool diskIncludesMatch(const RewriteInput& input, bool (*textMatches)(std::strin
     if (!name.empty() && name[0] == '/') candidates.push_back(name);
     else
       for (const std::string& d : dirs) candidates.push_back(d + "/" + name);
+    bool read = false;
     for (const std::string& path : candidates) {
       std::string text;
       if (!readSmallFile(path, &text)) continue;
       ++files;
       if (textMatches(text)) return true;
       for (std::string& n : includedNames(text)) pending.push_back(std::move(n));
+      read = true;
       break;
     }
+    if (!read && unreadable) *unreadable = true;
   }
+  if (!pending.empty() && unreadable) *unreadable = true;  // past the 64 files
   return false;
 }
 
 }  // namespace
 
-bool programTextMatches(const RewriteInput& input, bool (*textMatches)(std::string_view)) {
+bool programTextMatches(const RewriteInput& input, const TextMatch& textMatches, bool* unreadable) {
   if (textMatches(input.source) || textMatches(input.options)) return true;
   for (const SourceFile& h : input.headers)
     if (textMatches(h.text)) return true;
-  return diskIncludesMatch(input, textMatches);
+  return diskIncludesMatch(input, textMatches, unreadable);
+}
+
+const char* namedIdentifier(std::string_view text, const std::vector<const char*>& names) {
+  const char* found = nullptr;
+  anyIdentifier(text, [&](std::string_view id) {
+    for (const char* n : names)
+      if (id == n) found = n;
+    return found != nullptr;
+  });
+  return found;
 }
 
 }  // namespace isg::detail

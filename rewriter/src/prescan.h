@@ -3,8 +3,10 @@
 // so that programs that use no builtin never reach Clang.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "isg/rewriter.h"
 
@@ -19,8 +21,13 @@ bool textMayUseHalf(std::string_view text);
 
 // Whether the program's source, options, headers or the files it includes from disk satisfy
 // `textMatches`. Headers read through -I can hold the only mention of a builtin (typically a
-// macro such as `#define SHUFFLE intel_sub_group_shuffle`), so the scan follows includes.
-bool programTextMatches(const RewriteInput& input, bool (*textMatches)(std::string_view));
+// macro such as `#define SHUFFLE intel_sub_group_shuffle`), so the scan follows includes (at
+// most 64 files); *unreadable (when given) is set where an included file was not read.
+using TextMatch = std::function<bool(std::string_view)>;
+bool programTextMatches(const RewriteInput& input, const TextMatch& textMatches, bool* unreadable = nullptr);
+
+// The first of `names` that `text` has as a whole identifier, or nullptr.
+const char* namedIdentifier(std::string_view text, const std::vector<const char*>& names);
 
 // The whole of a file of at most 16 MiB (also the result cache's check of disk files).
 bool readSmallFile(const std::string& path, std::string* out);

@@ -920,7 +920,7 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
     *log = "error: internal error: " + llvm::toString(parsed.takeError()) + "\n";
     return false;
   }
-  const bool uniform = uniformWorkGroups(**parsed, options);
+  const bool uniform = !allowsNonUniformWorkGroups(options, /*fromSpirv=*/true);
   std::unique_ptr<llvm::Module> m = toNvptx(**parsed, log);
   if (!m) return false;
   parsed->reset();
@@ -966,7 +966,7 @@ bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<Kern
   lowerOpenclAtomics(*m);
   if (!lowerImages(*m, program.traits, log) || !lowerPrintf(*m, log)) return false;
   if (!bindBuiltins(*m, program.traits, Origin::Source, log)) return false;
-  *shaped = appendLaunchShape(*m, uniformWorkGroups(*m, program.options));
+  *shaped = appendLaunchShape(*m, !allowsNonUniformWorkGroups(program.options, /*fromSpirv=*/false));
   if (!writePtx(*m, *tm, program.options, Origin::Source, diagnostics, ptx, log)) return false;
   declareBufferSurfaces(*m, ptx);
   return true;

@@ -151,6 +151,14 @@ bool mayUseHalf(const RewriteInput& input) {
   return detail::programTextMatches(input, detail::textMayUseHalf);
 }
 
+const char* namedIdentifier(const RewriteInput& input, const std::vector<const char*>& names, bool* unreadable) {
+  const char* found = nullptr;
+  detail::programTextMatches(
+      input, [&](std::string_view text) { return (found = detail::namedIdentifier(text, names)) != nullptr; },
+      unreadable);
+  return found;
+}
+
 namespace {
 
 // `work()`, with whatever it throws as a failed build whose log names `what`.

@@ -8,9 +8,15 @@
 // work-item function and the sub-groups and barriers of a last work-group are checked against
 // a host model of the spec, with a global offset, and a uniform launch of the kernel after.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <sys/stat.h>  // mkdir
+#include <unistd.h>    // getpid
 
 #include "cl_harness.h"
 
@@ -22,7 +28,7 @@ constexpr unsigned kGroupFields = 6;
 constexpr unsigned kSubGroupSize = 16;
 
 // What every device runs through the layer: nothing a launch in parts would change.
-const char* kParts = R"(
+const char* kItems = R"(
   kernel void items(global ulong* out, global uint* count, uint width, uint ox, uint oy) {
     const size_t x = get_global_id(0) - ox, y = get_global_id(1) - oy;
     global ulong* o = out + (y * width + x) * 4;
@@ -31,8 +37,9 @@ const char* kParts = R"(
     o[2] = get_local_id(0) + 100 * get_local_id(1);
     o[3] = get_local_linear_id();
     atomic_inc(count);
-  }
+  })";
 
+const char* kGroups = R"(
   kernel __attribute__((intel_reqd_sub_group_size(16)))
   void groups(global uint* out, global uint* count, uint ox) {
     local uint sum;
@@ -200,7 +207,7 @@ TEST(OpenClLibrary, NonUniformWorkGroupsMatchTheSpec) {
   for (const char* std : {"-cl-std=CL2.0", "-cl-std=CL3.0"}) {
     SCOPED_TRACE(std::string("options '") + std + "'");
     std::string log;
-    cl_program parts = isgtest::buildProgram(kParts, std, &log);
+    cl_program parts = isgtest::buildProgram(std::string(kItems) + kGroups, std, &log);
     ASSERT_NE(parts, nullptr) << log;
     cl_int err = CL_SUCCESS;
     cl_kernel items = clCreateKernel(parts, "items", &err);
@@ -231,6 +238,55 @@ TEST(OpenClLibrary, NonUniformWorkGroupsMatchTheSpec) {
       clReleaseProgram(whole);
     }
   }
+}
+
+// A folder of headers at a fixed path (the SPIR-V runs' module cache is keyed by the options);
+// each file is replaced whole (renamed into place), as test processes run side by side.
+std::string headerFolder(const std::vector<std::pair<std::string, std::string>>& files) {
+  const std::string dir = "/tmp/isg-test-nonuniform-include";
+  mkdir(dir.c_str(), 0755);
+  for (const auto& [name, text] : files) {
+    const std::string path = dir + "/" + name, temporary = path + "." + std::to_string(getpid());
+    std::ofstream(temporary, std::ios::binary) << text;
+    std::rename(temporary.c_str(), path.c_str());
+  }
+  return dir;
+}
+
+// A program that passes through the layer and includes its kernels from disk (-I): the layer
+// reads the included files as the driver does, so a launch in parts goes on where they name no
+// whole-launch function (it used to be refused for any include), and keeps the driver's refusal
+// where one does (the whole-launch kernel, in a file the layer must follow through a second
+// include, and named only there).
+TEST(OpenClLibrary, NonUniformWorkGroupsOfProgramsThatIncludeTheirKernels) {
+  ISG_REQUIRE_ENV();
+  cl_bool driverHasThem = CL_FALSE;
+  clGetDeviceInfo(env().device, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, sizeof driverHasThem, &driverHasThem,
+                  nullptr);
+  const std::string dir = headerFolder({{"nonuniform_items.h", kItems},
+                                        {"nonuniform_whole.h", "#include \"nonuniform_geometry.h\"\n"},
+                                        {"nonuniform_geometry.h", kWhole}});
+  const std::string options = "-cl-std=CL2.0 -I " + dir;
+  std::string log;
+  cl_program items = isgtest::buildProgram("#include \"nonuniform_items.h\"\n", options, &log);
+  ASSERT_NE(items, nullptr) << log;
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(items, "items", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const size_t offset[2] = {3, 2};
+  checkItems(k, {37, 8}, {7, 4}, offset);
+  checkItems(k, {5, 8}, {3, 4}, offset);
+  clReleaseKernel(k);
+  clReleaseProgram(items);
+  cl_program whole = isgtest::buildProgram("#include <nonuniform_whole.h>\n", options, &log);
+  ASSERT_NE(whole, nullptr) << log;
+  k = clCreateKernel(whole, "geometry", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const bool mayRefuse = !wholeLaunchRuns(driverHasThem, false);
+  checkGeometry(k, {37, 8}, {7, 4}, offset, mayRefuse);
+  checkGeometry(k, {32, 8}, {8, 4}, offset, false);
+  clReleaseKernel(k);
+  clReleaseProgram(whole);
 }
 
 }  // namespace

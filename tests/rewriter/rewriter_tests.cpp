@@ -128,6 +128,44 @@ TEST(BuildOptions, SplitAsDriversDo) {
             (V{"-cl-nv-maxrregcount=64", "-cl-nv-verbose"}));
 }
 
+// The spec's rule for non-uniform work-groups, from the options alone (isg/build_options.h).
+TEST(BuildOptions, NonUniformWorkGroupsFollowTheOpenClCVersion) {
+  using isg::allowsNonUniformWorkGroups;
+  EXPECT_FALSE(allowsNonUniformWorkGroups("", false)) << "OpenCL C 1.2 without -cl-std";
+  for (const char* v : {"CL1.0", "CL1.1", "CL1.2", "cl1.2"})
+    EXPECT_FALSE(allowsNonUniformWorkGroups(std::string("-DX=1 -cl-std=") + v, false)) << v;
+  for (const char* v : {"CL2.0", "CL3.0", "cl3.0", "CLC++", "clc++2021"})
+    EXPECT_TRUE(allowsNonUniformWorkGroups(std::string("-cl-std=") + v + " -cl-mad-enable", false)) << v;
+  EXPECT_FALSE(allowsNonUniformWorkGroups("-cl-std=CL2.0 -cl-uniform-work-group-size", false));
+  EXPECT_FALSE(allowsNonUniformWorkGroups("-cl-uniform-work-group-size -cl-std=CL3.0", false));
+  EXPECT_TRUE(allowsNonUniformWorkGroups("", true)) << "a program from SPIR-V";
+  EXPECT_TRUE(allowsNonUniformWorkGroups("-cl-std=CL1.2", true)) << "SPIR-V: -cl-std does not apply";
+  EXPECT_FALSE(allowsNonUniformWorkGroups("-cl-uniform-work-group-size", true));
+  EXPECT_TRUE(allowsNonUniformWorkGroups("-DNAME=-cl-uniform-work-group-size -cl-std=CL2.0", false))
+      << "a macro's value is no option";
+}
+
+// The textual scan the layer's launches in parts use (isg::namedIdentifier): whole identifiers
+// of the source, options, headers and included files, and whether an include was not read.
+TEST(PreScan, NamedIdentifierFollowsIncludesAndSaysWhatItCouldNotRead) {
+  const std::vector<const char*> names = {"get_group_id", "get_num_groups"};
+  isg::RewriteInput in;
+  in.source = "kernel void k(global int* p) { p[0] = my_get_group_id_x + get_group_idx; }\n";
+  bool unreadable = false;
+  EXPECT_EQ(isg::namedIdentifier(in, names, &unreadable), nullptr);
+  EXPECT_FALSE(unreadable);
+  in.options = "-DG=get_num_groups(0)";
+  EXPECT_STREQ(isg::namedIdentifier(in, names), "get_num_groups");
+  in.options.clear();
+  in.source = "#include \"h.h\"\n";
+  in.headers.push_back({"h.h", "#define G get_group_id(0)\n"});
+  EXPECT_STREQ(isg::namedIdentifier(in, names, &unreadable), "get_group_id");
+  in.headers.clear();
+  in.source = "#include \"isg-no-such-file.h\"\nkernel void k() {}\n";
+  EXPECT_EQ(isg::namedIdentifier(in, names, &unreadable), nullptr);
+  EXPECT_TRUE(unreadable);
+}
+
 TEST(PassThrough, PlainProgram) {
   auto r = rewrite("kernel void k(global int* x) { x[get_global_id(0)] = 1; }\n");
   EXPECT_EQ(r.status, Status::PassThrough);

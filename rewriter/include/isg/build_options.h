@@ -2,7 +2,8 @@
 // Build options split into words, the one way everything here splits them (the rewriter's
 // parse, the PTX back end, the layer's NVIDIA options and register cap): as drivers and Clang's
 // driver do, words are separated by whitespace, single and double quotes group, and a backslash
-// takes the next character as it is (inside double quotes too, not inside single ones).
+// takes the next character as it is (inside double quotes too, not inside single ones). And
+// what the spec derives from the options alone.
 #pragma once
 
 #include <string>
@@ -36,6 +37,22 @@ inline std::vector<std::string> splitBuildOptions(const std::string& options) {
   }
   if (have) out.push_back(cur);
   return out;
+}
+
+// Whether the spec lets the kernels of a program built with `options` run in non-uniform
+// work-groups (a last, smaller work-group per dimension): from OpenCL C source, OpenCL C 2.0 or
+// newer (-cl-std; 1.2 without it), C++ for OpenCL included; from SPIR-V, always; never with
+// -cl-uniform-work-group-size. The layer's launches and both front ends' manifests decide it so.
+inline bool allowsNonUniformWorkGroups(const std::string& options, bool fromSpirv) {
+  bool allowed = fromSpirv;
+  for (const std::string& w : splitBuildOptions(options)) {
+    if (w == "-cl-uniform-work-group-size") return false;
+    if (fromSpirv || w.rfind("-cl-std=", 0) != 0) continue;
+    std::string v = w.substr(8);
+    for (char& c : v) c = char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    allowed = v != "cl1.0" && v != "cl1.1" && v != "cl1.2";
+  }
+  return allowed;
 }
 
 }  // namespace isg

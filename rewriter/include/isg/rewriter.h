@@ -189,6 +189,12 @@ bool mayNeedRewrite(const RewriteInput& input);
 // halfN or cl_khr_fp16), and so needs a compiler with cl_khr_fp16 (compileForNvidia on NVIDIA).
 bool mayUseHalf(const RewriteInput& input);
 
+// Cheap textual scan like mayNeedRewrite: the first of `names` the program's text has as an
+// identifier (comments and inactive preprocessor branches count), or nullptr. *unreadable (when
+// given) is set where the program includes a file the scan could not read, which may name one.
+const char* namedIdentifier(const RewriteInput& input, const std::vector<const char*>& names,
+                            bool* unreadable = nullptr);
+
 // Full rewrite. Never throws, never crashes on any input; thread-safe; results are cached by
 // (source, headers, options, traits).
 RewriteResult rewriteProgram(const RewriteInput& input);
