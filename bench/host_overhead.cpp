@@ -23,7 +23,7 @@
 #include <map>
 
 #include "common/cl_bench.h"
-#include "common/spawn.h"
+#include "common/rounds.h"
 
 using namespace isgb;
 
@@ -50,69 +50,29 @@ double callsPerRep(const Options& opt, const std::string& caseName) {
   return caseName.rfind("set_arg/", 0) == 0 ? setArgCalls(opt) : enqueueCalls(opt);
 }
 
-// --rounds: runs the variants as child processes of this executable and reports their medians.
+// --rounds: the variants as child processes of this executable (rounds.h).
 int interleaved(const Options& opt) {
   Report r("host", kTitle, "M calls/s", opt);
-  struct Variant {
-    const char* name;
-    std::string layer;  // OPENCL_LAYERS; empty: the driver alone
-  };
-  const std::vector<Variant> variants = {
-      {kLayer, requiredEnv("ISG_BENCH_LAYER", "the layer")},
-      {"passthrough", requiredEnv("ISG_BENCH_PASSTHROUGH", "the pass-through layer (libisg_bench_passthrough.so)")},
-      {"direct", ""}};
   r.variantOrder({kLayer, "passthrough", "direct"});
-  r.config("rounds", opt.rounds);
-  char dirTemplate[] = "/tmp/isg-bench-host.XXXXXX";
-  if (!mkdtemp(dirTemplate)) throw std::runtime_error("cannot make a temporary folder");
-  const std::string dir = dirTemplate, dump = dir + "/dump";
-  std::vector<std::string> base = {"/proc/self/exe"};
-  if (opt.smoke) base.push_back("--smoke");
-  if (opt.reps > 0) base.insert(base.end(), {"--reps", std::to_string(opt.reps)});
-  if (opt.warmup >= 0) base.insert(base.end(), {"--warmup", std::to_string(opt.warmup)});
-  if (!opt.filter.empty()) base.insert(base.end(), {"--filter", opt.filter});
-  auto runChild = [&](const Variant& v, const std::string& json, const std::string& dumpDir) {
-    std::vector<std::string> args = base;
-    args.insert(args.end(), {"--json", json});
-    if (v.name != std::string(kLayer)) args.insert(args.end(), {"--rewritten", dump});
-    runProcess(args, {{"OPENCL_LAYERS", v.layer}, {"ISG_DUMP_DIR", dumpDir},
-                      {"ISG_BENCH_HOST_VARIANT", v.name}}, dir + "/" + v.name + ".log");
-  };
+  RoundsFolder folder("host");
+  const std::string dump = folder.path() + "/dump";
+  const std::vector<std::string> rewritten = {"--rewritten", dump};
+  const std::vector<RoundVariant> variants = {
+      {kLayer, requiredEnv("ISG_BENCH_LAYER", "the layer"), {}},
+      {"passthrough", requiredEnv("ISG_BENCH_PASSTHROUGH", "the pass-through layer (libisg_bench_passthrough.so)"),
+       rewritten},
+      {"direct", "", rewritten}};
   // The rewritten program for the variants without the layer, from a run that is not timed.
-  runChild(variants[0], dir + "/dump.json", dump);
-
-  std::map<std::string, std::map<std::string, std::vector<double>>> medians;  // case, variant
-  std::map<std::string, std::map<std::string, int>> verified;
-  for (int round = 0; round < opt.rounds; ++round) {
-    for (size_t i = 0; i < variants.size(); ++i) {
-      const Variant& v = variants[(i + static_cast<size_t>(round)) % variants.size()];
-      const std::string json = dir + "/" + v.name + ".json";
-      runChild(v, json, "");
-      const Json root = readJsonFile(json);
-      for (const Json& n : root.get("notes") ? root.get("notes")->items : std::vector<Json>{})
-        if (n.type == Json::Type::String) r.note(std::string(v.name) + ": " + n.text);
-      for (const Json& c : root.get("cases") ? root.get("cases")->items : std::vector<Json>{}) {
-        const Json* vs = c.get("variants");
-        const Json* m = vs ? vs->get(v.name) : nullptr;
-        if (!m || m->get("skipped")) continue;
-        medians[c.string("name")][v.name].push_back(m->number("median_ms"));
-        const Json* ok = m->get("verified");
-        int& flag = verified[c.string("name")].try_emplace(v.name, -1).first->second;
-        if (ok && ok->type == Json::Type::Bool) flag = flag != 0 && ok->b ? 1 : 0;
-      }
-    }
-  }
-  for (const auto& [caseName, perVariant] : medians) {
+  runChild(opt, folder.path(), variants[0], folder.path() + "/dump.json", {{"ISG_DUMP_DIR", dump}});
+  const RoundResults rounds = runRounds(r, opt, folder.path(), variants);
+  for (const auto& [caseName, perVariant] : rounds.medians) {
     for (const auto& [variant, ms] : perVariant)
-      r.add(caseName, variant, ms, callsPerRep(opt, caseName), 1e6, verified[caseName][variant]);
+      r.add(caseName, variant, ms, callsPerRep(opt, caseName), 1e6, rounds.verified.at(caseName).at(variant));
     r.ratio(caseName, "layer/direct", kLayer, "direct", RatioKind::Cost, 1.05);
     r.ratio(caseName, "passthrough/direct", "passthrough", "direct", RatioKind::Cost);
     r.ratio(caseName, "layer/passthrough", kLayer, "passthrough", RatioKind::Cost);
   }
-  const int status = r.finish();
-  std::error_code ignored;
-  std::filesystem::remove_all(dir, ignored);
-  return status;
+  return r.finish();
 }
 
 }  // namespace
@@ -123,8 +83,7 @@ int main(int argc, char** argv) {
     Report r("host", kTitle, "M calls/s", opt);
     Cl& cl = openCl(&r);
     // A child of --rounds is told its variant; run alone, the variant follows OPENCL_LAYERS.
-    const char* told = std::getenv("ISG_BENCH_HOST_VARIANT");
-    const std::string variant = told && *told ? told : !cl.layer.empty() ? kLayer : "direct";
+    const std::string variant = toldVariant(!cl.layer.empty() ? kLayer : "direct");
     const bool viaLayer = variant == kLayer;
     r.variantOrder({kLayer, "passthrough", "direct"});
     const int nrep = reps(opt, 21), warm = warmups(opt, 3);

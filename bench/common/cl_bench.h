@@ -134,11 +134,6 @@ class Programs {
 void buildLayerAndPtx(Programs* p, const Cl& cl, const std::string& intelSource,
                       const std::function<std::string()>& ptxSource);
 
-inline double nowMs() {
-  using namespace std::chrono;
-  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
-}
-
 // The variant name of "through the layer" for benchmarks that also run without it.
 constexpr const char* kLayer = "layer";
 constexpr const char* kLayerSpirv = "layer-spirv";

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -491,6 +492,12 @@ class Report {
   std::vector<std::unique_ptr<Case>> cases_;
   bool failed_ = false;
 };
+
+// Host wall time in milliseconds (steady).
+inline double nowMs() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
 
 // Runs a benchmark's body with the shared argument handling and error reporting.
 template <class Body>

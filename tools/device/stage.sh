@@ -27,6 +27,7 @@ for dir in tests/layer tests/e2e tests/realworld tests/nvidia tools/isg-demo too
   find "$build/$dir" -maxdepth 1 -type f -perm -u+x -exec cp {} "$out/bin/" \;
 done
 rm -f "$out/bin/layer_loader_init_test"  # checks the .so file itself, not a device
+rm -f "$out/bin/bench_scan"  # the rewriter linked in: too large to carry, and it needs no GPU
 strip "$out"/bin/*  # with the translator's libraries the bundle is near the carry limit
 cp "$(dirname "${BASH_SOURCE[0]}")"/{suite-step,run-suite,run-spirv,run-frontend,spirv-missing,run-cassian}.sh "$out/"
 # Intel's conformance suites, where a cassian build exists (tools/cassian/README.md).
