@@ -393,8 +393,12 @@ class ModuleRewriter {
     fresh->setAttributes(llvm::AttributeList::get(ctx_, attrs.getFnAttrs(), attrs.getRetAttrs(), paramAttrs));
     if (f->getCallingConv() == llvm::CallingConv::SPIR_KERNEL) {
       // The kernel's body: an ordinary function now; the entry keeps the kernel's attributes.
+      // It goes back into the entry before the module is written (finish): drivers find a
+      // kernel's local variables in the kernel function itself (PoCL makes them per work-group
+      // only there; in a callee they stay one variable that concurrent work-groups share).
       fresh->removeFnAttr(llvm::Attribute::NoInline);
       fresh->removeFnAttr(llvm::Attribute::OptimizeNone);
+      fresh->addFnAttr(llvm::Attribute::AlwaysInline);
     } else {
       llvm::SmallVector<std::pair<unsigned, llvm::MDNode*>, 4> md;
       f->getAllMetadata(md);
@@ -531,10 +535,12 @@ class ModuleRewriter {
     }
   }
 
-  // Inlines the library and promotes what it kept in memory (its flags and sizes become
-  // constants again); nothing else of LLVM's pipeline, so the module keeps only instructions
-  // and intrinsics the translator and drivers already met in it.
-  void inlineLibrary() {
+  // Inlines what is marked always-inline: the kernels' bodies into their entries and, for
+  // SPIR-V, the library into its callers, whose memory it then promotes (the library's flags
+  // and sizes become constants again); nothing else of LLVM's pipeline, so the module keeps
+  // only instructions and intrinsics the translator and drivers already met in it.
+  void inlineMarked() {
+    const bool promote = in_.output == RewriteResult::Form::Spirv;
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cam;
@@ -547,16 +553,18 @@ class ModuleRewriter {
     pb.crossRegisterProxies(lam, fam, cam, mam);
     llvm::ModulePassManager mpm;
     mpm.addPass(llvm::AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/false));
-    llvm::FunctionPassManager fpm;
-    fpm.addPass(llvm::SROAPass());
-    fpm.addPass(llvm::EarlyCSEPass());
-    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+    if (promote) {
+      llvm::FunctionPassManager fpm;
+      fpm.addPass(llvm::SROAPass());
+      fpm.addPass(llvm::EarlyCSEPass());
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+    }
     mpm.run(m_, mam);
   }
 
   // Drops what nothing uses any more and checks the module.
   bool finish(std::string* log) {
-    if (in_.output == RewriteResult::Form::Spirv) inlineLibrary();
+    inlineMarked();
     for (bool erased = true; erased;) {
       erased = false;
       for (auto it = m_.begin(); it != m_.end();) {

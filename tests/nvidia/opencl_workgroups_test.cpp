@@ -240,6 +240,49 @@ TEST(OpenClLibrary, NonUniformWorkGroupsMatchTheSpec) {
   }
 }
 
+// A kernel's local variable is one per work-group, also where the layer rewrote the kernel
+// from SPIR-V (whose body it first moves into a function of its own: in a callee, PoCL kept
+// the variable one for all work-groups, and concurrent work-groups summed into each other's).
+// Many work-groups at once, each sums its own work-items behind barriers.
+TEST(OpenClLibrary, LocalVariablesArePerWorkGroup) {
+  ISG_REQUIRE_ENV();
+  const char* src = R"(
+    kernel __attribute__((intel_reqd_sub_group_size(16)))
+    void sums(global uint* out) {
+      local uint sum;
+      const uint l = (uint)get_local_id(0);
+      if (l == 0) sum = 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      atomic_add(&sum, intel_sub_group_shuffle(l + 1, get_sub_group_local_id()));
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (l == 0) out[get_group_id(0)] = sum;
+    })";
+  std::string log;
+  cl_program p = isgtest::buildProgram(src, "-cl-std=CL2.0", &log);
+  ASSERT_NE(p, nullptr) << log;
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(p, "sums", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  constexpr size_t kGroups = 512, kLocal = 64;
+  std::vector<cl_uint> out(kGroups, 0);
+  cl_mem bo = buffer(out);
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, bo));
+  for (int launch = 0; launch < 4; ++launch) {
+    const size_t global = kGroups * kLocal, local = kLocal;
+    ASSERT_EQ(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr), CL_SUCCESS);
+    read(bo, out);
+    const size_t wrong = size_t(std::count_if(out.begin(), out.end(), [](cl_uint v) { return v != kLocal * (kLocal + 1) / 2; }));
+    EXPECT_EQ(wrong, 0u) << "launch " << launch << ": work-groups whose sum is not " << kLocal * (kLocal + 1) / 2
+                         << " (the first: " << *std::find_if(out.begin(), out.end(), [](cl_uint v) {
+                              return v != kLocal * (kLocal + 1) / 2;
+                            }) << ")";
+    if (wrong) break;
+  }
+  clReleaseMemObject(bo);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+}
+
 // A folder of headers at a fixed path (the SPIR-V runs' module cache is keyed by the options);
 // each file is replaced whole (renamed into place), as test processes run side by side.
 std::string headerFolder(const std::vector<std::pair<std::string, std::string>>& files) {
