@@ -328,7 +328,7 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
     std::string why;
     p->layerFrontEnd = ptxAvailable(&why);
     if (!p->layerFrontEnd) ISG_LOG_INFO("'" << name << "': the layer's OpenCL C front end is unavailable: " << why);
-    // Programs that use half build through the front end (programs.cpp, needsLayerHalf), which
+    // Programs that use half build through the front end (programs.cpp, needsLayerFrontEnd), which
     // NVIDIA_FRONTEND=driver turns off.
     p->layerFp16 = p->layerFrontEnd && config().NVIDIA_FRONTEND != FrontEndChoice::Driver &&
                    !hasExtension(extensions, "cl_khr_fp16");

@@ -166,11 +166,15 @@ std::string nvidiaPtxOptions(const std::string& options) {
 constexpr const char* kFrontEndFailedToo =
     "note: the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND) cannot build it either:\n";
 
-// Whether a program must build through the layer's front end for cl_khr_fp16 on `devices`
-// (issue 34.4): the layer offers it there and the program may use half.
-bool needsLayerHalf(const RewriteInput& input, const std::vector<cl_device_id>& devices) {
-  return !input.compiledObject && DeviceStrategy::allHave(devices, &DeviceProfile::layerFp16) &&
-         mayUseHalf(input);
+// Whether a source program needs the layer's front end on `devices` whatever
+// ISG_NVIDIA_FRONTEND=auto would pick: it may use half, which NVIDIA's compiler lacks (issue 34.4;
+// where the layer offers cl_khr_fp16, DeviceProfile::layerFp16), or print vectors (`%v4hlf`),
+// which a kernel NVIDIA's compiler built fails to launch with and its vprintf misprints.
+bool needsLayerFrontEnd(const RewriteInput& input, const std::vector<cl_device_id>& devices) {
+  if (input.compiledObject) return false;
+  if (DeviceStrategy::allHave(devices, &DeviceProfile::layerFp16) && mayUseHalf(input)) return true;
+  return config().NVIDIA_FRONTEND != FrontEndChoice::Driver &&
+         DeviceStrategy::allHave(devices, &DeviceProfile::layerFrontEnd) && mayPrintVectors(input);
 }
 
 // cl_khr_fp16 for a program the layer compiles to PTX itself on `devices` (the front end, or
@@ -190,10 +194,10 @@ bool everyProgramOnLayerFrontEnd(const RewriteInput& input, const std::vector<cl
 
 // A source program through the layer's OpenCL C front end on `devices`, its result ready for
 // the driver's build of PTX, with cl_khr_fp16 where the layer offers it. A program the rewriter
-// leaves alone stays the driver's (PassThrough) unless it needs the front end for half (`half`:
-// needsLayerHalf) or ISG_NVIDIA_FRONTEND=every says so.
-RewriteResult viaLayerFrontEnd(RewriteInput input, const std::vector<cl_device_id>& devices, bool half) {
-  const bool untouchedToo = half || everyProgramOnLayerFrontEnd(input, devices);
+// leaves alone stays the driver's (PassThrough) unless it needs the front end (`needed`:
+// needsLayerFrontEnd) or ISG_NVIDIA_FRONTEND=every says so.
+RewriteResult viaLayerFrontEnd(RewriteInput input, const std::vector<cl_device_id>& devices, bool needed) {
+  const bool untouchedToo = needed || everyProgramOnLayerFrontEnd(input, devices);
   offerLayerHalf(devices, &input.traits);
   RewriteResult r = compileForNvidia(input);
   if (r.status != RewriteResult::Status::Rewritten) return r;
@@ -204,18 +208,18 @@ RewriteResult viaLayerFrontEnd(RewriteInput input, const std::vector<cl_device_i
 
 // The rewrite of a source program for `devices`: for NVIDIA's compiler or the layer's front end
 // (ISG_NVIDIA_FRONTEND). clCompileProgram's objects are linked by the driver: NVIDIA's compiler.
-// `half`: needsLayerHalf.
-RewriteResult rewriteSource(const RewriteInput& input, const std::vector<cl_device_id>& devices, bool half,
+// `needed`: needsLayerFrontEnd.
+RewriteResult rewriteSource(const RewriteInput& input, const std::vector<cl_device_id>& devices, bool needed,
                             bool* fallbackLater) {
   *fallbackLater = false;
   const FrontEndChoice choice = config().NVIDIA_FRONTEND;
   if (input.compiledObject || choice == FrontEndChoice::Driver ||
       !DeviceStrategy::allHave(devices, &DeviceProfile::layerFrontEnd))
     return rewriteProgram(input);
-  if (choice == FrontEndChoice::Layer || choice == FrontEndChoice::Every || half) {
+  if (choice == FrontEndChoice::Layer || choice == FrontEndChoice::Every || needed) {
     // What the front end cannot build yet (images) is NVIDIA's compiler's to try: a program
     // that tests cl_khr_fp16 takes its other branch there.
-    RewriteResult layer = viaLayerFrontEnd(input, devices, half);
+    RewriteResult layer = viaLayerFrontEnd(input, devices, needed);
     if (layer.status != RewriteResult::Status::Error) return layer;
     RewriteResult r = rewriteProgram(input);
     r.log = "note: the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND=layer, or cl_khr_fp16) cannot build "
@@ -227,7 +231,7 @@ RewriteResult rewriteSource(const RewriteInput& input, const std::vector<cl_devi
   if (r.status != RewriteResult::Status::Error) return r;
   // What does not parse as NVIDIA's compiler takes OpenCL C (3.0 without the generic address
   // space, ...) may build as Intel's compiler takes it.
-  RewriteResult layer = viaLayerFrontEnd(input, devices, half);
+  RewriteResult layer = viaLayerFrontEnd(input, devices, needed);
   if (layer.status != RewriteResult::Status::Rewritten) {
     r.log += kFrontEndFailedToo + layer.log;
     return r;
@@ -310,10 +314,10 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
                                                        : plan->input.options;
     }
   } else {
-    const bool half = needsLayerHalf(plan->input, devices);
-    if (!half && !mayNeedRewrite(plan->input) && !everyProgramOnLayerFrontEnd(plan->input, devices))
+    const bool needed = needsLayerFrontEnd(plan->input, devices);
+    if (!needed && !mayNeedRewrite(plan->input) && !everyProgramOnLayerFrontEnd(plan->input, devices))
       return CL_SUCCESS;
-    plan->result = rewriteSource(plan->input, devices, half, &plan->frontEndFallback);
+    plan->result = rewriteSource(plan->input, devices, needed, &plan->frontEndFallback);
   }
   switch (plan->result.status) {
     case RewriteResult::Status::PassThrough:
@@ -428,7 +432,7 @@ cl_int retryOnLayerFrontEnd(cl_program program, const RewritePlan& plan, const c
     programBuildString(failed->shadow, devices.front(), CL_PROGRAM_BUILD_LOG, &driverLog);
   driverLog = mapBuildLog(driverLog, failed->rewrite);
   RewritePlan layer = plan;
-  layer.result = viaLayerFrontEnd(plan.input, devices, /*half=*/false);  // half went there first
+  layer.result = viaLayerFrontEnd(plan.input, devices, /*needed=*/false);  // those went there first
   if (layer.result.status != RewriteResult::Status::Rewritten) {
     // The failed build's shadow stays the record's: only the log grows.
     auto noted = std::make_shared<ProgramRecord>(*failed);

@@ -83,6 +83,20 @@ bool textMayUseHalf(std::string_view text) {
   return anyIdentifier(text, [&](std::string_view id) { return words.count(id) != 0; });
 }
 
+bool textMayPrintVectors(std::string_view text) {
+  // '%', then flags, width and precision, then 'v' and the element count (OpenCL C 6.15.14.2).
+  for (std::size_t at = text.find('%'); at != std::string_view::npos; at = text.find('%', at + 1)) {
+    if (at + 1 < text.size() && text[at + 1] == '%') {  // "%%" prints a percent sign
+      ++at;
+      continue;
+    }
+    std::size_t i = at + 1;
+    while (i < text.size() && std::string_view("-+ #0123456789.*").find(text[i]) != std::string_view::npos) ++i;
+    if (i + 1 < text.size() && text[i] == 'v' && text[i + 1] >= '1' && text[i + 1] <= '9') return true;
+  }
+  return false;
+}
+
 bool readSmallFile(const std::string& path, std::string* out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;

@@ -19,6 +19,10 @@ bool textMayNeedRewrite(std::string_view text);
 // Whether `text` names half or cl_khr_fp16 (vload_half and friends take float data: no).
 bool textMayUseHalf(std::string_view text);
 
+// Whether `text` may hold a printf vector conversion (`%v4hlf`, `%#8.3v2hld`): anywhere, not only
+// in string literals, so a format spelled through macros is found too.
+bool textMayPrintVectors(std::string_view text);
+
 // Whether the program's source, options, headers or the files it includes from disk satisfy
 // `textMatches`. Headers read through -I can hold the only mention of a builtin (typically a
 // macro such as `#define SHUFFLE intel_sub_group_shuffle`), so the scan follows includes (at

@@ -22,8 +22,8 @@
 #include <memory>
 #include <mutex>
 #include <set>
-#include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <llvm/ADT/STLExtras.h>
@@ -378,11 +378,18 @@ void lowerHalfVectorLoads(llvm::Module& m) {
 // as 32-bit integers (with the packed-format operand last, ignored: 4x8 is the only format).
 // Empty for anything else.
 std::string spirvIntegerDotCall(const MangledFunction& sig) {
-  static const std::regex form("__spirv_(U|S|SU)Dot(AccSat)?KHR_R(u?int)");
-  std::smatch m;
-  if (!std::regex_match(sig.name, m, form)) return {};
-  const std::string kind = m[1], ret = m[3];
-  const bool accumulate = m[2].matched;
+  std::string_view name = sig.name;
+  auto eat = [&name](std::string_view part) {
+    if (name.substr(0, part.size()) != part) return false;
+    name.remove_prefix(part.size());
+    return true;
+  };
+  if (!eat("__spirv_")) return {};
+  const std::string kind = eat("SU") ? "SU" : eat("S") ? "S" : eat("U") ? "U" : "";
+  if (kind.empty() || !eat("Dot")) return {};
+  const bool accumulate = eat("AccSat");
+  if (!eat("KHR_R") || (name != "int" && name != "uint")) return {};
+  const std::string ret(name);
   const std::size_t operands = accumulate ? 3 : 2;
   if (sig.params.size() < operands) return {};
   const bool vectors = sig.params[0] == "char4" && sig.params[1] == "char4";

@@ -2,7 +2,9 @@
 // printf on the layer's PTX path (ptx_printf.h).
 #include "ptx_printf.h"
 
+#include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include <llvm/Analysis/ValueTracking.h>
@@ -39,6 +41,126 @@ llvm::Value* genericString(llvm::IRBuilder<>& b, llvm::Value* v, bool required,
   return v->getType()->getPointerAddressSpace() == 0 ? v : b.CreateAddrSpaceCast(v, generic);
 }
 
+// One conversion of a printf format that consumes arguments.
+struct Conversion {
+  std::size_t begin = 0, end = 0;  // the text, '%' to the conversion character
+  unsigned stars = 0;              // `*` widths and precisions, an int argument each
+  unsigned lanes = 0;              // a vector conversion's element count; 0 for a scalar one
+  std::string element;             // a vector conversion: the C conversion of one element
+  bool isSigned = false;           // d or i
+};
+
+// The conversions of `format`; false where it is no OpenCL C format the layer can read.
+bool readConversions(const std::string& format, std::vector<Conversion>* out) {
+  for (std::size_t i = 0; i < format.size(); ++i) {
+    if (format[i] != '%') continue;
+    if (i + 1 < format.size() && format[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    Conversion c;
+    c.begin = i++;
+    std::string spec = "%";  // flags, width and precision, as one element takes them
+    auto take = [&](auto accept) {
+      while (i < format.size() && accept(format[i])) spec += format[i++];
+    };
+    take([](char ch) { return ch == '-' || ch == '+' || ch == ' ' || ch == '#' || ch == '0'; });
+    auto number = [&] {
+      if (i < format.size() && format[i] == '*') {
+        ++c.stars;
+        spec += format[i++];
+      } else {
+        take([](char ch) { return ch >= '0' && ch <= '9'; });
+      }
+    };
+    number();
+    if (i < format.size() && format[i] == '.') {
+      spec += format[i++];
+      number();
+    }
+    if (i < format.size() && format[i] == 'v') {
+      std::size_t digits = ++i;
+      while (i < format.size() && format[i] >= '0' && format[i] <= '9') ++i;
+      c.lanes = digits == i ? 0 : unsigned(std::stoul(format.substr(digits, i - digits)));
+      if (c.lanes != 2 && c.lanes != 3 && c.lanes != 4 && c.lanes != 8 && c.lanes != 16) return false;
+    }
+    std::string length;
+    while (i < format.size() && (format[i] == 'h' || format[i] == 'l')) length += format[i++];
+    if (i >= format.size()) return false;
+    const char conv = format[i];
+    c.isSigned = conv == 'd' || conv == 'i';
+    const bool integer = c.isSigned || conv == 'o' || conv == 'u' || conv == 'x' || conv == 'X';
+    const bool real = std::string("fFeEgGaA").find(conv) != std::string::npos;
+    if (c.lanes) {
+      // OpenCL C requires a length for vectors: hh char, h short or half, hl int or float, l long
+      // or double. Each element goes to vprintf as C promotes it: integers as int or long
+      // (C's own hh and h then narrow them back), reals as double.
+      if (!(integer || real) || (length != "hh" && length != "h" && length != "hl" && length != "l")) return false;
+      c.element = spec + (integer ? (length == "hl" ? "" : length) : "") + conv;
+    }
+    c.end = i + 1;
+    out->push_back(c);
+  }
+  return true;
+}
+
+// The constant string a pointer argument points at (from its start), if it is one.
+bool constantString(llvm::Value* v, const llvm::DataLayout& layout, std::string* out) {
+  int64_t offset = 0;
+  auto* base = llvm::dyn_cast<llvm::GlobalVariable>(llvm::GetPointerBaseWithConstantOffset(v, offset, layout));
+  auto* data = base && base->isConstant() && base->hasInitializer()
+                   ? llvm::dyn_cast<llvm::ConstantDataSequential>(base->getInitializer())
+                   : nullptr;
+  if (!data || !data->isString() || offset < 0) return false;
+  llvm::StringRef text = data->getAsString();
+  if (uint64_t(offset) > text.size()) return false;
+  text = text.drop_front(uint64_t(offset));
+  *out = text.substr(0, text.find('\0')).str();
+  return true;
+}
+
+// A call's format with every vector conversion written out element by element (`%v4hlf` as
+// `%f,%f,%f,%f`; driver 580's vprintf misprints vectors), and its arguments to match: the
+// vectors' elements, promoted as C promotes them. False (the call left as it is) where the
+// format and the arguments do not agree.
+bool expandVectors(llvm::IRBuilder<>& b, std::string* format, std::vector<llvm::Value*>* args) {
+  std::vector<Conversion> conversions;
+  if (!readConversions(*format, &conversions)) return false;
+  std::string text;
+  std::vector<llvm::Value*> out;
+  std::size_t next = 0, copied = 0;
+  for (const Conversion& c : conversions) {
+    for (unsigned s = 0; s < c.stars; ++s) {
+      if (next >= args->size()) return false;
+      out.push_back((*args)[next++]);
+    }
+    if (next >= args->size()) return false;
+    llvm::Value* a = (*args)[next++];
+    text += format->substr(copied, c.begin - copied);
+    copied = c.end;
+    if (!c.lanes) {
+      text += format->substr(c.begin, c.end - c.begin);
+      out.push_back(a);
+      continue;
+    }
+    auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(a->getType());
+    if (!vector || vector->getNumElements() != c.lanes) return false;
+    for (unsigned e = 0; e < c.lanes; ++e) {
+      llvm::Value* element = b.CreateExtractElement(a, e);
+      llvm::Type* t = element->getType();
+      if (t->isFloatingPointTy()) element = b.CreateFPExt(element, b.getDoubleTy());
+      else if (t->isIntegerTy() && t->getIntegerBitWidth() < 32)
+        element = c.isSigned ? b.CreateSExt(element, b.getInt32Ty()) : b.CreateZExt(element, b.getInt32Ty());
+      text += (e ? "," : "") + c.element;
+      out.push_back(element);
+    }
+  }
+  if (next != args->size()) return false;
+  *format = text + format->substr(copied);
+  *args = std::move(out);
+  return true;
+}
+
 }  // namespace
 
 bool lowerPrintf(llvm::Module& m, std::string* log) {
@@ -61,9 +183,18 @@ bool lowerPrintf(llvm::Module& m, std::string* log) {
       *log += "error: a printf whose format is no constant string, which NVIDIA devices do not print\n";
       return false;
     }
+    std::vector<llvm::Value*> given(call->arg_begin() + 1, call->arg_end());
+    std::string text;
+    if (constantString(call->getArgOperand(0), m.getDataLayout(), &text) &&
+        text.find('v') != std::string::npos && expandVectors(b, &text, &given)) {
+      auto* expanded = new llvm::GlobalVariable(m, llvm::ArrayType::get(b.getInt8Ty(), text.size() + 1), true,
+                                                llvm::GlobalValue::PrivateLinkage,
+                                                llvm::ConstantDataArray::getString(c, text), "__isg_printf_str",
+                                                nullptr, llvm::GlobalValue::NotThreadLocal, kGlobal);
+      format = b.CreateAddrSpaceCast(expanded, generic);
+    }
     std::vector<llvm::Value*> args;
-    for (unsigned i = 1; i < call->arg_size(); ++i) {
-      llvm::Value* a = call->getArgOperand(i);
+    for (llvm::Value* a : given) {
       // vprintf takes C's promoted arguments: float and half as double, which Clang gives
       // OpenCL C only where the device has doubles.
       if (a->getType()->isFloatTy() || a->getType()->isHalfTy()) a = b.CreateFPExt(a, b.getDoubleTy());

@@ -12,9 +12,11 @@ namespace isg::detail {
 
 // Each OpenCL C printf call of a module in NVPTX's address spaces becomes what NVIDIA's own
 // compiler writes for it (read off its PTX, driver 580): a call of the driver's
-// `vprintf(format, arguments)`, the format string as it is (NVIDIA's printf knows OpenCL's
-// vector conversions) in global memory, the arguments as the call passes them (promoted by the
-// front end) in a private buffer, each at its natural alignment, strings by generic address.
+// `vprintf(format, arguments)`, the format string in global memory, the arguments as the call
+// passes them (promoted by the front end) in a private buffer, each at its natural alignment,
+// strings by generic address. OpenCL C's vector conversions (`%v4hlf`), which the driver's
+// vprintf misprints, are written out element by element (`%f,%f,%f,%f`), each element an
+// argument of its own.
 // printf returns 0, or -1 where vprintf fails, as OpenCL C says. False with *log where a
 // format is no constant string.
 bool lowerPrintf(llvm::Module& m, std::string* log);

@@ -151,6 +151,10 @@ bool mayUseHalf(const RewriteInput& input) {
   return detail::programTextMatches(input, detail::textMayUseHalf);
 }
 
+bool mayPrintVectors(const RewriteInput& input) {
+  return detail::programTextMatches(input, detail::textMayPrintVectors);
+}
+
 const char* namedIdentifier(const RewriteInput& input, const std::vector<const char*>& names, bool* unreadable) {
   const char* found = nullptr;
   detail::programTextMatches(

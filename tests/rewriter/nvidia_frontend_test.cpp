@@ -6,10 +6,13 @@
 // runs the same programs (tests/nvidia, ISG_NVIDIA_FRONTEND=layer).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "isg/rewriter.h"
 
@@ -347,6 +350,55 @@ TEST(NvidiaFrontEnd, ErrorsPointAtTheUsersLinesAndNameWhatThePathLacks) {
       "__kernel void k(__global float* o) { printf(\"%f %v2hlf\\n\", intel_sub_group_shuffle(o[0], 1u), (float2)(o[1])); }\n");
   ASSERT_EQ(print.status, isg::RewriteResult::Status::Rewritten) << print.log;
   EXPECT_TRUE(has(print.binary.c_str(), "vprintf"));
+}
+
+// The strings of a PTX module's printf formats (`.global .align 1 .b8 __isg_printf_str...[n] =
+// {b, ...}`), decoded.
+std::vector<std::string> printfFormats(const std::string& ptx) {
+  std::vector<std::string> out;
+  for (std::size_t at = ptx.find("__isg_printf_str"); at != std::string::npos;
+       at = ptx.find("__isg_printf_str", at + 1)) {
+    const std::size_t open = ptx.find("= {", at), close = ptx.find('}', at), line = ptx.find('\n', at);
+    if (open == std::string::npos || open > line) continue;
+    std::string text;
+    std::istringstream bytes(ptx.substr(open + 3, close - open - 3));
+    for (std::string b; std::getline(bytes, b, ',');)
+      if (int v = std::stoi(b); v != 0) text += char(v);
+    out.push_back(text);
+  }
+  return out;
+}
+
+// printf's vector conversions (OpenCL C 6.15.14.2: the elements with the conversion's flags,
+// width and precision, separated by commas) are written out element by element for the
+// driver's vprintf, which misprints them; the prescan that routes such programs to the front
+// end under auto finds them.
+TEST(NvidiaFrontEnd, PrintfVectorsAreWrittenOutElementByElement) {
+  const isg::RewriteResult r = compile(R"CLC(
+__kernel void k(__global float4* f, __global int2* i, __global uchar4* c, __global short8* s, __global long2* l) {
+  printf("f=%v4hlf i=%v2hld c=%#v4hhx s=%+5v8hd l=%v2lu %d%% %s\n", f[0], i[0], c[0], s[0], l[0],
+         intel_sub_group_shuffle(7, 0u), "end");
+  printf("%.2v3hlf|%5v2hli\n", f[0].xyz, i[0]);
+}
+)CLC",
+                                       "-cl-std=CL2.0");
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  const std::vector<std::string> formats = printfFormats(r.binary.c_str());
+  auto printed = [&](const std::string& f) { return std::count(formats.begin(), formats.end(), f) == 1; };
+  EXPECT_TRUE(printed("f=%f,%f,%f,%f i=%d,%d c=%#hhx,%#hhx,%#hhx,%#hhx "
+                      "s=%+5hd,%+5hd,%+5hd,%+5hd,%+5hd,%+5hd,%+5hd,%+5hd l=%lu,%lu %d%% %s\n"))
+      << ::testing::PrintToString(formats);
+  EXPECT_TRUE(printed("%.2f,%.2f,%.2f|%5i,%5i\n")) << ::testing::PrintToString(formats);
+
+  auto scans = [](const char* source) {
+    isg::RewriteInput in;
+    in.source = source;
+    return isg::mayPrintVectors(in);
+  };
+  EXPECT_TRUE(scans("printf(\"%v4hlf\", v);"));
+  EXPECT_TRUE(scans("#define FMT \"%#-8.3v16hhx\"\n"));
+  EXPECT_FALSE(scans("printf(\"%f %5.2f %%v4 %s\", a, b, c);"));
+  EXPECT_FALSE(scans("float4 v = vload4(0, p); // 40% of v\n"));
 }
 
 // A program with no Intel builtin compiles as it is (PassThrough in, PTX out), and results are

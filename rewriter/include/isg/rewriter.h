@@ -189,6 +189,10 @@ bool mayNeedRewrite(const RewriteInput& input);
 // halfN or cl_khr_fp16), and so needs a compiler with cl_khr_fp16 (compileForNvidia on NVIDIA).
 bool mayUseHalf(const RewriteInput& input);
 
+// Cheap textual scan like mayNeedRewrite: whether the program may print vectors with printf
+// (a `%v<n>` conversion), which a build by NVIDIA's compiler cannot (compileForNvidia can).
+bool mayPrintVectors(const RewriteInput& input);
+
 // Cheap textual scan like mayNeedRewrite: the first of `names` the program's text has as an
 // identifier (comments and inactive preprocessor branches count), or nullptr. *unreadable (when
 // given) is set where the program includes a file the scan could not read, which may name one.
