@@ -18,9 +18,6 @@
 //             through the layer) is built and called: the same driver kernel, so the ratio is
 //             the layer's own cost per call.
 // Timing is host wall time around a batch of calls; the queue is drained outside the timing.
-#include <cstdlib>
-#include <filesystem>
-#include <map>
 
 #include "common/cl_bench.h"
 #include "common/rounds.h"

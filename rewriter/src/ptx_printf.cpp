@@ -2,6 +2,7 @@
 // printf on the layer's PTX path (ptx_printf.h).
 #include "ptx_printf.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -121,20 +122,30 @@ bool constantString(llvm::Value* v, const llvm::DataLayout& layout, std::string*
 
 // A call's format with every vector conversion written out element by element (`%v4hlf` as
 // `%f,%f,%f,%f`; driver 580's vprintf misprints vectors), and its arguments to match: the
-// vectors' elements, promoted as C promotes them. False (the call left as it is) where the
-// format and the arguments do not agree.
+// vectors' elements, promoted as C promotes them. False, and nothing written, where the format
+// has no vector conversion or the format and the arguments do not agree.
 bool expandVectors(llvm::IRBuilder<>& b, std::string* format, std::vector<llvm::Value*>* args) {
   std::vector<Conversion> conversions;
   if (!readConversions(*format, &conversions)) return false;
+  // The arguments each conversion takes, checked before any instruction is written.
+  std::size_t next = 0;
+  bool vectors = false;
+  for (const Conversion& c : conversions) {
+    next += c.stars;
+    if (next >= args->size()) return false;
+    llvm::Type* t = (*args)[next++]->getType();
+    if (!c.lanes) continue;
+    auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(t);
+    if (!vector || vector->getNumElements() != c.lanes) return false;
+    vectors = true;
+  }
+  if (!vectors || next != args->size()) return false;
   std::string text;
   std::vector<llvm::Value*> out;
-  std::size_t next = 0, copied = 0;
+  std::size_t copied = 0;
+  next = 0;
   for (const Conversion& c : conversions) {
-    for (unsigned s = 0; s < c.stars; ++s) {
-      if (next >= args->size()) return false;
-      out.push_back((*args)[next++]);
-    }
-    if (next >= args->size()) return false;
+    for (unsigned s = 0; s < c.stars; ++s) out.push_back((*args)[next++]);
     llvm::Value* a = (*args)[next++];
     text += format->substr(copied, c.begin - copied);
     copied = c.end;
@@ -143,8 +154,6 @@ bool expandVectors(llvm::IRBuilder<>& b, std::string* format, std::vector<llvm::
       out.push_back(a);
       continue;
     }
-    auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(a->getType());
-    if (!vector || vector->getNumElements() != c.lanes) return false;
     for (unsigned e = 0; e < c.lanes; ++e) {
       llvm::Value* element = b.CreateExtractElement(a, e);
       llvm::Type* t = element->getType();
@@ -155,7 +164,6 @@ bool expandVectors(llvm::IRBuilder<>& b, std::string* format, std::vector<llvm::
       out.push_back(element);
     }
   }
-  if (next != args->size()) return false;
   *format = text + format->substr(copied);
   *args = std::move(out);
   return true;
@@ -178,20 +186,23 @@ bool lowerPrintf(llvm::Module& m, std::string* log) {
   std::map<llvm::GlobalVariable*, llvm::GlobalVariable*> copies;
   for (llvm::CallInst* call : calls) {
     llvm::IRBuilder<> b(call);
-    llvm::Value* format = call->arg_size() ? genericString(b, call->getArgOperand(0), true, &copies) : nullptr;
-    if (!format) {
-      *log += "error: a printf whose format is no constant string, which NVIDIA devices do not print\n";
-      return false;
-    }
-    std::vector<llvm::Value*> given(call->arg_begin() + 1, call->arg_end());
+    // The format in global memory: the call's own, or one with its vectors written out.
+    std::vector<llvm::Value*> given(call->arg_begin() + std::min(call->arg_size(), 1u), call->arg_end());
     std::string text;
-    if (constantString(call->getArgOperand(0), m.getDataLayout(), &text) &&
-        text.find('v') != std::string::npos && expandVectors(b, &text, &given)) {
+    llvm::Value* format = nullptr;
+    if (call->arg_size() && constantString(call->getArgOperand(0), m.getDataLayout(), &text) &&
+        expandVectors(b, &text, &given)) {
       auto* expanded = new llvm::GlobalVariable(m, llvm::ArrayType::get(b.getInt8Ty(), text.size() + 1), true,
                                                 llvm::GlobalValue::PrivateLinkage,
                                                 llvm::ConstantDataArray::getString(c, text), "__isg_printf_str",
                                                 nullptr, llvm::GlobalValue::NotThreadLocal, kGlobal);
       format = b.CreateAddrSpaceCast(expanded, generic);
+    } else if (call->arg_size()) {
+      format = genericString(b, call->getArgOperand(0), true, &copies);
+    }
+    if (!format) {
+      *log += "error: a printf whose format is no constant string, which NVIDIA devices do not print\n";
+      return false;
     }
     std::vector<llvm::Value*> args;
     for (llvm::Value* a : given) {

@@ -46,6 +46,14 @@ std::string capturedStdout(const std::function<void()>& run) {
   return text;
 }
 
+// The lines `run` prints, each once.
+std::vector<std::string> printedLines(const std::function<void()>& run) {
+  std::vector<std::string> lines;
+  std::istringstream split(capturedStdout(run));
+  for (std::string line; std::getline(split, line);) lines.push_back(line);
+  return lines;
+}
+
 TEST(OpenClLibrary, PrintfPrintsWhatTheSpecSays) {
   ISG_REQUIRE_ENV();
   const std::string src = R"(
@@ -70,17 +78,15 @@ TEST(OpenClLibrary, PrintfPrintsWhatTheSpecSays) {
     cl_mem bf = clCreateBuffer(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, f.size() * 4, f.data(), &err);
     cl_mem br = clCreateBuffer(env().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, r.size() * 4, r.data(), &err);
     ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, bf, br));
-    const std::string printed = capturedStdout([&] {
+    // Work-items print in no particular order: each line once.
+    const std::vector<std::string> lines = printedLines([&] {
       const size_t global = kItems, local = kItems;
       EXPECT_EQ(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr),
                 CL_SUCCESS);
       EXPECT_EQ(clFinish(env().queue), CL_SUCCESS);
     });
+    const std::string printed = ::testing::PrintToString(lines);
     ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, br, CL_TRUE, 0, r.size() * 4, r.data(), 0, nullptr, nullptr));
-    // Work-items print in no particular order: each line once.
-    std::vector<std::string> lines;
-    std::istringstream split(printed);
-    for (std::string line; std::getline(split, line);) lines.push_back(line);
     for (int i = 0; i < kItems; ++i) {
       char e[32];
       std::snprintf(e, sizeof e, "%+.3e", double(f[i] * 1000.0f));
@@ -102,14 +108,6 @@ TEST(OpenClLibrary, PrintfPrintsWhatTheSpecSays) {
     clReleaseKernel(k);
     clReleaseProgram(p);
   }
-}
-
-// The lines `run` prints, each once.
-std::vector<std::string> printedLines(const std::function<void()>& run) {
-  std::vector<std::string> lines;
-  std::istringstream split(capturedStdout(run));
-  for (std::string line; std::getline(split, line);) lines.push_back(line);
-  return lines;
 }
 
 // `format` (one C conversion) applied to each of `values`, joined by commas: a vector
