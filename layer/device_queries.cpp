@@ -36,16 +36,14 @@ bool containsWord(const std::string& list, const std::string& word) {
   return false;
 }
 
-// cl_khr_fp16 through the layer's OpenCL C front end (DeviceProfile::layerFp16, issue 34.4).
-constexpr const char* kFp16 = "cl_khr_fp16";
-
 // The extensions the layer adds to the driver's on `profile`'s device, with their versions.
 std::vector<std::pair<std::string, cl_version>> addedExtensions(const DeviceProfile& profile) {
   std::vector<std::pair<std::string, cl_version>> out;
   for (const table::Extension& e : table::extensions())
     if (e.offeredTo(profile.traits.images, profile.buildsSpirv))
       out.emplace_back(e.name, CL_MAKE_VERSION(e.major, e.minor, e.patch));
-  if (profile.layerFp16) out.emplace_back(kFp16, CL_MAKE_VERSION(1, 0, 0));
+  for (const LayerExtension& e : layerExtensions())
+    if (profile.*e.offered) out.emplace_back(e.name, e.version);
   return out;
 }
 
@@ -83,6 +81,27 @@ cl_int answerExtensionsWithVersion(cl_device_id device, const DeviceProfile& pro
     entry.version = version;
     std::snprintf(entry.name, sizeof entry.name, "%s", name.c_str());
     list.push_back(entry);
+  }
+  return writeArray(size, value, size_ret, list);
+}
+
+// OpenCL C 3.0 devices list the feature macros of the extensions the layer adds
+// (cl_khr_integer_dot_product's two input features).
+cl_int answerOpenclCFeatures(cl_device_id device, const DeviceProfile& profile, size_t size,
+                             void* value, size_t* size_ret) {
+  std::vector<cl_name_version> list;
+  cl_int err = deviceArray(device, CL_DEVICE_OPENCL_C_FEATURES, &list);
+  if (err != CL_SUCCESS) return err;
+  for (const auto& [name, version] : addedExtensions(profile)) {
+    for (const std::string& feature : openclCFeaturesOf(name)) {
+      bool present = false;
+      for (const cl_name_version& v : list) present = present || std::string(v.name) == feature;
+      if (present) continue;
+      cl_name_version entry{};
+      entry.version = CL_MAKE_VERSION(3, 0, 0);
+      std::snprintf(entry.name, sizeof entry.name, "%s", feature.c_str());
+      list.push_back(entry);
+    }
   }
   return writeArray(size, value, size_ret, list);
 }
@@ -136,6 +155,24 @@ cl_int CL_API_CALL clGetDeviceInfo_layer(cl_device_id device, cl_device_info par
       case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
         if (!profile->layerFp16) return forward();
         return writeValue(param_value_size, param_value, param_value_size_ret, cl_uint{1});
+      case CL_DEVICE_OPENCL_C_FEATURES:
+        return answerOpenclCFeatures(device, *profile, param_value_size, param_value,
+                                     param_value_size_ret);
+      // cl_khr_integer_dot_product through the layer's front end: both input forms, each a dp4a
+      // (signed, unsigned and mixed); the saturating accumulation adds an add_sat.
+      case CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR:
+        if (!profile->layerIntegerDot) return forward();
+        return writeValue(param_value_size, param_value, param_value_size_ret,
+                          cl_device_integer_dot_product_capabilities_khr{
+                              CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR |
+                              CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR});
+      case CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR:
+      case CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR: {
+        if (!profile->layerIntegerDot) return forward();
+        cl_device_integer_dot_product_acceleration_properties_khr p{};
+        p.signed_accelerated = p.unsigned_accelerated = p.mixed_signedness_accelerated = CL_TRUE;
+        return writeValue(param_value_size, param_value, param_value_size_ret, p);
+      }
       case CL_DEVICE_SUB_GROUP_SIZES_INTEL: {
         std::vector<size_t> sizes(profile->traits.supportedSubGroupSizes.begin(),
                                   profile->traits.supportedSubGroupSizes.end());

@@ -328,10 +328,11 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
     std::string why;
     p->layerFrontEnd = ptxAvailable(&why);
     if (!p->layerFrontEnd) ISG_LOG_INFO("'" << name << "': the layer's OpenCL C front end is unavailable: " << why);
-    // Programs that use half build through the front end (programs.cpp, needsLayerFrontEnd), which
-    // NVIDIA_FRONTEND=driver turns off.
-    p->layerFp16 = p->layerFrontEnd && config().NVIDIA_FRONTEND != FrontEndChoice::Driver &&
-                   !hasExtension(extensions, "cl_khr_fp16");
+    // Programs that use these build through the front end (programs.cpp, needsLayerFrontEnd),
+    // which NVIDIA_FRONTEND=driver turns off.
+    for (const LayerExtension& e : layerExtensions())
+      (*p).*e.offered = p->layerFrontEnd && config().NVIDIA_FRONTEND != FrontEndChoice::Driver &&
+                      !hasExtension(extensions, e.name);
   }
 
   deviceValue(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &p->maxWorkGroupSize);
@@ -358,6 +359,14 @@ ProfileCache& cache() {
 }
 
 }  // namespace
+
+const std::vector<LayerExtension>& layerExtensions() {
+  static const std::vector<LayerExtension> kExtensions = {
+      {"cl_khr_fp16", CL_MAKE_VERSION(1, 0, 0), &DeviceProfile::layerFp16, mayUseHalf},
+      {"cl_khr_integer_dot_product", CL_MAKE_VERSION(2, 0, 0), &DeviceProfile::layerIntegerDot, mayUseIntegerDot},
+  };
+  return kExtensions;
+}
 
 unsigned DeviceProfile::smallestSubGroupSize() const {
   const auto& sizes = traits.supportedSubGroupSizes;

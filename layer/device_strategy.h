@@ -43,10 +43,22 @@ struct DeviceProfile {
   // The layer offers cl_khr_fp16, which the driver lacks, through that front end (unless
   // ISG_NVIDIA_FRONTEND=driver): programs that use half build there.
   bool layerFp16 = false;
+  // Likewise cl_khr_integer_dot_product (dp4a in the front end's PTX runtime).
+  bool layerIntegerDot = false;
 
   bool isNative() const { return strategy == Strategy::Native; }
   unsigned smallestSubGroupSize() const;
 };
+
+// An extension the layer offers through its OpenCL C front end where the driver lacks it
+// (issue 34.4): where (`offered`), its version, and which programs need that front end for it.
+struct LayerExtension {
+  const char* name;
+  cl_version version;
+  bool DeviceProfile::*offered;
+  bool (*mayUse)(const RewriteInput&);
+};
+const std::vector<LayerExtension>& layerExtensions();
 
 // What a set of devices does with a program from SPIR-V (docs/design.md), from their profiles.
 struct SpirvSupport {

@@ -167,22 +167,25 @@ constexpr const char* kFrontEndFailedToo =
     "note: the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND) cannot build it either:\n";
 
 // Whether a source program needs the layer's front end on `devices` whatever
-// ISG_NVIDIA_FRONTEND=auto would pick: it may use half, which NVIDIA's compiler lacks (issue 34.4;
-// where the layer offers cl_khr_fp16, DeviceProfile::layerFp16), or print vectors (`%v4hlf`),
+// ISG_NVIDIA_FRONTEND=auto would pick: it may use an extension that NVIDIA's compiler lacks and
+// the layer offers (half, integer dot product: layerExtensions), or print vectors (`%v4hlf`),
 // which a kernel NVIDIA's compiler built fails to launch with and its vprintf misprints.
 bool needsLayerFrontEnd(const RewriteInput& input, const std::vector<cl_device_id>& devices) {
   if (input.compiledObject) return false;
-  if (DeviceStrategy::allHave(devices, &DeviceProfile::layerFp16) && mayUseHalf(input)) return true;
+  for (const LayerExtension& e : layerExtensions())
+    if (DeviceStrategy::allHave(devices, e.offered) && e.mayUse(input)) return true;
   return config().NVIDIA_FRONTEND != FrontEndChoice::Driver &&
          DeviceStrategy::allHave(devices, &DeviceProfile::layerFrontEnd) && mayPrintVectors(input);
 }
 
-// cl_khr_fp16 for a program the layer compiles to PTX itself on `devices` (the front end, or
-// from SPIR-V), where it offers the extension there (DeviceProfile::layerFp16).
-void offerLayerHalf(const std::vector<cl_device_id>& devices, DeviceTraits* traits) {
-  if (!DeviceStrategy::allHave(devices, &DeviceProfile::layerFp16)) return;
-  traits->fp16 = true;
-  traits->deviceExtensions.push_back("cl_khr_fp16");
+// The extensions the layer offers on `devices` (layerExtensions) for a program it compiles to
+// PTX itself there (the front end, or from SPIR-V).
+void offerLayerExtensions(const std::vector<cl_device_id>& devices, DeviceTraits* traits) {
+  for (const LayerExtension& e : layerExtensions()) {
+    if (!DeviceStrategy::allHave(devices, e.offered)) continue;
+    if (e.offered == &DeviceProfile::layerFp16) traits->fp16 = true;
+    traits->deviceExtensions.push_back(e.name);
+  }
 }
 
 // ISG_NVIDIA_FRONTEND=every: programs without Intel builtins, which otherwise pass through, take
@@ -193,12 +196,12 @@ bool everyProgramOnLayerFrontEnd(const RewriteInput& input, const std::vector<cl
 }
 
 // A source program through the layer's OpenCL C front end on `devices`, its result ready for
-// the driver's build of PTX, with cl_khr_fp16 where the layer offers it. A program the rewriter
+// the driver's build of PTX, with the extensions the layer offers there. A program the rewriter
 // leaves alone stays the driver's (PassThrough) unless it needs the front end (`needed`:
 // needsLayerFrontEnd) or ISG_NVIDIA_FRONTEND=every says so.
 RewriteResult viaLayerFrontEnd(RewriteInput input, const std::vector<cl_device_id>& devices, bool needed) {
   const bool untouchedToo = needed || everyProgramOnLayerFrontEnd(input, devices);
-  offerLayerHalf(devices, &input.traits);
+  offerLayerExtensions(devices, &input.traits);
   RewriteResult r = compileForNvidia(input);
   if (r.status != RewriteResult::Status::Rewritten) return r;
   if (r.source.empty() && !untouchedToo) return RewriteResult{};
@@ -222,7 +225,7 @@ RewriteResult rewriteSource(const RewriteInput& input, const std::vector<cl_devi
     RewriteResult layer = viaLayerFrontEnd(input, devices, needed);
     if (layer.status != RewriteResult::Status::Error) return layer;
     RewriteResult r = rewriteProgram(input);
-    r.log = "note: the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND=layer, or cl_khr_fp16) cannot build "
+    r.log = "note: the layer's own OpenCL C front end (ISG_NVIDIA_FRONTEND=layer, or an extension it offers) cannot build "
             "the program; NVIDIA's compiler builds it:\n" + layer.log + r.log;
     return r;
   }
@@ -302,7 +305,7 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
                          "(cl_khr_spir) nor PTX, or the program's devices differ in which, so the "
                          "layer cannot build programs from SPIR-V for them (docs/spirv.md)\n";
     } else {
-      if (m.output == RewriteResult::Form::Ptx) offerLayerHalf(devices, &m.traits);
+      if (m.output == RewriteResult::Form::Ptx) offerLayerExtensions(devices, &m.traits);
       plan->result = rewriteModule(m);
       // PoCL keeps a binary's kernel argument information (which capture and
       // clGetKernelArgInfo need; the module carries it) only when asked. NVIDIA's build of

@@ -83,6 +83,13 @@ bool textMayUseHalf(std::string_view text) {
   return anyIdentifier(text, [&](std::string_view id) { return words.count(id) != 0; });
 }
 
+bool textMayUseIntegerDot(std::string_view text) {
+  return anyIdentifier(text, [](std::string_view id) {
+    return id.rfind("dot_4x8packed_", 0) == 0 || id.rfind("dot_acc_sat", 0) == 0 ||
+           id == "cl_khr_integer_dot_product" || id.rfind("__opencl_c_integer_dot_product", 0) == 0;
+  });
+}
+
 bool textMayPrintVectors(std::string_view text) {
   // '%', then flags, width and precision, then 'v' and the element count (OpenCL C 6.15.14.2).
   for (std::size_t at = text.find('%'); at != std::string_view::npos; at = text.find('%', at + 1)) {

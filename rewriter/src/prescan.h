@@ -23,6 +23,12 @@ bool textMayUseHalf(std::string_view text);
 // in string literals, so a format spelled through macros is found too.
 bool textMayPrintVectors(std::string_view text);
 
+// Whether `text` names a cl_khr_integer_dot_product function with a name of its own
+// (dot_4x8packed_*, dot_acc_sat*), the extension or its feature macros. Its `dot` overloads on
+// char4/uchar4 share their name with the float ones: a build of them fails on a compiler
+// without the extension, which the fallback to the layer's front end catches.
+bool textMayUseIntegerDot(std::string_view text);
+
 // Whether the program's source, options, headers or the files it includes from disk satisfy
 // `textMatches`. Headers read through -I can hold the only mention of a builtin (typically a
 // macro such as `#define SHUFFLE intel_sub_group_shuffle`), so the scan follows includes (at

@@ -151,6 +151,10 @@ bool mayUseHalf(const RewriteInput& input) {
   return detail::programTextMatches(input, detail::textMayUseHalf);
 }
 
+bool mayUseIntegerDot(const RewriteInput& input) {
+  return detail::programTextMatches(input, detail::textMayUseIntegerDot);
+}
+
 bool mayPrintVectors(const RewriteInput& input) {
   return detail::programTextMatches(input, detail::textMayPrintVectors);
 }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "embedded.h"
+#include "isg/rewriter.h"
 
 namespace isg::detail {
 namespace {
@@ -130,18 +131,11 @@ const char* const kBuiltinOnlyFeatures[6] = {
     "__opencl_c_work_group_collective_functions", "__opencl_c_int64"};
 
 std::vector<std::string> featuresOfExtensions(const DeviceTraits& traits) {
-  static const struct {
-    const char* extension;
-    std::vector<std::string> features;
-  } kImplied[] = {
-      {"cl_khr_integer_dot_product",
-       {"__opencl_c_integer_dot_product_input_4x8bit", "__opencl_c_integer_dot_product_input_4x8bit_packed"}},
-  };
   std::vector<std::string> out;
-  for (const auto& i : kImplied)
-    if (std::find(traits.deviceExtensions.begin(), traits.deviceExtensions.end(), i.extension) !=
-        traits.deviceExtensions.end())
-      out.insert(out.end(), i.features.begin(), i.features.end());
+  for (const std::string& e : traits.deviceExtensions) {
+    const std::vector<std::string>& implied = openclCFeaturesOf(e);
+    out.insert(out.end(), implied.begin(), implied.end());
+  }
   return out;
 }
 
@@ -314,3 +308,14 @@ std::string builtinMacros(const std::vector<std::string>& skip,
 }
 
 }  // namespace isg::detail
+
+namespace isg {
+
+const std::vector<std::string>& openclCFeaturesOf(std::string_view extension) {
+  static const std::vector<std::string> kNone;
+  static const std::vector<std::string> kIntegerDot = {"__opencl_c_integer_dot_product_input_4x8bit",
+                                                       "__opencl_c_integer_dot_product_input_4x8bit_packed"};
+  return extension == "cl_khr_integer_dot_product" ? kIntegerDot : kNone;
+}
+
+}  // namespace isg

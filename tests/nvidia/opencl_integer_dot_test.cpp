@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // cl_khr_integer_dot_product (OpenCL C 3.0 section 6.15.x): dot and dot_acc_sat of 4 x 8-bit
 // vectors and of packed uints, in all four signednesses. Intel's drivers offer the extension and
-// Intel-targeted code calls it under `#ifdef cl_khr_integer_dot_product` (ggml's flash attention
-// of q8_0); NVIDIA's driver advertises it too, and the layer's front end must then build such
-// programs (its PTX runtime defines the functions with dp4a). Each function is checked against a
+// Intel-targeted code calls it (ggml's flash attention of q8_0, unconditionally); NVIDIA's driver
+// (580) lacks it, and the layer offers it there through its front end, whose PTX runtime defines
+// the functions with dp4a; the device queries of the extension must then say so. Each function is checked against a
 // host model of the spec (products exact, the accumulation saturating) under every -cl-std, with
 // the extension's pragma, and with -DINTEL through a program the layer rewrites. Devices without
 // the extension skip, saying so (PoCL); Intel's CPU runtime runs it natively
@@ -96,6 +96,32 @@ TEST(OpenClLibrary, IntegerDotProductMatchesTheSpec) {
   ISG_REQUIRE_ENV();
   if (!isgtest::deviceHasExtension("cl_khr_integer_dot_product"))
     GTEST_SKIP() << "the device does not offer cl_khr_integer_dot_product";
+  {
+    // A device with the extension answers its queries: both input forms (the functions below
+    // use both), and OpenCL C 3.0 devices list their feature macros.
+    cl_device_integer_dot_product_capabilities_khr caps = 0;
+    ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR, sizeof caps, &caps,
+                                 nullptr));
+    EXPECT_EQ(caps & (CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR | CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR),
+              CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR | CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR);
+    for (cl_device_info q : {CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR,
+                             CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR}) {
+      size_t size = 0;
+      ISG_CL_CHECK(clGetDeviceInfo(env().device, q, 0, nullptr, &size));
+      EXPECT_EQ(size, sizeof(cl_device_integer_dot_product_acceleration_properties_khr));
+    }
+    size_t size = 0;
+    if (clGetDeviceInfo(env().device, CL_DEVICE_OPENCL_C_FEATURES, 0, nullptr, &size) == CL_SUCCESS) {
+      std::vector<cl_name_version> features(size / sizeof(cl_name_version));
+      ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_OPENCL_C_FEATURES, size, features.data(), nullptr));
+      for (const char* want : {"__opencl_c_integer_dot_product_input_4x8bit",
+                               "__opencl_c_integer_dot_product_input_4x8bit_packed"}) {
+        bool found = false;
+        for (const cl_name_version& f : features) found = found || std::string(f.name) == want;
+        EXPECT_TRUE(found) << want << " is not among CL_DEVICE_OPENCL_C_FEATURES";
+      }
+    }
+  }
   // Edge cases first (the extremes of each signedness, accumulators at the saturation bounds
   // for both the int and the uint reading), then a spread of byte patterns.
   std::vector<uint32_t> a = {0x80808080u, 0x7f7f7f7fu, 0xffffffffu, 0x80808080u, 0xffffffffu, 0x01ff7f80u,

@@ -401,6 +401,40 @@ __kernel void k(__global float4* f, __global int2* i, __global uchar4* c, __glob
   EXPECT_FALSE(scans("float4 v = vload4(0, p); // 40% of v\n"));
 }
 
+// cl_khr_integer_dot_product where the device offers it (the layer adds it on NVIDIA, whose
+// driver lacks it): ggml's flash attention of q8_0 calls dot_acc_sat_4x8packed_ss_int without a
+// guard. The functions are dp4a; the feature macros are defined; the text scan that sends such
+// programs to this front end under auto finds them by name.
+TEST(NvidiaFrontEnd, IntegerDotProductIsDp4aWhereTheDeviceOffersIt) {
+  const char* src = R"CLC(
+#if !defined(__opencl_c_integer_dot_product_input_4x8bit_packed) || !defined(cl_khr_integer_dot_product)
+#error the extension's macros are missing
+#endif
+__kernel void q8(__global const int* q, __global const int* k, __global int* o) {
+  const size_t i = get_global_id(0);
+  int sum = dot_acc_sat_4x8packed_ss_int(q[i], k[i], o[i]);
+  o[i] = sum + (int)dot(as_uchar4(q[i]), as_uchar4(k[i])) + intel_sub_group_shuffle(sum, 3u);
+}
+)CLC";
+  isg::RewriteInput in = nvidiaInput(src, "-cl-std=CL3.0");
+  EXPECT_EQ(isg::compileForNvidia(in).status, isg::RewriteResult::Status::Error) << "without the extension";
+  in.traits.deviceExtensions.push_back("cl_khr_integer_dot_product");
+  const isg::RewriteResult r = keep(isg::compileForNvidia(in));
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  EXPECT_TRUE(has(r.binary.c_str(), "dp4a.s32.s32")) << r.binary.c_str();
+  EXPECT_TRUE(has(r.binary.c_str(), "dp4a.u32.u32")) << r.binary.c_str();
+
+  auto scans = [](const char* source) {
+    isg::RewriteInput scanned;
+    scanned.source = source;
+    return isg::mayUseIntegerDot(scanned);
+  };
+  EXPECT_TRUE(scans("s = dot_acc_sat_4x8packed_ss_int(a, b, s);"));
+  EXPECT_TRUE(scans("#define DOT dot_4x8packed_uu_uint\n"));
+  EXPECT_TRUE(scans("#ifdef cl_khr_integer_dot_product\n#endif\n"));
+  EXPECT_FALSE(scans("float d = dot(a, b); int my_dot_4x8packed = 0;"));
+}
+
 // A program with no Intel builtin compiles as it is (PassThrough in, PTX out), and results are
 // cached per input.
 TEST(NvidiaFrontEnd, ProgramsTheRewriterLeavesAloneCompileAsTheyAre) {

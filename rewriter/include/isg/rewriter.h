@@ -193,6 +193,15 @@ bool mayUseHalf(const RewriteInput& input);
 // (a `%v<n>` conversion), which a build by NVIDIA's compiler cannot (compileForNvidia can).
 bool mayPrintVectors(const RewriteInput& input);
 
+// Cheap textual scan like mayNeedRewrite: whether the program may use cl_khr_integer_dot_product
+// (it names one of its own functions, the extension or its feature macros), and so needs a
+// compiler with the extension (compileForNvidia on NVIDIA, whose compiler lacks it).
+bool mayUseIntegerDot(const RewriteInput& input);
+
+// The OpenCL C 3.0 feature macros that come with `extension` (cl_khr_integer_dot_product's
+// __opencl_c_integer_dot_product_input_4x8bit and _packed), for a device that offers it.
+const std::vector<std::string>& openclCFeaturesOf(std::string_view extension);
+
 // Cheap textual scan like mayNeedRewrite: the first of `names` the program's text has as an
 // identifier (comments and inactive preprocessor branches count), or nullptr. *unreadable (when
 // given) is set where the program includes a file the scan could not read, which may name one.
