@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
   return runMain(argc, argv, [](const Options& opt) {
     Report r("reduce", "sub-group reduce and scan", "G calls/s", opt);
     Cl& cl = openCl(&r);
-    r.variantOrder({kLayer, kLayerSpirv, "layer-reqd", "ptx"});
+    r.variantOrder({kLayer, kLayerSpirv, kLayerReqd, "ptx"});
     std::vector<unsigned> sizes = opt.smoke ? std::vector<unsigned>{16} : std::vector<unsigned>{16, 32};
     const std::size_t global = opt.smoke ? 2 * kWorkGroup : static_cast<std::size_t>(cl.computeUnits) * 2048 * 4;
     const unsigned iters = opt.smoke ? 8 : 1024;
@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
 
     Programs programs(cl);
     buildLayerAndPtx(&programs, cl, source(true, sizes), [&] { return source(false, sizes); });
-    programs.build("layer-reqd", source(true, sizes, true), "the Intel program with reqd_work_group_size did not build: ");
+    programs.build(kLayerReqd, source(true, sizes, true), "the Intel program with reqd_work_group_size did not build: ");
 
     std::vector<uint32_t> got(global);
     for (unsigned S : sizes)
@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
             });
             r.ratio(name, "layer/ptx", kLayer, "ptx", RatioKind::Speed, 0.95);
             r.ratio(name, "spirv/source", kLayerSpirv, kLayer, RatioKind::Speed, 0.95);
-            r.ratio(name, "layer-reqd/ptx", "layer-reqd", "ptx", RatioKind::Speed);
+            r.ratio(name, "layer-reqd/ptx", kLayerReqd, "ptx", RatioKind::Speed);
           }
     return r.finish();
   });

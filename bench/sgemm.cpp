@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
     Report r("sgemm", "SGEMM, Intel-style (block reads + shuffles) vs the same algorithm in inline PTX", "TFLOP/s",
              opt);
     Cl& cl = openCl(&r);
-    r.variantOrder({kLayer, kLayerSpirv, "layer-reqd", "ptx"});
+    r.variantOrder({kLayer, kLayerSpirv, kLayerReqd, "ptx"});
     const cl_uint dim = opt.smoke ? 64 : 4096;
     const cl_uint M = dim, N = dim, K = dim;
     const int warm = warmups(opt, 2), nrep = reps(opt, 10);
@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
     const size_t global[2] = {N / TN, M / TM}, local[2] = {std::min<size_t>(64, global[0]), 2};
     Programs programs(cl);
     buildLayerAndPtx(&programs, cl, source(true, sizes), [&] { return source(false, sizes); });
-    programs.build("layer-reqd", source(true, sizes, local), "the Intel program with reqd_work_group_size did not build: ");
+    programs.build(kLayerReqd, source(true, sizes, local), "the Intel program with reqd_work_group_size did not build: ");
 
     // Checked entries: a fixed sample across C, against a double-precision host dot product.
     std::vector<std::pair<cl_uint, cl_uint>> sample;
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
       });
       r.ratio(name, "layer/ptx", kLayer, "ptx", RatioKind::Speed, 0.95);
       r.ratio(name, "spirv/source", kLayerSpirv, kLayer, RatioKind::Speed, 0.95);
-      r.ratio(name, "layer-reqd/ptx", "layer-reqd", "ptx", RatioKind::Speed);
+      r.ratio(name, "layer-reqd/ptx", kLayerReqd, "ptx", RatioKind::Speed);
     }
     return r.finish();
   });

@@ -106,7 +106,7 @@ std::string chainKernelName(ChainFlavor f, ChainOp op, const ChainType& t, unsig
 }
 
 std::string chainSource(ChainFlavor f, const std::vector<ChainOp>& ops,
-                        const std::vector<ChainType>& types, const std::vector<unsigned>& sizes) {
+                        const std::vector<ChainType>& types, const std::vector<unsigned>& sizes, bool reqd) {
   std::string s;
   if (f == ChainFlavor::Ptx) s += ptxHelpers(types);
   for (unsigned S : sizes)
@@ -115,6 +115,8 @@ std::string chainSource(ChainFlavor f, const std::vector<ChainOp>& ops,
         const std::string T = t.name;
         bool pair = op == ChainOp::Down || op == ChainOp::Up;
         if (f == ChainFlavor::Intel) s += "__attribute__((intel_reqd_sub_group_size(" + std::to_string(S) + ")))\n";
+        if (f == ChainFlavor::Intel && reqd)
+          s += "__attribute__((reqd_work_group_size(" + std::to_string(kChainWorkGroup) + ", 1, 1)))\n";
         s += "__kernel void " + chainKernelName(f, op, t, S) + "(__global const " + T + "* in, __global " + T +
              "* out, uint iters) {\n";
         s += "  size_t g = get_global_id(0);\n  " + T + " x = in[g];\n";
@@ -184,7 +186,8 @@ void timeChainCases(const Cl& cl, Report* r, const Programs& programs,
         const std::string name = chainCaseName(op, t.name, S);
         if (!r->wanted(name)) continue;
         programs.each(r, name, [&](const std::string& variant, cl_program p) {
-          const ChainFlavor f = variant == intelVariant || variant == kLayerSpirv ? ChainFlavor::Intel : other;
+          const ChainFlavor f =
+              variant == intelVariant || variant == kLayerSpirv || variant == kLayerReqd ? ChainFlavor::Intel : other;
           cl_kernel k = kernel(p, chainKernelName(f, op, t, S));
           timeChain(cl, r, name, variant, k, op, t, S, shape);
           clReleaseKernel(k);

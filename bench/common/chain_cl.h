@@ -20,8 +20,11 @@ namespace isgb {
 enum class ChainFlavor { Intel, Ptx, Local };
 
 std::string chainKernelName(ChainFlavor f, ChainOp op, const ChainType& t, unsigned S);
+// `reqd`: the Intel kernels also declare their work-group size (kChainWorkGroup), so that the
+// layer knows their warps are whole (variant kLayerReqd).
 std::string chainSource(ChainFlavor f, const std::vector<ChainOp>& ops,
-                        const std::vector<ChainType>& types, const std::vector<unsigned>& sizes);
+                        const std::vector<ChainType>& types, const std::vector<unsigned>& sizes,
+                        bool reqd = false);
 
 struct ChainShape {
   std::size_t global = 0;  // work-items, a multiple of kChainWorkGroup

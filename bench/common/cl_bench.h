@@ -137,6 +137,8 @@ void buildLayerAndPtx(Programs* p, const Cl& cl, const std::string& intelSource,
 // The variant name of "through the layer" for benchmarks that also run without it.
 constexpr const char* kLayer = "layer";
 constexpr const char* kLayerSpirv = "layer-spirv";
+// The Intel program with reqd_work_group_size: the layer knows the work-group's shape.
+constexpr const char* kLayerReqd = "layer-reqd";
 // ISG_TEST_SPIRV_CACHE is set: the benchmarks add the kLayerSpirv variant (docs/spirv.md).
 bool spirvVariant();
 

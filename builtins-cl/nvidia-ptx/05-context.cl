@@ -17,6 +17,7 @@ typedef struct {
   uint lane0;   /* warp lane of member 0 */
   uint c;       /* shfl.sync's clamp/segment operand for S */
   uint members; /* warp lanes of this sub-group's members */
+  uint converged; /* 1: the call is reached by its whole warp (the rewriter proved it) */
 } __isg_ctx_t;
 
 /* Lanes [lane0, lane0 + n) of a warp as a bit mask; n in 1..32. */
@@ -30,17 +31,31 @@ static inline __isg_ctx_t __isg_ctx_init(uint S, uint rx, uint ry, uint rz) {
   c.lane0 = c.base & 31u;
   c.c = ((32u - S) << 8) | 0x1fu;
   c.members = __isg_lanes(c.sgsize, c.lane0);
+  c.converged = 0u;
   return c;
 }
 
 /* Kept on one line: the rewriter inserts it into the user's kernel line. SLOT is the local
  * strategy's scratch need; warps exchange in registers. RX..RZ: see __ISG_LAYOUT_INIT. */
-#define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), (RX), (RY), (RZ)); __private __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
+#define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), (RX), (RY), (RZ)); __private __isg_ctx_t* __isg_ctx = &__isg_ctx_v; __ISG_CONVERGED_CONTEXT
+
+/* The calls the rewriter proved are reached by every work-item of a work-group whose warps are
+ * all whole (a required work-group size of a multiple of 32, uniform work-groups) take
+ * __isg_cctx, a copy of the context that says so (docs/design.md, "Member masks"). */
+#define __ISG_CONVERGED_CONTEXT __isg_ctx_t __isg_cctx_v = __isg_ctx_v; __isg_cctx_v.converged = 1u; __private __isg_ctx_t* __isg_cctx = &__isg_cctx_v; (void)__isg_cctx;
 
 static inline uint __isg_activemask(void) {
   uint m;
   __asm__ volatile("activemask.b32 %0;" : "=r"(m));
   return m;
+}
+
+/* A builtin's member mask: the constant full mask where the whole warp is known to take part
+ * (ctx->converged, a constant once the context is inlined: the branch folds away), else the
+ * lanes active here. */
+static inline uint __isg_member_mask(__isg_ctx_t* ctx) {
+  if (ctx->converged) return 0xffffffffu;
+  return __isg_activemask();
 }
 
 /*
@@ -79,7 +94,7 @@ static inline uint __isg_shfl_up(__isg_ctx_t* ctx, uint v, uint delta, uint mask
 static inline uint __isg_ballot(__isg_ctx_t* ctx, int predicate) {
   uint r;
   __asm__ volatile("{ .reg .pred p; setp.ne.s32 p, %1, 0; vote.sync.ballot.b32 %0, p, %2; }"
-                   : "=r"(r) : "r"(predicate), "r"(__isg_activemask()));
+                   : "=r"(r) : "r"(predicate), "r"(__isg_member_mask(ctx)));
   return r & ctx->members;
 }
 

@@ -120,7 +120,7 @@ static inline double __isg_add_if_f64(double x, double y, uint present) {
 #ifdef ISG_NEED_reduce
 #define __ISG_REDUCE_BODY(name, op, T, s, w, req)                                                  \
   ISG_REQ_##req(__ISG_OVL T __isg_##name(__isg_ctx_t* ctx, T x) {                                  \
-    const uint mask = __isg_activemask();                                                          \
+    const uint mask = __isg_member_mask(ctx);                                                      \
     __ISG_IF_REDUX(s, if (ctx->S == 32u) return (T)__ISG_REDUX_##s(op, x, mask);)                  \
     for (uint o = 1u; o < ctx->S; o <<= 1) {                                                       \
       uint partner = ctx->sglid ^ o;                                                               \

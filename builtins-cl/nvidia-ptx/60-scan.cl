@@ -17,14 +17,14 @@
 
 #define __ISG_SCAN_INCLUSIVE_BODY(name, op, T, s, w, req)                                          \
   ISG_REQ_##req(__ISG_OVL T __isg_##name(__isg_ctx_t* ctx, T x) {                                  \
-    uint mask = __isg_activemask();                                                                \
+    uint mask = __isg_member_mask(ctx);                                                            \
     __ISG_SCAN_INCLUSIVE(T, s, w, op)                                                              \
     return x;                                                                                      \
   })
 #define __ISG_SCAN_EXCLUSIVE_BODY(name, op, T, s, w, req)                                          \
   ISG_REQ_##req(__ISG_OVL T __isg_##name(__isg_ctx_t* ctx, T x) {                                  \
     T y;                                                                                           \
-    uint mask = __isg_activemask();                                                                \
+    uint mask = __isg_member_mask(ctx);                                                            \
     __ISG_SCAN_INCLUSIVE(T, s, w, op)                                                              \
     __ISG_XFER(T, s, w, y, x, __isg_shfl_up, 1u, mask)                                             \
     return ctx->sglid == 0u ? (T)(__ISG_IDENTITY_##op(s)) : y;                                     \

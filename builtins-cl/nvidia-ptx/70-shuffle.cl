@@ -11,16 +11,16 @@
 #define __ISG_DEF_intel_sub_group_shuffle(T, s, w, req)                                            \
   ISG_REQ_##req(__ISG_OVL T __isg_intel_sub_group_shuffle(__isg_ctx_t* ctx, T data, uint c) {      \
     T r;                                                                                           \
-    uint active = __isg_activemask();                                                              \
-    __ISG_XFER(T, s, w, r, data, __isg_shfl_idx, c, active)                                                \
+    uint active = __isg_member_mask(ctx);                                                          \
+    __ISG_XFER(T, s, w, r, data, __isg_shfl_idx, c, active)                                        \
     return r;                                                                                      \
   })
 #define __ISG_DEF_intel_sub_group_shuffle_xor(T, s, w, req)                                        \
   ISG_REQ_##req(__ISG_OVL T __isg_intel_sub_group_shuffle_xor(__isg_ctx_t* ctx, T data,            \
                                                               uint value) {                        \
     T r;                                                                                           \
-    uint active = __isg_activemask();                                                              \
-    __ISG_XFER(T, s, w, r, data, __isg_shfl_bfly, value, active)                                           \
+    uint active = __isg_member_mask(ctx);                                                          \
+    __ISG_XFER(T, s, w, r, data, __isg_shfl_bfly, value, active)                                   \
     return r;                                                                                      \
   })
 /* index = sglid + delta: [0, S) reads current, [S, 2S) reads next, both of member index % S. */
@@ -30,9 +30,9 @@
     uint i = ctx->sglid + delta;                                                                   \
     T a;                                                                                           \
     T b;                                                                                           \
-    uint active = __isg_activemask();                                                              \
+    uint active = __isg_member_mask(ctx);                                                          \
     __ISG_XFER(T, s, w, a, current, __isg_shfl_idx, i, active)                                     \
-    __ISG_XFER(T, s, w, b, next, __isg_shfl_idx, i, active)                                                \
+    __ISG_XFER(T, s, w, b, next, __isg_shfl_idx, i, active)                                        \
     return i < ctx->S ? a : b;                                                                     \
   })
 /* index = sglid - delta: [0, S) reads current, [-S, 0) reads previous of member index + S. */
@@ -42,9 +42,9 @@
     uint i = ctx->sglid - delta;                                                                   \
     T a;                                                                                           \
     T b;                                                                                           \
-    uint active = __isg_activemask();                                                              \
+    uint active = __isg_member_mask(ctx);                                                          \
     __ISG_XFER(T, s, w, a, current, __isg_shfl_idx, i, active)                                     \
-    __ISG_XFER(T, s, w, b, previous, __isg_shfl_idx, i, active)                                            \
+    __ISG_XFER(T, s, w, b, previous, __isg_shfl_idx, i, active)                                    \
     return delta <= ctx->sglid ? a : b;                                                            \
   })
 

@@ -205,7 +205,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
     if (in_.traits.strategy == Strategy::Local) warnDivergentCalls(ctx, c, ed);
     summarise(c, closure);
     editCallSites(c, closure, ed);
-    editBuiltinCalls(c, ed);
+    editBuiltinCalls(ctx, c, ed);
     followBlockImages(c);
     const ManifestIndex manifestOf = buildManifests(ctx, c, closure, ed);
     editDeclarations(ctx, c, closure, manifestOf, ed);
@@ -634,7 +634,14 @@ class AnalysisConsumer : public clang::ASTConsumer {
   // argument, `#define DEF(f) ... f(p)`, expanded with a builtin and with a helper) already
   // gets the context there, so its name becomes the library function itself; a call with
   // another argument count than the name's macro gets a macro of its own.
-  void editBuiltinCalls(const Collector& c, Editor& ed) {
+  //
+  // On nvidia-ptx, a call in a kernel whose warps are all whole (wholeWarps) that every
+  // work-item of the work-group reaches together (UniformFlow) takes the converged context
+  // instead, `__ISG_CV<count>_<name>`: its warp instructions use the constant full member mask,
+  // which spares the activemask and lets ptxas schedule as for CUDA's __shfl_sync(0xffffffff).
+  // A call spelled inside a macro keeps the ordinary one (the macro may expand elsewhere too).
+  void editBuiltinCalls(clang::ASTContext& ctx, const Collector& c, Editor& ed) {
+    UniformFlow flow(ctx);
     std::map<std::string, std::map<unsigned, unsigned>> counts;  // name -> arity -> calls
     for (const BuiltinCall& bc : c.builtinCalls) ++counts[bc.builtin->name][bc.expr->getNumArgs()];
     for (const auto& [name, byArity] : counts) {
@@ -642,7 +649,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
       if (!byArity.count(primary)) primary = byArity.begin()->first;
       out_.macroArity.emplace_back(name, primary);
     }
-    std::set<std::pair<std::string, unsigned>> extras;
+    std::set<std::pair<std::string, unsigned>> extras, converged;
     for (const BuiltinCall& bc : c.builtinCalls) {
       const std::string& name = bc.builtin->name;
       const unsigned n = bc.expr->getNumArgs();
@@ -654,6 +661,11 @@ class AnalysisConsumer : public clang::ASTConsumer {
         ed.rename(nameLoc, name, "__isg_" + name, bc.expr->getBeginLoc(), what);
         continue;
       }
+      if (nameLoc.isFileID() && wholeWarps(c, bc.function) && flow.reachedTogether(bc.function, bc.expr)) {
+        ed.rename(nameLoc, name, "__ISG_CV" + std::to_string(n) + "_" + name, bc.expr->getBeginLoc(), what);
+        converged.emplace(name, n);
+        continue;
+      }
       unsigned primary = 0;
       for (const auto& [m, k] : out_.macroArity)
         if (m == name) primary = k;
@@ -663,6 +675,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
       extras.emplace(name, n);
     }
     out_.extraArity.assign(extras.begin(), extras.end());
+    out_.convergedArity.assign(converged.begin(), converged.end());
     // The program's own prototypes of builtins stay declarations of the names, which the
     // parentheses keep from expanding as the prelude's function-like macros.
     for (const clang::FunctionDecl* fd : c.prototypes) {
@@ -670,6 +683,16 @@ class AnalysisConsumer : public clang::ASTConsumer {
       ed.rename(fd->getLocation(), name, "(" + name + ")", fd->getLocation(),
                 "the declaration of '" + name + "'");
     }
+  }
+
+  // Whether `fn` is a kernel whose every warp is whole on nvidia-ptx: a required work-group
+  // size of a multiple of 32 work-items, and work-groups that are all that size.
+  bool wholeWarps(const Collector& c, const clang::FunctionDecl* fn) const {
+    if (in_.traits.strategy != Strategy::NvidiaPtx || !fn || !isKernel(c, fn->getCanonicalDecl())) return false;
+    const auto* w = fn->getAttr<clang::ReqdWorkGroupSizeAttr>();
+    if (!w || allowsNonUniformWorkGroups(in_.options, /*fromSpirv=*/false)) return false;
+    const std::size_t items = std::size_t(w->getXDim()) * w->getYDim() * w->getZDim();
+    return items != 0 && items % 32 == 0;
   }
 
   // Image parameters that reach block IO, and those other image functions use, followed

@@ -44,6 +44,8 @@ struct Analysis {
   // so each macro has one arity; calls with another count are renamed to the macro of `extra`.
   std::vector<std::pair<std::string, unsigned>> macroArity;
   std::vector<std::pair<std::string, unsigned>> extraArity;  // (name, count): __ISG_A<count>_<name>
+  // (name, count): __ISG_CV<count>_<name>, the calls a whole warp reaches (nvidia-ptx; UniformFlow).
+  std::vector<std::pair<std::string, unsigned>> convergedArity;
   std::vector<KernelManifest> kernels;     // in source order
   bool compiledObject = false;                    // RewriteInput::compiledObject
   std::vector<ContextFunction> contextFunctions;  // RewriteResult::contextFunctions

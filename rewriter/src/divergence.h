@@ -45,4 +45,30 @@ class DivergenceCheck {
   std::map<const clang::FunctionDecl*, std::unique_ptr<FunctionFacts>> facts_;
 };
 
+// Where a call is reached by every work-item of its work-group together (issue 35.1): the
+// opposite, conservative question. No condition on the way to the call may differ between
+// the work-items of a work-group, nor one that guards a return, break or continue of the
+// function (a goto anywhere answers no). A value is uniform only where it provably is:
+// literals, constants, the kernel's parameters (their values, not what they point to),
+// work-group-wide queries (get_group_id, get_local_size, ...), a few pure builtins of uniform
+// arguments, and local variables that only ever take uniform values at uniform points (the
+// greatest such set). Memory is never uniform.
+class UniformFlow {
+ public:
+  explicit UniformFlow(clang::ASTContext& ctx);
+  ~UniformFlow();
+
+  // Whether every work-item of a work-group reaches `call` inside kernel `kernel` together.
+  bool reachedTogether(const clang::FunctionDecl* kernel, const clang::Stmt* call);
+
+  struct Facts;  // what divergence.cpp finds in a function body
+
+ private:
+  Facts& factsOf(const clang::FunctionDecl* fn);
+  bool uniform(const Facts& f, const clang::Expr* e, const std::set<const clang::VarDecl*>& vars) const;
+  bool together(const Facts& f, const clang::Stmt* s, const std::set<const clang::VarDecl*>& vars) const;
+
+  std::map<const clang::FunctionDecl*, std::unique_ptr<Facts>> facts_;
+};
+
 }  // namespace isg::detail

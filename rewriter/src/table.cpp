@@ -276,7 +276,8 @@ unsigned usualArity(const Builtin& b) {
 }
 
 namespace {
-std::string ctxMacro(const std::string& macro, const std::string& name, unsigned arity) {
+std::string ctxMacro(const std::string& macro, const std::string& name, unsigned arity,
+                     const char* ctx = "__isg_ctx") {
   static const char* const params[] = {"__isg_a", "__isg_b", "__isg_c", "__isg_d", "__isg_e"};
   constexpr unsigned kMost = sizeof params / sizeof params[0];
   std::string list, args;
@@ -284,13 +285,14 @@ std::string ctxMacro(const std::string& macro, const std::string& name, unsigned
     list += (i ? ", " : "") + std::string(params[i]);
     args += std::string(", ") + params[i];
   }
-  return "#define " + macro + "(" + list + ") __isg_" + name + "(__isg_ctx" + args + ")\n";
+  return "#define " + macro + "(" + list + ") __isg_" + name + "(" + ctx + args + ")\n";
 }
 }  // namespace
 
 std::string builtinMacros(const std::vector<std::string>& skip,
                           const std::vector<std::pair<std::string, unsigned>>& arity,
-                          const std::vector<std::pair<std::string, unsigned>>& extra) {
+                          const std::vector<std::pair<std::string, unsigned>>& extra,
+                          const std::vector<std::pair<std::string, unsigned>>& converged) {
   std::string out;
   std::vector<std::string> done;  // a name with rows in several extensions gets one macro
   for (const Builtin& b : builtins()) {
@@ -304,6 +306,8 @@ std::string builtinMacros(const std::vector<std::string>& skip,
   }
   for (const auto& [name, count] : extra)
     out += ctxMacro("__ISG_A" + std::to_string(count) + "_" + name, name, count);
+  for (const auto& [name, count] : converged)
+    out += ctxMacro("__ISG_CV" + std::to_string(count) + "_" + name, name, count, "__isg_cctx");
   return out;
 }
 

@@ -76,10 +76,12 @@ std::string collectiveRows(const std::vector<std::string>& families);
 unsigned usualArity(const Builtin& b);
 
 // The `#define name(a, b) __isg_name(__isg_ctx, a, b)` lines of the prelude: one per table name
-// (but `skip`) with the arity `arity` gives it (else usualArity), and one
-// `__ISG_A<count>_<name>` macro per entry of `extra`.
+// (but `skip`) with the arity `arity` gives it (else usualArity), one
+// `__ISG_A<count>_<name>` macro per entry of `extra`, and one `__ISG_CV<count>_<name>` macro,
+// which passes the converged context (__isg_cctx), per entry of `converged`.
 std::string builtinMacros(const std::vector<std::string>& skip,
                           const std::vector<std::pair<std::string, unsigned>>& arity,
-                          const std::vector<std::pair<std::string, unsigned>>& extra);
+                          const std::vector<std::pair<std::string, unsigned>>& extra,
+                          const std::vector<std::pair<std::string, unsigned>>& converged);
 
 }  // namespace isg::detail

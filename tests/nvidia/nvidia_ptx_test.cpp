@@ -133,6 +133,99 @@ TEST(NvidiaPtx, KernelsOfTheLayersPtxAnswerTheirLargestWorkGroup) {
   clReleaseProgram(p);
 }
 
+// Issue 35.1: in a kernel whose warps are all whole (reqd_work_group_size(64, 1, 1), uniform
+// work-groups), the calls every work-item reaches together use the constant full member mask,
+// and a call under a branch on the sub-group local id keeps the lanes active there. Results
+// against a host model on every device (the local strategy elsewhere, without the branch,
+// which that strategy cannot run: README, known limits); on NVIDIA the driver's
+// PTX has fewer activemask reads than the same program with non-uniform work-groups allowed,
+// where no call is known to be reached together, and still one for the branch.
+TEST(NvidiaPtx, CallsReachedTogetherTakeTheFullMaskAndBranchesTheirLanes) {
+  ISG_REQUIRE_ENV();
+  const std::string src = R"(
+    __attribute__((reqd_work_group_size(64, 1, 1))) __attribute__((intel_reqd_sub_group_size(SG)))
+    kernel void together(global const uint* in, global uint* out, int rounds, int branch) {
+      if (rounds < 0) return;
+      const uint g = get_global_id(0);
+      const uint x = in[g];
+      uint acc = 0u;
+      for (int r = 0; r < rounds; ++r) {
+        acc += intel_sub_group_shuffle(x, (uint)r % SG);
+        acc ^= intel_sub_group_shuffle_xor(x, 1u) << (r & 7);
+      }
+      sub_group_barrier(CLK_GLOBAL_MEM_FENCE);
+      out[8 * g + 0] = acc;
+      out[8 * g + 1] = sub_group_reduce_add(x);
+      out[8 * g + 2] = sub_group_scan_inclusive_max(x);
+      out[8 * g + 3] = sub_group_broadcast(x, 3u);
+      out[8 * g + 4] = intel_sub_group_shuffle_down(x, x + 1u, 2u);
+      out[8 * g + 5] = intel_sub_group_shuffle_up(x + 7u, x, 1u);
+      /* The local strategy cannot exchange in divergent code (a documented limit): branch 0 there. */
+      if (branch && (get_sub_group_local_id() & 1u) == 0u) out[8 * g + 6] = intel_sub_group_shuffle_xor(x, 2u);
+    })";
+  const bool nvidia = onNvidiaPtx();
+  for (uint32_t S : {8u, 16u, 32u}) {
+    size_t activemasks[2] = {0, 0};
+    const char* const optionSets[2] = {"-cl-std=CL2.0 -cl-uniform-work-group-size", "-cl-std=CL2.0"};
+    for (int variant = 0; variant < 2; ++variant) {
+      const std::string options = std::string(optionSets[variant]) + " -DSG=" + std::to_string(S);
+      SCOPED_TRACE(options);
+      std::string log;
+      cl_program p = isgtest::buildProgram(src, options, &log);
+      ASSERT_NE(p, nullptr) << log;
+      if (nvidia) {
+        const std::string ptx = programBinary(p);
+        for (size_t at = ptx.find("activemask.b32"); at != std::string::npos; at = ptx.find("activemask.b32", at + 1))
+          ++activemasks[variant];
+      }
+      cl_int err = CL_SUCCESS;
+      cl_kernel k = clCreateKernel(p, "together", &err);
+      ASSERT_EQ(err, CL_SUCCESS);
+      constexpr uint32_t kLocal = 64, kItems = 4 * kLocal;
+      const cl_int rounds = 5;
+      std::mt19937 rng(S);
+      std::vector<cl_uint> in(kItems), out(8 * kItems, 0xdeadbeefu);
+      for (auto& v : in) v = rng() & 0xffffu;
+      cl_mem bin = clCreateBuffer(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, kItems * 4, in.data(), &err);
+      cl_mem bout = clCreateBuffer(env().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size() * 4, out.data(), &err);
+      const cl_int branch = nvidia ? 1 : 0;
+      ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, bin, bout, rounds, branch));
+      const size_t global = kItems, local = kLocal;
+      ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+      ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, bout, CL_TRUE, 0, out.size() * 4, out.data(), 0, nullptr, nullptr));
+      unsigned bad = 0;
+      for (uint32_t g = 0; g < kItems && bad < 8; ++g) {
+        const uint32_t m = g % S, base = g - m;  // sub-groups are runs of S work-items
+        auto at = [&](uint32_t member) { return in[base + member]; };
+        uint32_t want[8] = {0, 0, 0, 0, 0, 0, 0, 0xdeadbeefu};
+        for (int r = 0; r < rounds; ++r) {
+          want[0] += at(uint32_t(r) % S);
+          want[0] ^= at(m ^ 1u) << (r & 7);
+        }
+        for (uint32_t i = 0; i < S; ++i) want[1] += at(i);
+        for (uint32_t i = 0; i <= m; ++i) want[2] = std::max(want[2], at(i));
+        want[3] = at(3);
+        want[4] = m + 2 < S ? at(m + 2) : at(m + 2 - S) + 1u;
+        want[5] = m >= 1 ? at(m - 1) : at(S - 1) + 7u;
+        want[6] = nvidia && (m & 1u) == 0 ? at(m ^ 2u) : 0xdeadbeefu;
+        for (int o = 0; o < 8; ++o)
+          if (out[8 * g + o] != want[o] && ++bad <= 8)
+            ADD_FAILURE() << "S=" << S << " work-item " << g << " output " << o << ": " << out[8 * g + o]
+                          << ", the spec says " << want[o];
+      }
+      clReleaseMemObject(bin);
+      clReleaseMemObject(bout);
+      clReleaseKernel(k);
+      clReleaseProgram(p);
+    }
+    if (nvidia) {
+      SCOPED_TRACE("S=" + std::to_string(S));
+      EXPECT_GE(activemasks[0], 1u) << "the branch's shuffle lost its activemask";
+      EXPECT_LT(activemasks[0], activemasks[1]) << "no call took the full mask";
+    }
+  }
+}
+
 TEST(NvidiaPtx, ShufflesInsideBranchesThatSplitASubGroup) {
   ISG_REQUIRE_NVIDIA_PTX();
   const std::string src = R"(

@@ -401,6 +401,34 @@ __kernel void k(__global float4* f, __global int2* i, __global uchar4* c, __glob
   EXPECT_FALSE(scans("float4 v = vload4(0, p); // 40% of v\n"));
 }
 
+// Issue 35.1 on the front end's PTX: the calls a whole warp reaches together use the constant
+// full member mask (no activemask), a shuffle under a branch on a work-item id keeps its own.
+TEST(NvidiaFrontEnd, CallsReachedTogetherUseTheFullMaskInThePtx) {
+  const std::string src = R"CLC(
+__attribute__((reqd_work_group_size(64, 1, 1)))
+__kernel void k(__global float* o, int n) {
+  float x = o[get_global_id(0)];
+  for (int i = 0; i < n; ++i) x += intel_sub_group_shuffle(x, (uint)i);
+  x = sub_group_reduce_add(x) + sub_group_scan_exclusive_add(x) + sub_group_broadcast(x, 1u);
+  BRANCH
+  o[get_global_id(0)] = x;
+}
+)CLC";
+  auto activemasks = [&](const std::string& branch) {
+    std::string text = src;
+    text.replace(text.find("BRANCH"), 6, branch);
+    const isg::RewriteResult r = keep(isg::compileForNvidia(nvidiaInput(text, "-cl-std=CL1.2")));
+    EXPECT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+    const std::string ptx = r.binary.c_str();
+    EXPECT_NE(ptx.find("shfl.sync"), std::string::npos);
+    std::size_t n = 0;
+    for (std::size_t at = ptx.find("activemask.b32"); at != std::string::npos; at = ptx.find("activemask.b32", at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(activemasks(""), 0u);
+  EXPECT_EQ(activemasks("if (get_local_id(0) & 1) x = intel_sub_group_shuffle_xor(x, 2u);"), 1u);
+}
+
 // cl_khr_integer_dot_product where the device offers it (the layer adds it on NVIDIA, whose
 // driver lacks it): ggml's flash attention of q8_0 calls dot_acc_sat_4x8packed_ss_int without a
 // guard. The functions are dp4a; the feature macros are defined; the text scan that sends such

@@ -409,6 +409,68 @@ TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
   EXPECT_EQ(onWarps.log.find("warning"), std::string::npos) << onWarps.log;
 }
 
+// Issue 35.1: on nvidia-ptx, a call that every work-item of a work-group reaches together, in a
+// kernel whose warps are all whole (a required work-group size of a multiple of 32, uniform
+// work-groups), takes the converged context (__ISG_CV<n>_<name>: the constant full member
+// mask). Every other call keeps the ordinary macro, whose mask is the lanes active there.
+TEST(Rewrite, CallsTheWholeWorkGroupReachesTogetherTakeTheConvergedContext) {
+  const std::string body =
+      "#define SHUF(x, i) intel_sub_group_shuffle(x, i)\n"                               // 1
+      "constant int kSteps = 3;\n"                                                       // 2
+      "float helper(float x) { return sub_group_reduce_max(x); }\n"                      // 3
+      "REQD kernel void k(global float* o, global const int* flag, int n) {\n"           // 4
+      "  const uint lid = get_local_id(0);\n"                                            // 5
+      "  float x = o[get_global_id(0)];\n"                                               // 6
+      "  int steps = n * kSteps + (int)get_group_id(0);\n"                               // 7
+      "  for (int i = 0; i < steps; ++i) x += intel_sub_group_shuffle(x, (uint)i);\n"    // 8  together
+      "  if (lid < 5) x = intel_sub_group_shuffle_xor(x, 1u);\n"                         // 9  divergent
+      "  if (flag[0] > 0) x = sub_group_broadcast(x, 0u);\n"                             // 10 memory
+      "  int m = n;\n"                                                                   // 11
+      "  if (x > 0.0f) m = 0;\n"                                                         // 12 m diverges
+      "  if (m > 2) x = sub_group_reduce_add(x);\n"                                      // 13 divergent
+      "  x = SHUF(x, 2u) + helper(x);\n"                                                 // 14 macro, helper
+      "  x = max(n, 4) > 3 ? sub_group_scan_inclusive_add(x) : x;\n"                     // 15 together
+      "  sub_group_barrier(CLK_LOCAL_MEM_FENCE);\n"                                      // 16 together
+      "  o[get_global_id(0)] = x;\n"                                                     // 17
+      "}\n"
+      "REQD kernel void exits(global float* o, global const int* flag) {\n"
+      "  for (int i = 0; i < 4; ++i) { if (flag[i]) break; o[i] = intel_sub_group_shuffle(o[i], 0u); }\n"
+      "  o[9] = sub_group_reduce_add(o[9]);\n"
+      "}\n";
+  auto rewriteWith = [&](const std::string& reqd, const std::string& options, isg::Strategy strategy) {
+    isg::DeviceTraits t = localTraits();
+    isg::applyStrategyDefaults(strategy, strategy == isg::Strategy::NvidiaPtx ? 32 : 0, &t);
+    if (strategy == isg::Strategy::NvidiaPtx) t.nvidiaComputeCapability = 90;
+    return rewrite("#define REQD " + reqd + "\n" + body, options, {}, t);
+  };
+  auto converged = [](const RewriteResult& r) {
+    const std::string user = userPart(r);
+    std::vector<std::string> names;
+    for (std::size_t at = user.find("__ISG_CV"); at != std::string::npos; at = user.find("__ISG_CV", at + 1))
+      names.push_back(user.substr(at, user.find('(', at) - at));
+    return names;
+  };
+  const std::string reqd64 = "__attribute__((reqd_work_group_size(64, 1, 1)))";
+  const RewriteResult r = rewriteWith(reqd64, "", isg::Strategy::NvidiaPtx);
+  EXPECT_REWRITTEN(r);
+  EXPECT_EQ(converged(r), (std::vector<std::string>{"__ISG_CV2_intel_sub_group_shuffle",
+                                                    "__ISG_CV1_sub_group_scan_inclusive_add",
+                                                    "__ISG_CV1_sub_group_barrier"}))
+      << userPart(r);
+  // The converged macros route to the library with the converged context.
+  EXPECT_NE(r.source.find("#define __ISG_CV2_intel_sub_group_shuffle(__isg_a, __isg_b) "
+                          "__isg_intel_sub_group_shuffle(__isg_cctx, __isg_a, __isg_b)"),
+            std::string::npos);
+  // Whole warps are not known: no converged call.
+  EXPECT_TRUE(converged(rewriteWith("__attribute__((reqd_work_group_size(48, 1, 1)))", "", isg::Strategy::NvidiaPtx)).empty());
+  EXPECT_TRUE(converged(rewriteWith("", "", isg::Strategy::NvidiaPtx)).empty());
+  EXPECT_TRUE(converged(rewriteWith(reqd64, "-cl-std=CL2.0", isg::Strategy::NvidiaPtx)).empty());
+  EXPECT_EQ(converged(rewriteWith(reqd64, "-cl-std=CL2.0 -cl-uniform-work-group-size", isg::Strategy::NvidiaPtx)).size(), 3u);
+  EXPECT_EQ(converged(rewriteWith("__attribute__((reqd_work_group_size(16, 2, 2)))", "", isg::Strategy::NvidiaPtx)).size(), 3u);
+  // Other strategies have no warps.
+  EXPECT_TRUE(converged(rewriteWith(reqd64, "", isg::Strategy::Local)).empty());
+}
+
 // Issue 32.7: a call no overload matches gets the builtin's signature and types, once, instead
 // of clang's list of every overload in the layer's declarations.
 TEST(Rewrite, NoMatchingBuiltinOverloadNamesTheSignature) {
