@@ -59,8 +59,11 @@ direct=(env -u OPENCL_LAYERS)
 have_cuda=0
 if command -v nvcc >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   have_cuda=1
+  # The reports' JSON writer (isg/json.h): beside common/ where stage.sh lays it out, in the
+  # rewriter's headers in a source tree.
   for b in shuffle memcpy; do
-    (nvcc -O3 -arch="$arch" -std=c++17 -o "$work/cuda_$b" "$cuda_src/$b.cu" > "$out/nvcc_$b.log" 2>&1) &
+    (nvcc -O3 -arch="$arch" -std=c++17 -I "$here/../rewriter/include" -o "$work/cuda_$b" "$cuda_src/$b.cu" \
+      > "$out/nvcc_$b.log" 2>&1) &
   done
 else
   echo "CUDA baselines skipped: $(command -v nvcc >/dev/null 2>&1 && echo 'no CUDA device (nvidia-smi -L failed)' || echo 'no nvcc on PATH')"

@@ -36,4 +36,6 @@ if [ -n "${CASSIAN_OUT:-}" ] && [ -d "$CASSIAN_OUT/bin" ]; then
   cp "$(dirname "${BASH_SOURCE[0]}")/../cassian/run.sh" "$out/cassian/run.sh"
 fi
 cp -r "$(dirname "${BASH_SOURCE[0]}")/../../bench/"{run-gpu.sh,cuda,common} "$out/"  # bench/README.md
+# The CUDA baselines' report writer includes isg/json.h, found beside common/report.h.
+mkdir -p "$out/common/isg" && cp "$(dirname "${BASH_SOURCE[0]}")/../../rewriter/include/isg/json.h" "$out/common/isg/"
 du -sh "$out"
