@@ -95,10 +95,13 @@ class Reader {
 
 bool readKernel(Reader& r, KernelManifest* k) {
   uint32_t hidden = 0, images = 0;
-  if (!r.str(&k->name) || !r.u32(&k->subGroupSize) || !r.flag(&k->requiredSubGroupSize) ||
+  uint32_t sizeKind = 0;  // 0 the default, 1 intel_reqd_sub_group_size, 2 from each launch
+  if (!r.str(&k->name) || !r.u32(&k->subGroupSize) || !r.u32(&sizeKind) || sizeKind > 2 ||
       !r.strings(&k->families) || !r.u32(&k->scratchBytesPerItem) || !r.u32(&k->numUserArgs) ||
       !r.count(&hidden, 8))
     return false;
+  k->requiredSubGroupSize = sizeKind == 1;
+  k->launchSubGroupSize = sizeKind == 2;
   k->hiddenArgs.resize(hidden);
   for (uint32_t i = 0; i < hidden; ++i) {
     uint32_t kind = 0;
@@ -171,7 +174,7 @@ std::string encodeEnvelopePayload(const EnvelopePayload& p) {
   for (const KernelManifest& k : p.kernels) {
     w.str(k.name);
     w.u32(k.subGroupSize);
-    w.u32(k.requiredSubGroupSize);
+    w.u32(k.requiredSubGroupSize ? 1u : k.launchSubGroupSize ? 2u : 0u);
     w.strings(k.families);
     w.u32(k.scratchBytesPerItem);
     w.u32(k.numUserArgs);

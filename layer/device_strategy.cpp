@@ -272,6 +272,7 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   applyStrategyDefaults(p->strategy, p->traits.nativeSubGroupSize, &p->traits);
   if (!p->isNative()) applySubGroupSizeControl(&p->traits, name);
   if (p->strategy == Strategy::NvidiaPtx) p->traits.nvidiaComputeCapability = nvidiaCc;
+  p->traits.subGroupSizeFromLaunch = p->strategy == Strategy::NvidiaPtx && config().SUB_GROUP_SIZE_FROM_LAUNCH;
 
   DeviceTraits& t = p->traits;
   t.fp16 = hasExtension(extensions, "cl_khr_fp16");

@@ -252,7 +252,8 @@ std::string rewriteSummary(const RewriteResult& r) {
   if (r.kernels.empty()) line << " no kernels";
   for (std::size_t i = 0; i < r.kernels.size(); ++i) {
     const KernelManifest& k = r.kernels[i];
-    line << (i ? ", " : " ") << "kernel '" << k.name << "' (S " << k.subGroupSize
+    line << (i ? ", " : " ") << "kernel '" << k.name << "' (S "
+         << (k.launchSubGroupSize ? std::string("from each launch") : std::to_string(k.subGroupSize))
          << (k.requiredSubGroupSize ? " required" : "");
     for (const HiddenArg& h : k.hiddenArgs) {
       switch (h.kind) {

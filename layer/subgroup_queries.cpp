@@ -48,10 +48,11 @@ cl_int kernelSubGroupInfo(SubGroupEntry entry, cl_kernel kernel, cl_device_id de
 
   std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
   size_t subGroupSize = 0;
-  bool required = false;
+  bool required = false, fromLaunch = false;
   if (record) {
     subGroupSize = record->manifest.subGroupSize;
     required = record->manifest.requiredSubGroupSize;
+    fromLaunch = record->manifest.launchSubGroupSize;
   } else {
     const DeviceProfile* profile = DeviceStrategy::of(target);
     if (!profile || profile->isNative()) return forward();
@@ -70,8 +71,11 @@ cl_int kernelSubGroupInfo(SubGroupEntry entry, cl_kernel kernel, cl_device_id de
     const size_t* local = static_cast<const size_t*>(input_value);
     *items = 1;
     for (size_t d = 0; d < input_value_size / sizeof(size_t); ++d) *items *= local[d];
+    if (fromLaunch) subGroupSize = launchSubGroupSize(local[0]);  // that launch's sub-groups
     return true;
   };
+  // Kernels whose S follows the launch: the most sub-groups come from the smallest S.
+  const size_t smallestS = fromLaunch ? launchSubGroupSize(8) : subGroupSize;
 
   switch (param_name) {
     case CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE: {
@@ -106,7 +110,7 @@ cl_int kernelSubGroupInfo(SubGroupEntry entry, cl_kernel kernel, cl_device_id de
     }
     case CL_KERNEL_MAX_NUM_SUB_GROUPS:
       return writeValue(param_value_size, param_value, param_value_size_ret,
-                        ceilDiv(kernelWorkGroupSize, subGroupSize));
+                        ceilDiv(kernelWorkGroupSize, smallestS));
     case CL_KERNEL_COMPILE_NUM_SUB_GROUPS:
       return writeValue(param_value_size, param_value, param_value_size_ret, size_t{0});
     case CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL:

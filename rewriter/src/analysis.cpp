@@ -738,9 +738,15 @@ class AnalysisConsumer : public clang::ASTConsumer {
         km.requiredSubGroupSize = true;
         out_.usesSubGroups = true;
       }
+      const auto* w = def->getAttr<clang::ReqdWorkGroupSizeAttr>();
+      if (!km.requiredSubGroupSize && in_.traits.subGroupSizeFromLaunch) {
+        // S from the launch: known now where the work-group size is.
+        km.subGroupSize = launchSubGroupSize(w ? w->getXDim() : 0);
+        km.launchSubGroupSize = !w;
+      }
       if (std::string why = unsupportedSize(km, in_.traits); !why.empty())
         ed.error(def->getLocation(), why);
-      if (const auto* w = def->getAttr<clang::ReqdWorkGroupSizeAttr>()) {
+      if (w) {
         km.reqdWorkGroupSize[0] = w->getXDim();
         km.reqdWorkGroupSize[1] = w->getYDim();
         km.reqdWorkGroupSize[2] = w->getZDim();
@@ -829,7 +835,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
         bool sameShape = true;
         for (std::size_t i : sharing) {
           const KernelManifest& other = out_.kernels[i];
-          if (other.subGroupSize != km.subGroupSize) {
+          if (other.subGroupSize != km.subGroupSize || other.launchSubGroupSize != km.launchSubGroupSize) {
             ed.error(fd->getLocation(),
                      "kernels '" + km.name + "' (sub-group size " + std::to_string(km.subGroupSize) +
                          ") and '" + other.name + "' (" + std::to_string(other.subGroupSize) +
@@ -842,8 +848,9 @@ class AnalysisConsumer : public clang::ASTConsumer {
                                   std::end(other.reqdWorkGroupSize),
                                   std::begin(km.reqdWorkGroupSize));
         }
-        std::string args =
-            std::to_string(km.subGroupSize) + ", " + std::to_string(km.scratchBytesPerItem);
+        std::string args = (km.launchSubGroupSize ? std::string("__ISG_LAUNCH_S((uint)get_local_size(0))")
+                                                  : std::to_string(km.subGroupSize)) +
+                           ", " + std::to_string(km.scratchBytesPerItem);
         for (std::size_t d : km.reqdWorkGroupSize)
           args += ", " + std::to_string(km.wholeSubGroups && sameShape ? d : 0);
         ed.add(brace, 1, 0, "__ISG_KERNEL_PROLOGUE(" + args + ") ",

@@ -53,6 +53,8 @@ std::string buildPrelude(const DeviceTraits& traits, const Analysis& a) {
          "#define __opencl_c_read_write_images 1\n#endif\n";
   if (traits.strategy == Strategy::NvidiaPtx && traits.nvidiaComputeCapability != 0)
     p += "#define __ISG_NV_SM " + std::to_string(traits.nvidiaComputeCapability) + "\n";
+  if (std::any_of(a.kernels.begin(), a.kernels.end(), [](const KernelManifest& k) { return k.launchSubGroupSize; }))
+    p += launchSubGroupSizeMacro();
   if (traits.strategy == Strategy::Khr && traits.khrTestDouble) {
     p += "#define __ISG_KHR_REFERENCE_SIZE " + std::to_string(traits.nativeSubGroupSize) + "u\n";
     if (!traits.khrTestMinimal) p += "#define __ISG_KHR_REFERENCE_OPTIONAL 1\n";

@@ -126,6 +126,22 @@ void applyStrategyDefaults(Strategy strategy, unsigned nativeSize, DeviceTraits*
 
 const char* strategyName(Strategy s) { return factsOf(s).name; }
 
+namespace {
+constexpr unsigned kLaunchSizes[] = {8, 16};  // below the warp; anything else gets 32
+}  // namespace
+
+unsigned launchSubGroupSize(std::size_t localX) {
+  for (unsigned s : kLaunchSizes)
+    if (localX == s) return s;
+  return 32;
+}
+
+std::string launchSubGroupSizeMacro() {
+  std::string m = "#define __ISG_LAUNCH_S(x) (";
+  for (unsigned s : kLaunchSizes) m += "(x) == " + std::to_string(s) + "u ? " + std::to_string(s) + "u : ";
+  return m + "32u)\n";
+}
+
 bool parseStrategy(std::string_view text, Strategy* out) {
   for (const StrategyFacts& f : strategies()) {
     const Strategy s = f.strategy;

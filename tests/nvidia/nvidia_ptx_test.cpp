@@ -229,6 +229,70 @@ TEST(NvidiaPtx, CallsReachedTogetherTakeTheFullMaskAndBranchesTheirLanes) {
   }
 }
 
+// ISG_SUB_GROUP_SIZE_FROM_LAUNCH=1: a kernel without intel_reqd_sub_group_size gets the
+// sub-groups each launch's x size implies (16 x 2: rows of 16; 8 x 4: rows of 8; else 32), in
+// the kernel (sizes, ids, a reduction per row against a host model) and in the queries. The
+// GPU runs set the control (tools/device); elsewhere the test says it needs it.
+TEST(NvidiaPtx, SubGroupSizeFollowsTheLaunchWhereAsked) {
+  ISG_REQUIRE_NVIDIA_PTX();
+  const char* asked = std::getenv("ISG_SUB_GROUP_SIZE_FROM_LAUNCH");
+  if (!asked || std::string(asked) != "1") GTEST_SKIP() << "needs ISG_SUB_GROUP_SIZE_FROM_LAUNCH=1";
+  const std::string src = R"(
+    kernel void rows(global const uint* in, global uint* out) {
+      const uint g = get_global_id(0) + get_global_id(1) * get_global_size(0);
+      out[4 * g + 0] = get_sub_group_size();
+      out[4 * g + 1] = get_sub_group_id();
+      out[4 * g + 2] = get_sub_group_local_id();
+      out[4 * g + 3] = sub_group_reduce_add(in[g]);
+    })";
+  std::string log;
+  cl_program p = isgtest::buildProgram(src, "-cl-std=CL2.0", &log);
+  ASSERT_NE(p, nullptr) << log;
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(p, "rows", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const size_t shapes[][2] = {{16, 2}, {8, 4}, {32, 1}, {64, 1}};
+  for (const auto& shape : shapes) {
+    const size_t local[2] = {shape[0], shape[1]}, global[2] = {shape[0] * 4, shape[1] * 3};
+    const uint32_t S = shape[0] == 8 || shape[0] == 16 ? uint32_t(shape[0]) : 32u;
+    SCOPED_TRACE("local " + std::to_string(local[0]) + "x" + std::to_string(local[1]));
+    size_t answered = 0;
+    ISG_CL_CHECK(clGetKernelSubGroupInfo(k, env().device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, sizeof local, local,
+                                         sizeof answered, &answered, nullptr));
+    EXPECT_EQ(answered, S);
+    const size_t n = global[0] * global[1];
+    std::vector<cl_uint> in(n), out(4 * n, 0xdeadbeefu);
+    for (size_t i = 0; i < n; ++i) in[i] = cl_uint(i * 7 + 3);
+    cl_mem bin = clCreateBuffer(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, in.data(), &err);
+    cl_mem bout = clCreateBuffer(env().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out.size() * 4, out.data(), &err);
+    ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, bin, bout));
+    ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 2, nullptr, global, local, 0, nullptr, nullptr));
+    ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, bout, CL_TRUE, 0, out.size() * 4, out.data(), 0, nullptr, nullptr));
+    unsigned bad = 0;
+    for (size_t y = 0; y < global[1]; ++y)
+      for (size_t x = 0; x < global[0] && bad < 8; ++x) {
+        const size_t g = x + y * global[0];
+        const size_t lid = (x % local[0]) + (y % local[1]) * local[0];  // linear local id
+        const size_t groupX = x / local[0] * local[0], groupY = y / local[1] * local[1];
+        const uint32_t member = uint32_t(lid % S), id = uint32_t(lid / S);
+        uint32_t sum = 0;
+        for (uint32_t m = 0; m < S; ++m) {
+          const size_t l = lid - member + m;
+          sum += in[(groupX + l % local[0]) + (groupY + l / local[0]) * global[0]];
+        }
+        const uint32_t want[4] = {S, id, member, sum};
+        for (int o = 0; o < 4; ++o)
+          if (out[4 * g + o] != want[o] && ++bad <= 8)
+            ADD_FAILURE() << "work-item (" << x << ", " << y << ") output " << o << ": " << out[4 * g + o]
+                          << ", expected " << want[o];
+      }
+    clReleaseMemObject(bin);
+    clReleaseMemObject(bout);
+  }
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+}
+
 TEST(NvidiaPtx, ShufflesInsideBranchesThatSplitASubGroup) {
   ISG_REQUIRE_NVIDIA_PTX();
   const std::string src = R"(

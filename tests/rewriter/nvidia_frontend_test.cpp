@@ -429,6 +429,28 @@ __kernel void k(__global float* o, int n) {
   EXPECT_EQ(activemasks("if (get_local_id(0) & 1) x = intel_sub_group_shuffle_xor(x, 2u);"), 1u);
 }
 
+// ISG_SUB_GROUP_SIZE_FROM_LAUNCH: the sub-group size is computed in the kernel from the launch,
+// and every family builds with it (ptxas checks the PTX where ISG_TEST_PTX_DIR is set).
+TEST(NvidiaFrontEnd, SubGroupSizeFromTheLaunchBuildsEveryFamily) {
+  isg::RewriteInput in = nvidiaInput(R"CLC(
+__kernel void k(__global uint* o, __global const uint* in) {
+  const size_t g = get_global_id(0);
+  uint x = in[g];
+  x += intel_sub_group_shuffle(x, 3u) + intel_sub_group_shuffle_down(x, x, 1u) + sub_group_broadcast(x, 0u);
+  x += sub_group_reduce_add(x) + sub_group_scan_exclusive_max(x) + (uint)sub_group_any(x > 7u);
+  x += intel_sub_group_block_read(in + get_group_id(0) * get_local_size(0));
+  intel_sub_group_block_write(o + get_group_id(0) * get_local_size(0), x + get_sub_group_size());
+}
+)CLC",
+                                     "-cl-std=CL2.0");
+  in.traits.subGroupSizeFromLaunch = true;
+  const isg::RewriteResult r = keep(isg::compileForNvidia(in));
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_TRUE(r.kernels[0].launchSubGroupSize);
+  EXPECT_TRUE(has(r.binary.c_str(), "%ntid.x")) << "S is not read from the launch";
+}
+
 // cl_khr_integer_dot_product where the device offers it (the layer adds it on NVIDIA, whose
 // driver lacks it): ggml's flash attention of q8_0 calls dot_acc_sat_4x8packed_ss_int without a
 // guard. The functions are dp4a; the feature macros are defined; the text scan that sends such

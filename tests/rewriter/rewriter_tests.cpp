@@ -471,6 +471,48 @@ TEST(Rewrite, CallsTheWholeWorkGroupReachesTogetherTakeTheConvergedContext) {
   EXPECT_TRUE(converged(rewriteWith(reqd64, "", isg::Strategy::Local)).empty());
 }
 
+// ISG_SUB_GROUP_SIZE_FROM_LAUNCH (nvidia-ptx): a kernel without intel_reqd_sub_group_size takes
+// its S from each launch's x size (isg::launchSubGroupSize), or from its reqd_work_group_size.
+TEST(Rewrite, SubGroupSizeFromTheLaunch) {
+  EXPECT_EQ(isg::launchSubGroupSize(8), 8u);
+  EXPECT_EQ(isg::launchSubGroupSize(16), 16u);
+  EXPECT_EQ(isg::launchSubGroupSize(32), 32u);
+  EXPECT_EQ(isg::launchSubGroupSize(64), 32u);
+  EXPECT_EQ(isg::launchSubGroupSize(12), 32u);
+  EXPECT_EQ(isg::launchSubGroupSize(1), 32u);
+  isg::DeviceTraits t = localTraits();
+  isg::applyStrategyDefaults(isg::Strategy::NvidiaPtx, 32, &t);
+  t.nvidiaComputeCapability = 90;
+  t.subGroupSizeFromLaunch = true;
+  const RewriteResult r = rewrite(
+      "kernel void rows(global float* o) { o[get_global_id(0)] = sub_group_reduce_add(o[0]); }\n"
+      "__attribute__((reqd_work_group_size(16, 2, 1)))\n"
+      "kernel void fixed(global float* o) { o[get_global_id(0)] = sub_group_reduce_add(o[0]); }\n"
+      "__attribute__((intel_reqd_sub_group_size(8)))\n"
+      "kernel void asked(global float* o) { o[get_global_id(0)] = sub_group_reduce_add(o[0]); }\n",
+      "", {}, t);
+  EXPECT_REWRITTEN(r);
+  const isg::KernelManifest* rows = kernel(r, "rows");
+  const isg::KernelManifest* fixed = kernel(r, "fixed");
+  const isg::KernelManifest* asked = kernel(r, "asked");
+  ASSERT_TRUE(rows && fixed && asked);
+  EXPECT_TRUE(rows->launchSubGroupSize);
+  EXPECT_EQ(rows->subGroupSize, 32u);
+  EXPECT_FALSE(fixed->launchSubGroupSize);
+  EXPECT_EQ(fixed->subGroupSize, 16u);
+  EXPECT_FALSE(asked->launchSubGroupSize);
+  EXPECT_EQ(asked->subGroupSize, 8u);
+  EXPECT_NE(userPart(r).find("__ISG_KERNEL_PROLOGUE(__ISG_LAUNCH_S((uint)get_local_size(0)), "), std::string::npos)
+      << userPart(r);
+  EXPECT_NE(r.source.find("#define __ISG_LAUNCH_S(x) ((x) == 8u ? 8u : (x) == 16u ? 16u : 32u)"), std::string::npos);
+  // Without the trait, the default.
+  t.subGroupSizeFromLaunch = false;
+  const RewriteResult plain = rewrite("kernel void rows(global float* o) { o[0] = sub_group_reduce_add(o[0]); }\n", "", {}, t);
+  EXPECT_REWRITTEN(plain);
+  EXPECT_FALSE(plain.kernels[0].launchSubGroupSize);
+  EXPECT_EQ(plain.source.find("__ISG_LAUNCH_S"), std::string::npos);
+}
+
 // Issue 32.7: a call no overload matches gets the builtin's signature and types, once, instead
 // of clang's list of every overload in the layer's declarations.
 TEST(Rewrite, NoMatchingBuiltinOverloadNamesTheSignature) {

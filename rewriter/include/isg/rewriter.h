@@ -49,6 +49,9 @@ struct DeviceTraits {
   // khr only. The khr builtins come from the test double builtins-cl/khr-test/ (a reference
   // implementation with native size nativeSubGroupSize over the local scratch) instead of the
   // driver: ISG_KHR_TEST_NATIVE_SIZE. Minimal: the double lacks the optional khr extensions.
+  // nvidia-ptx (ISG_SUB_GROUP_SIZE_FROM_LAUNCH): kernels without intel_reqd_sub_group_size take
+  // their sub-group size from each launch (launchSubGroupSize), or from reqd_work_group_size.
+  bool subGroupSizeFromLaunch = false;
   bool khrTestDouble = false;
   bool khrTestMinimal = false;
 };
@@ -58,6 +61,15 @@ struct DeviceTraits {
 // is the hardware's sub-group size for khr (probed, or the test double's) and ignored otherwise.
 // The layer's device profiles and isg-rewrite both take these facts from here.
 void applyStrategyDefaults(Strategy strategy, unsigned nativeSize, DeviceTraits* traits);
+
+// The sub-group size of a launch whose work-group is `localX` wide in x, for kernels that take
+// theirs from the launch (DeviceTraits::subGroupSizeFromLaunch): the x size where it is one of
+// the warp's segment sizes below 32, else 32. Intel-targeted code that sizes a work-group's rows
+// to the sub-groups it expects (ggml: 16 x 2 for a kernel reduced per row, 32 x 1 for another)
+// gets the sub-groups it was written for.
+unsigned launchSubGroupSize(std::size_t localX);
+// The same rule as OpenCL C, for the library's prologue: `#define __ISG_LAUNCH_S(x) ...`.
+std::string launchSubGroupSizeMacro();
 
 struct SourceFile {
   std::string name;  // as the program names it: "<source>" for the main text, header include names
@@ -120,6 +132,9 @@ struct KernelManifest {
   std::string name;
   unsigned subGroupSize = 0;          // S: from intel_reqd_sub_group_size, else the default
   bool requiredSubGroupSize = false;  // true when the kernel carries intel_reqd_sub_group_size
+  // S is chosen per launch (DeviceTraits::subGroupSizeFromLaunch): launchSubGroupSize(the
+  // work-group's x size); subGroupSize holds the largest it can be.
+  bool launchSubGroupSize = false;
   std::vector<std::string> families;  // builtin families it uses (directly or through helpers)
   unsigned scratchBytesPerItem = 0;   // bytes of one work-item's slot in one half of the scratch
   unsigned numUserArgs = 0;           // the arguments the application sees
