@@ -44,6 +44,14 @@ struct ProgramRecord {
   std::shared_ptr<const std::string> il;
   bool ilPlaceholder = false;
   unsigned defaultSubGroupSize = 16;
+  // Whether a launch of its kernels with non-uniform work-groups may run in parts
+  // (work_group_parts.cpp): worked out at the first such launch the driver refuses, from the
+  // program's options and text, which a record never changes; read and set atomically.
+  struct PartsVerdict {
+    bool allowed = true;  // the spec allows non-uniform work-groups for the program
+    std::string why;      // why the launch cannot run in parts, "" when it can
+  };
+  mutable std::shared_ptr<const PartsVerdict> partsVerdict;
 
   // Where kernels, binaries and build state really live.
   cl_program driverProgram() const { return shadow ? shadow : app; }

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,48 +44,77 @@ const char* spirvWholeLaunch(const std::string& module) {
   return found;
 }
 
-// Why `kernel`'s launch cannot run in parts ("" when it can); *allowed false when the spec
-// itself refuses it (the driver's answer stands without a word).
-std::string whyNotInParts(cl_kernel kernel, cl_device_id device, bool* allowed) {
-  RewriteInput text;
-  auto calls = [](const char* name) {
-    return std::string("its program calls ") + name +
-           ", whose value a launch in parts would change (the layer's own OpenCL C front end, "
-           "ISG_NVIDIA_FRONTEND=layer for programs it rewrites, every for all, runs such launches on NVIDIA "
-           "devices)";
-  };
-  if (kernelIndex().contains(kernel)) {
-    std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
-    std::shared_ptr<ProgramRecord> program = record ? programRegistry().find(record->appProgram) : nullptr;
-    if (program && program->il && program->kind == ProgramRecord::Kind::Shadowed) {
-      *allowed = allowsNonUniformWorkGroups(program->appOptions, true);
-      if (!*allowed) return "no";
-      const char* name = spirvWholeLaunch(*program->il);
-      return name ? calls(name) : "";
-    }
-    if (!program || program->kind != ProgramRecord::Kind::Shadowed ||
-        program->rewrite.form != RewriteResult::Form::Source)
-      return "the layer did not build its program from OpenCL C source or SPIR-V";
-    text.options = program->appOptions;
-    if (programString(program->app, CL_PROGRAM_SOURCE, &text.source) != CL_SUCCESS)
-      return "its program's source cannot be read";
-    // The rewrite read every file the program includes: its texts are at hand.
-    text.headers = program->rewrite.headers;
-    text.headers.insert(text.headers.end(), program->rewrite.diskFiles.begin(), program->rewrite.diskFiles.end());
-  } else {
-    cl_program program = nullptr;
-    if (kernelValue(kernel, CL_KERNEL_PROGRAM, &program) != CL_SUCCESS ||
-        programBuildString(program, device, CL_PROGRAM_BUILD_OPTIONS, &text.options) != CL_SUCCESS ||
-        programString(program, CL_PROGRAM_SOURCE, &text.source) != CL_SUCCESS || text.source.empty())
-      return "its program's source cannot be read";
-  }
+std::string callsWholeLaunch(const char* name) {
+  return std::string("its program calls ") + name +
+         ", whose value a launch in parts would change (the layer's own OpenCL C front end, "
+         "ISG_NVIDIA_FRONTEND=layer for programs it rewrites, every for all, runs such launches on NVIDIA "
+         "devices)";
+}
+
+// The verdict for `text` built with `options` (a program the layer did not take over, or the
+// source of one it rewrote).
+std::string whyNotInPartsOfText(RewriteInput text, bool* allowed) {
   *allowed = allowsNonUniformWorkGroups(text.options, false);
   if (!*allowed) return "no";
   bool unreadable = false;
   if (const char* name = namedIdentifier(text, {std::begin(kWholeLaunch), std::end(kWholeLaunch)}, &unreadable))
-    return calls(name);
+    return callsWholeLaunch(name);
   if (unreadable) return "its program includes a file the layer cannot read";
   return "";
+}
+
+// The verdict for a program the layer took over, from its record.
+ProgramRecord::PartsVerdict verdictOf(const ProgramRecord& program) {
+  ProgramRecord::PartsVerdict v;
+  if (program.il && program.kind == ProgramRecord::Kind::Shadowed) {
+    v.allowed = allowsNonUniformWorkGroups(program.appOptions, true);
+    const char* name = v.allowed ? spirvWholeLaunch(*program.il) : nullptr;
+    v.why = !v.allowed ? "no" : name ? callsWholeLaunch(name) : "";
+    return v;
+  }
+  if (program.kind != ProgramRecord::Kind::Shadowed || program.rewrite.form != RewriteResult::Form::Source) {
+    v.why = "the layer did not build its program from OpenCL C source or SPIR-V";
+    return v;
+  }
+  RewriteInput text;
+  text.options = program.appOptions;
+  if (programString(program.app, CL_PROGRAM_SOURCE, &text.source) != CL_SUCCESS) {
+    v.why = "its program's source cannot be read";
+    return v;
+  }
+  // The rewrite read every file the program includes: its texts are at hand.
+  text.headers = program.rewrite.headers;
+  text.headers.insert(text.headers.end(), program.rewrite.diskFiles.begin(), program.rewrite.diskFiles.end());
+  v.why = whyNotInPartsOfText(std::move(text), &v.allowed);
+  return v;
+}
+
+// Why `kernel`'s launch cannot run in parts ("" when it can); *allowed false when the spec
+// itself refuses it (the driver's answer stands without a word). A program the layer took
+// over keeps its verdict in its record; another is read again at each refused launch.
+std::string whyNotInParts(cl_kernel kernel, cl_device_id device, bool* allowed) {
+  if (kernelIndex().contains(kernel)) {
+    std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
+    std::shared_ptr<ProgramRecord> program = record ? programRegistry().find(record->appProgram) : nullptr;
+    if (!program) {
+      *allowed = true;
+      return "the layer did not build its program from OpenCL C source or SPIR-V";
+    }
+    std::shared_ptr<const ProgramRecord::PartsVerdict> verdict = std::atomic_load(&program->partsVerdict);
+    if (!verdict) {
+      verdict = std::make_shared<const ProgramRecord::PartsVerdict>(verdictOf(*program));
+      std::atomic_store(&program->partsVerdict, verdict);
+    }
+    *allowed = verdict->allowed;
+    return verdict->why;
+  }
+  RewriteInput text;
+  cl_program program = nullptr;
+  if (kernelValue(kernel, CL_KERNEL_PROGRAM, &program) != CL_SUCCESS ||
+      programBuildString(program, device, CL_PROGRAM_BUILD_OPTIONS, &text.options) != CL_SUCCESS ||
+      programString(program, CL_PROGRAM_SOURCE, &text.source) != CL_SUCCESS || text.source.empty())
+    return "its program's source cannot be read";
+  return whyNotInPartsOfText(std::move(text), allowed);
 }
 
 }  // namespace
