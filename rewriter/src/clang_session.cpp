@@ -193,6 +193,22 @@ std::vector<std::string> clangArgsFromOptions(const std::string& options) {
 
 namespace {
 
+// Clang's opencl-c-base.h with its as_type macros made safe: Clang 15 crashes (getTypeInfo of
+// an overload set, in BuildAsTypeExpr) on `as_float(max)`, `as_float(intel_sub_group_block_read)`
+// and the like, found by the fuzzer, which would take the application down. Through a comma
+// the operand is an rvalue first, which resolves an overload set with an error (the driver
+// gives its own diagnostics anyway); for every valid operand the value and type are the same.
+std::string_view safeBaseHeader(std::string_view embedded) {
+  static const std::string safe = [embedded] {
+    std::string text(embedded);
+    const std::string from = "__builtin_astype((x), ", to = "__builtin_astype(((void)0, (x)), ";
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+    return text;
+  }();
+  return safe;
+}
+
 // The file system a parse sees: the program and its headers in a virtual directory, Clang's
 // OpenCL headers embedded, and (for the analysis) the table's declarations; the real file
 // system underneath for -I and relative includes.
@@ -212,7 +228,8 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> programFileSystem(const R
   for (const char* h : {"opencl-c-base.h", "opencl-c.h"}) {
     if (const EmbeddedFile* f = findEmbedded(std::string("clang/") + h)) {
       std::string path = (kResourceInclude + h).str();
-      mem->addFile(path, 0, llvm::MemoryBuffer::getMemBuffer(f->text(), path, false));
+      const std::string_view text = std::string_view(h) == "opencl-c-base.h" ? safeBaseHeader(f->text()) : f->text();
+      mem->addFile(path, 0, llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(text.data(), text.size()), path, false));
     }
   }
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> overlay(

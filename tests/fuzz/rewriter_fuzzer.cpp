@@ -104,6 +104,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   (void)isg::mayNeedRewrite(in);
   isg::RewriteResult r = isg::rewriteProgram(in);
   checkResult(in, r);
+  // nvidia-ptx's own analyses (which calls a whole warp reaches together; S from the launch)
+  // on the same input: the rewrite only, PTX needs the front end.
+  if (r.status == isg::RewriteResult::Status::Rewritten) {
+    isg::RewriteInput nv = in;
+    isg::applyStrategyDefaults(isg::Strategy::NvidiaPtx, 32, &nv.traits);
+    nv.traits.nvidiaComputeCapability = 90;
+    nv.traits.subGroupSizeFromLaunch = (sel & 1) != 0;
+    checkResult(nv, isg::rewriteProgram(nv));
+  }
   (void)isg::manifestToJson(r);
   (void)isg::mapBuildLog(text, r);
 
