@@ -2,6 +2,8 @@
 // The pre-scan (prescan.h).
 #include "prescan.h"
 
+#include "printf_format.h"
+
 #include <cstddef>
 #include <fstream>
 #include <unordered_set>
@@ -91,16 +93,12 @@ bool textMayUseIntegerDot(std::string_view text) {
 }
 
 bool textMayPrintVectors(std::string_view text) {
-  // '%', then flags, width and precision, then 'v' and the element count (OpenCL C 6.15.14.2).
-  for (std::size_t at = text.find('%'); at != std::string_view::npos; at = text.find('%', at + 1)) {
-    if (at + 1 < text.size() && text[at + 1] == '%') {  // "%%" prints a percent sign
-      ++at;
-      continue;
-    }
-    std::size_t i = at + 1;
-    while (i < text.size() && std::string_view("-+ #0123456789.*").find(text[i]) != std::string_view::npos) ++i;
-    if (i + 1 < text.size() && text[i] == 'v' && text[i + 1] >= '1' && text[i + 1] <= '9') return true;
-  }
+  // Anywhere, not only in string literals: a '%' of the modulo operator reads as a conversion
+  // without a 'v'. Each '%' is tried (the next search starts right after it, not after what
+  // it took), so that the scan never misses one a format has.
+  PrintfConversion c;
+  for (std::size_t at = 0; nextPrintfConversion(text, &at, &c); at = c.begin + 1)
+    if (c.vector && c.lanes != 0) return true;
   return false;
 }
 

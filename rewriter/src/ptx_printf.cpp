@@ -2,6 +2,8 @@
 // printf on the layer's PTX path (ptx_printf.h).
 #include "ptx_printf.h"
 
+#include "printf_format.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -53,42 +55,16 @@ struct Conversion {
 
 // The conversions of `format`; false where it is no OpenCL C format the layer can read.
 bool readConversions(const std::string& format, std::vector<Conversion>* out) {
-  for (std::size_t i = 0; i < format.size(); ++i) {
-    if (format[i] != '%') continue;
-    if (i + 1 < format.size() && format[i + 1] == '%') {
-      ++i;
-      continue;
-    }
+  PrintfConversion p;
+  for (std::size_t at = 0; nextPrintfConversion(format, &at, &p);) {
+    if (!p.conversion) return false;
+    if (p.vector && p.lanes != 2 && p.lanes != 3 && p.lanes != 4 && p.lanes != 8 && p.lanes != 16) return false;
     Conversion c;
-    c.begin = i++;
-    std::string spec = "%";  // flags, width and precision, as one element takes them
-    auto take = [&](auto accept) {
-      while (i < format.size() && accept(format[i])) spec += format[i++];
-    };
-    take([](char ch) { return ch == '-' || ch == '+' || ch == ' ' || ch == '#' || ch == '0'; });
-    auto number = [&] {
-      if (i < format.size() && format[i] == '*') {
-        ++c.stars;
-        spec += format[i++];
-      } else {
-        take([](char ch) { return ch >= '0' && ch <= '9'; });
-      }
-    };
-    number();
-    if (i < format.size() && format[i] == '.') {
-      spec += format[i++];
-      number();
-    }
-    if (i < format.size() && format[i] == 'v') {
-      std::size_t digits = ++i;
-      while (i < format.size() && format[i] >= '0' && format[i] <= '9') ++i;
-      c.lanes = digits == i ? 0 : unsigned(std::stoul(format.substr(digits, i - digits)));
-      if (c.lanes != 2 && c.lanes != 3 && c.lanes != 4 && c.lanes != 8 && c.lanes != 16) return false;
-    }
-    std::string length;
-    while (i < format.size() && (format[i] == 'h' || format[i] == 'l')) length += format[i++];
-    if (i >= format.size()) return false;
-    const char conv = format[i];
+    c.begin = p.begin;
+    c.end = p.end;
+    c.stars = p.stars;
+    c.lanes = p.vector ? p.lanes : 0;
+    const char conv = p.conversion;
     c.isSigned = conv == 'd' || conv == 'i';
     const bool integer = c.isSigned || conv == 'o' || conv == 'u' || conv == 'x' || conv == 'X';
     const bool real = std::string("fFeEgGaA").find(conv) != std::string::npos;
@@ -96,10 +72,10 @@ bool readConversions(const std::string& format, std::vector<Conversion>* out) {
       // OpenCL C requires a length for vectors: hh char, h short or half, hl int or float, l long
       // or double. Each element goes to vprintf as C promotes it: integers as int or long
       // (C's own hh and h then narrow them back), reals as double.
+      const std::string& length = p.length;
       if (!(integer || real) || (length != "hh" && length != "h" && length != "hl" && length != "l")) return false;
-      c.element = spec + (integer ? (length == "hl" ? "" : length) : "") + conv;
+      c.element = p.spec + (integer ? (length == "hl" ? "" : length) : "") + conv;
     }
-    c.end = i + 1;
     out->push_back(c);
   }
   return true;
