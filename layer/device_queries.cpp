@@ -68,20 +68,22 @@ cl_int answerExtensions(cl_device_id device, const DeviceProfile& profile, size_
   return writeString(size, value, size_ret, extendedExtensionString(driver, profile));
 }
 
+// Adds `name` at `version` to a driver's name-version list, unless the driver has it already.
+void addNameVersion(std::vector<cl_name_version>* list, const std::string& name, cl_version version) {
+  for (const cl_name_version& v : *list)
+    if (std::string(v.name) == name) return;
+  cl_name_version entry{};
+  entry.version = version;
+  std::snprintf(entry.name, sizeof entry.name, "%s", name.c_str());
+  list->push_back(entry);
+}
+
 cl_int answerExtensionsWithVersion(cl_device_id device, const DeviceProfile& profile,
                                    size_t size, void* value, size_t* size_ret) {
   std::vector<cl_name_version> list;
   cl_int err = deviceArray(device, CL_DEVICE_EXTENSIONS_WITH_VERSION, &list);
   if (err != CL_SUCCESS) return err;  // an OpenCL 1.x device does not know the query
-  for (const auto& [name, version] : addedExtensions(profile)) {
-    bool present = false;
-    for (const cl_name_version& v : list) present = present || std::string(v.name) == name;
-    if (present) continue;
-    cl_name_version entry{};
-    entry.version = version;
-    std::snprintf(entry.name, sizeof entry.name, "%s", name.c_str());
-    list.push_back(entry);
-  }
+  for (const auto& [name, version] : addedExtensions(profile)) addNameVersion(&list, name, version);
   return writeArray(size, value, size_ret, list);
 }
 
@@ -92,17 +94,8 @@ cl_int answerOpenclCFeatures(cl_device_id device, const DeviceProfile& profile, 
   std::vector<cl_name_version> list;
   cl_int err = deviceArray(device, CL_DEVICE_OPENCL_C_FEATURES, &list);
   if (err != CL_SUCCESS) return err;
-  for (const auto& [name, version] : addedExtensions(profile)) {
-    for (const std::string& feature : openclCFeaturesOf(name)) {
-      bool present = false;
-      for (const cl_name_version& v : list) present = present || std::string(v.name) == feature;
-      if (present) continue;
-      cl_name_version entry{};
-      entry.version = CL_MAKE_VERSION(3, 0, 0);
-      std::snprintf(entry.name, sizeof entry.name, "%s", feature.c_str());
-      list.push_back(entry);
-    }
-  }
+  for (const auto& [name, version] : addedExtensions(profile))
+    for (const std::string& feature : openclCFeaturesOf(name)) addNameVersion(&list, feature, CL_MAKE_VERSION(3, 0, 0));
   return writeArray(size, value, size_ret, list);
 }
 

@@ -363,8 +363,9 @@ ProfileCache& cache() {
 
 const std::vector<LayerExtension>& layerExtensions() {
   static const std::vector<LayerExtension> kExtensions = {
-      {"cl_khr_fp16", CL_MAKE_VERSION(1, 0, 0), &DeviceProfile::layerFp16, mayUseHalf},
-      {"cl_khr_integer_dot_product", CL_MAKE_VERSION(2, 0, 0), &DeviceProfile::layerIntegerDot, mayUseIntegerDot},
+      {"cl_khr_fp16", CL_MAKE_VERSION(1, 0, 0), &DeviceProfile::layerFp16, mayUseHalf, &DeviceTraits::fp16},
+      {"cl_khr_integer_dot_product", CL_MAKE_VERSION(2, 0, 0), &DeviceProfile::layerIntegerDot, mayUseIntegerDot,
+       nullptr},
   };
   return kExtensions;
 }

@@ -51,12 +51,14 @@ struct DeviceProfile {
 };
 
 // An extension the layer offers through its OpenCL C front end where the driver lacks it
-// (issue 34.4): where (`offered`), its version, and which programs need that front end for it.
+// (issue 34.4): where (`offered`), its version, which programs need that front end for it, and
+// the trait a compile for it sets besides the extension's name (nullptr: none).
 struct LayerExtension {
   const char* name;
   cl_version version;
   bool DeviceProfile::*offered;
   bool (*mayUse)(const RewriteInput&);
+  bool DeviceTraits::*trait;
 };
 const std::vector<LayerExtension>& layerExtensions();
 

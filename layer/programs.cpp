@@ -183,7 +183,7 @@ bool needsLayerFrontEnd(const RewriteInput& input, const std::vector<cl_device_i
 void offerLayerExtensions(const std::vector<cl_device_id>& devices, DeviceTraits* traits) {
   for (const LayerExtension& e : layerExtensions()) {
     if (!DeviceStrategy::allHave(devices, e.offered)) continue;
-    if (e.offered == &DeviceProfile::layerFp16) traits->fp16 = true;
+    if (e.trait) traits->*e.trait = true;
     traits->deviceExtensions.push_back(e.name);
   }
 }

@@ -46,12 +46,12 @@ struct DeviceTraits {
   // nvidia-ptx only: compute capability as major * 10 + minor (e.g. 90); instructions newer
   // than sm_70 (redux.sync, sm_80) are used only where it allows them. 0 = unknown (sm_70).
   unsigned nvidiaComputeCapability = 0;
-  // khr only. The khr builtins come from the test double builtins-cl/khr-test/ (a reference
-  // implementation with native size nativeSubGroupSize over the local scratch) instead of the
-  // driver: ISG_KHR_TEST_NATIVE_SIZE. Minimal: the double lacks the optional khr extensions.
   // nvidia-ptx (ISG_SUB_GROUP_SIZE_FROM_LAUNCH): kernels without intel_reqd_sub_group_size take
   // their sub-group size from each launch (launchSubGroupSize), or from reqd_work_group_size.
   bool subGroupSizeFromLaunch = false;
+  // khr only. The khr builtins come from the test double builtins-cl/khr-test/ (a reference
+  // implementation with native size nativeSubGroupSize over the local scratch) instead of the
+  // driver: ISG_KHR_TEST_NATIVE_SIZE. Minimal: the double lacks the optional khr extensions.
   bool khrTestDouble = false;
   bool khrTestMinimal = false;
 };
