@@ -924,6 +924,13 @@ class IncludeRecorder : public clang::PPCallbacks {
     last_ = out_.includes.size();
   }
 
+  void PragmaOpenCLExtension(SourceLocation nameLoc, const clang::IdentifierInfo*, SourceLocation,
+                             unsigned) override {
+    if (nameLoc.isMacroID()) return;  // _Pragma in a macro: no line of the program to blank
+    std::string file = fileName(nameLoc);
+    if (!file.empty()) out_.activeExtensionPragmas.emplace_back(file, sm_.getFileOffset(nameLoc));
+  }
+
   void FileSkipped(const clang::FileEntryRef&, const clang::Token&,
                    clang::SrcMgr::CharacteristicKind) override {
     if (last_ != 0) out_.includes[last_ - 1].entered = false;

@@ -52,6 +52,9 @@ struct Analysis {
   std::vector<std::string> externalFunctions;  // RewriteResult::externalFunctions
   std::vector<FileEdit> edits;
   std::vector<IncludeDirective> includes;
+  // Where the preprocessor acted on an `#pragma OPENCL EXTENSION` (file as FileEdit names it,
+  // offset of the extension's name): a pragma line in a section it skipped is not one of them.
+  std::vector<std::pair<std::string, unsigned>> activeExtensionPragmas;
   // Every file the parse read from disk (-I, relative includes): name as the user's build sees
   // it, and the text it had. The result is only valid while they still have that text.
   std::vector<SourceFile> diskFiles;

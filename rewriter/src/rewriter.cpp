@@ -13,6 +13,7 @@
 #include "compose.h"
 #include "kernel_facts.h"
 #include "prescan.h"
+#include "token_scan.h"
 #include "ptx_backend.h"
 #include "result_cache.h"
 #include "table.h"
@@ -75,7 +76,12 @@ RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>
   std::size_t before = edits.size();
   detail::blankExtensionPragmas("<source>", in.source, edits);
   for (const SourceFile& h : in.headers) detail::blankExtensionPragmas(h.name, h.text, edits);
-  bool blanked = edits.size() != before;
+  // Lines in sections the preprocessor skipped are blanked too (harmless) but make no rewrite:
+  // CLBlast keeps its cl_intel_subgroups pragma under #if for devices it gives no shuffles.
+  bool blanked = false;
+  for (std::size_t i = before; i < edits.size() && !blanked; ++i)
+    for (const auto& [file, offset] : a.activeExtensionPragmas)
+      blanked |= file == edits[i].file && offset >= edits[i].offset && offset < edits[i].offset + edits[i].length;
   if (!a.usesSubGroups && !blanked) return RewriteResult{};  // PassThrough
 
   RewriteResult r;
@@ -164,7 +170,14 @@ bool mayNeedRewrite(const RewriteInput& input) {
 }
 
 bool mayUseHalf(const RewriteInput& input) {
-  return detail::programTextMatches(input, detail::textMayUseHalf);
+  if (!detail::programTextMatches(input, detail::textMayUseHalf)) return false;
+  // The text names half; whether the code the preprocessor keeps does, with cl_khr_fp16 defined
+  // as the front end defines it (CLBlast's programs declare half types under an #if of their
+  // precision, and its single-precision ones need NVIDIA's compiler, not the front end).
+  RewriteInput withFp16 = input;
+  withFp16.traits.fp16 = true;
+  withFp16.traits.deviceExtensions.push_back("cl_khr_fp16");
+  return detail::activeIdentifierMatches(withFp16, [](std::string_view id) { return detail::textMayUseHalf(id); });
 }
 
 bool mayUseIntegerDot(const RewriteInput& input) {

@@ -250,6 +250,40 @@ __kernel void h(__global half* o, __global const float* f, __global short* flags
 
 // Headers through -I and macros through -D, as projects build; the rewriter folds the header
 // it edits into the program.
+// Which programs need cl_khr_fp16 (under auto, the front end): those whose code, as the
+// preprocessor keeps it with cl_khr_fp16 defined, names half. CLBlast's shape: half typedefs
+// under #if PRECISION == 16 in every program, the single-precision ones for NVIDIA's compiler.
+TEST(NvidiaFrontEnd, HalfIsWhatThePreprocessorKeeps) {
+  const char* clblast =
+      "#ifndef PRECISION\n#define PRECISION 32\n#endif\n"
+      "#if PRECISION == 16\n#pragma OPENCL EXTENSION cl_khr_fp16: enable\ntypedef half real;\n"
+      "#else\ntypedef float real;\n#endif\n"
+      "__kernel void axpy(__global real* y, __global const real* x) { y[get_global_id(0)] += x[get_global_id(0)]; }\n";
+  auto uses = [](const std::string& source, const std::string& options = "",
+                 std::vector<isg::SourceFile> headers = {}) {
+    isg::RewriteInput in;
+    in.source = source;
+    in.options = options;
+    in.headers = std::move(headers);
+    return isg::mayUseHalf(in);
+  };
+  EXPECT_FALSE(uses(clblast));
+  EXPECT_TRUE(uses(clblast, "-DPRECISION=16"));
+  EXPECT_TRUE(uses(std::string("#define PRECISION 16\n") + clblast));
+  // Through a macro, in a header, behind the extension's own macro (defined: the layer offers it).
+  EXPECT_TRUE(uses("#define REAL half\n__kernel void k(__global REAL* p) { p[0] = (REAL)1; }\n"));
+  EXPECT_TRUE(uses("#include \"h.h\"\n__kernel void k(__global float* p) { p[0] = f(p[1]); }\n", "",
+                   {{"h.h", "float f(float x) { return vload_half(0, (const half*)&x); }\n"}}));
+  EXPECT_TRUE(uses("#ifdef cl_khr_fp16\ntypedef half T;\n#else\ntypedef float T;\n#endif\n"
+                   "__kernel void k(__global T* p) { p[0] = 0; }\n"));
+  // The pragma alone asks for the extension.
+  EXPECT_TRUE(uses("#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n__kernel void k(__global float* p) { }\n"));
+  // Comments, strings and skipped sections do not; a preprocessor that fails cannot tell: yes.
+  EXPECT_FALSE(uses("// half precision\n__kernel void k(__global float* p) { printf(\"half\"); }\n"));
+  EXPECT_FALSE(uses("#if 0\nhalf h;\n#endif\n__kernel void k(__global float* p) { }\n"));
+  EXPECT_TRUE(uses("#error no\nhalf h;\n"));
+}
+
 TEST(NvidiaFrontEnd, HeadersAndDefinesFromTheOptions) {
   char dir[] = "/tmp/isg-frontend-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);

@@ -191,6 +191,29 @@ TEST(PassThrough, ExtensionCheckOnly) {
   EXPECT_EQ(r.status, Status::PassThrough) << r.log;
 }
 
+// CLBlast's shape: the pragma and the shuffle helpers sit under an #if the host defines only for
+// devices it gives shuffles. Skipped, they change nothing; defined, they are a rewrite; a pragma
+// the preprocessor acts on (here in a header) is one even with no builtin call.
+TEST(PassThrough, PragmaInASkippedSection) {
+  const std::string src =
+      "#if USE_SUBGROUP_SHUFFLING == 1\n"
+      "  #pragma OPENCL EXTENSION cl_intel_subgroups: enable\n"
+      "inline float shuffle(float v, int src) { return intel_sub_group_shuffle(v, src); }\n"
+      "#endif\n"
+      "kernel void k(global float* x) { x[0] = 1.0f; }\n";
+  auto skipped = rewrite(src);
+  EXPECT_EQ(skipped.status, Status::PassThrough) << skipped.log;
+  EXPECT_REWRITTEN(rewrite(src, "-DUSE_SUBGROUP_SHUFFLING=1"));
+  auto pragmaOnly = rewrite("#if USE_SUBGROUP_SHUFFLING == 1\n"
+                            "#pragma OPENCL EXTENSION cl_intel_subgroups : enable\n"
+                            "#endif\n"
+                            "#include \"h.h\"\n"
+                            "kernel void k(global float* x) { x[0] = 1.0f; }\n",
+                            "", {{"h.h", "#pragma OPENCL EXTENSION cl_intel_subgroups_short : enable\n"}});
+  EXPECT_REWRITTEN(pragmaOnly);
+  EXPECT_EQ(pragmaOnly.headers.at(0).text, "\n");
+}
+
 TEST(MayNeedRewrite, IdentifierBoundaries) {
   isg::RewriteInput in;
   in.source = "kernel void k() { my_intel_sub_group_shufflex(); }";

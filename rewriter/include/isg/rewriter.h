@@ -200,8 +200,9 @@ struct RewriteResult {
 // builtin, attribute or extension macro is named anywhere in it).
 bool mayNeedRewrite(const RewriteInput& input);
 
-// Cheap textual scan like mayNeedRewrite: whether the program may use half (it names half,
-// halfN or cl_khr_fp16), and so needs a compiler with cl_khr_fp16 (compileForNvidia on NVIDIA).
+// Whether the program uses half (names half, halfN or cl_khr_fp16 in the code the preprocessor
+// keeps, cl_khr_fp16 defined), and so needs a compiler with cl_khr_fp16 (compileForNvidia on
+// NVIDIA): a textual scan like mayNeedRewrite, then, where the text names half, the preprocessor.
 bool mayUseHalf(const RewriteInput& input);
 
 // Cheap textual scan like mayNeedRewrite: whether the program may print vectors with printf
