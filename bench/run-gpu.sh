@@ -13,7 +13,7 @@
 #   ISG_BENCH_CUDA_SRC folder of the CUDA baselines            (default: <this folder>/cuda)
 #   ISG_BENCH_SMOKE=1  tiny sizes, few repetitions
 #   ISG_BENCH_ONLY     space-separated subset of: shuffle block reduce local build host sgemm regcap
-#                      media startup
+#                      media startup clblast
 #   ISG_BENCH_ARCH     nvcc -arch (default sm_90: H100/H200)
 #   ISG_BENCH_SPIRV=1  the layer's programs from SPIR-V too (variant layer-spirv), modules from
 #                      <this folder>/spirv-cache (tools/device/run-spirv.sh says how it is filled)
@@ -23,7 +23,7 @@ bin=${ISG_BENCH_BIN:-$here/bin}
 layer=${ISG_BENCH_LAYER:-$here/libIntelSubgroupsLayer.so}
 cuda_src=${ISG_BENCH_CUDA_SRC:-$here/cuda}
 out=${OUT:-/tmp/isg-bench-out}
-only=${ISG_BENCH_ONLY:-shuffle block reduce local build host sgemm regcap media startup}
+only=${ISG_BENCH_ONLY:-shuffle block reduce local build host sgemm regcap media startup clblast}
 arch=${ISG_BENCH_ARCH:-sm_90}
 raw=$out/raw            # intermediate runs (the other half of a cross-process ratio, CUDA)
 mkdir -p "$out" "$raw"
@@ -61,15 +61,16 @@ if command -v nvcc >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   have_cuda=1
   # The reports' JSON writer (isg/json.h): beside common/ where stage.sh lays it out, in the
   # rewriter's headers in a source tree.
-  for b in shuffle memcpy; do
-    (nvcc -O3 -arch="$arch" -std=c++17 -I "$here/../rewriter/include" -o "$work/cuda_$b" "$cuda_src/$b.cu" \
+  for b in shuffle memcpy cublas; do
+    libs=(); [ $b = cublas ] && libs=(-lcublas)
+    (nvcc -O3 -arch="$arch" -std=c++17 -I "$here/../rewriter/include" -o "$work/cuda_$b" "$cuda_src/$b.cu" "${libs[@]}" \
       > "$out/nvcc_$b.log" 2>&1) &
   done
 else
   echo "CUDA baselines skipped: $(command -v nvcc >/dev/null 2>&1 && echo 'no CUDA device (nvidia-smi -L failed)' || echo 'no nvcc on PATH')"
 fi
-cuda_baseline() {  # $1 = shuffle|memcpy; prints the --baseline argument when its JSON exists
-  [ -s "$raw/cuda_$1.json" ] && echo "--baseline" "cuda=$raw/cuda_$1.json"
+cuda_baseline() {  # $1 = shuffle|memcpy|cublas [$2 = the variant it gives, default cuda]; the --baseline argument when its JSON exists
+  [ -s "$raw/cuda_$1.json" ] && echo "--baseline" "${2:-cuda}=$raw/cuda_$1.json"
 }
 
 # --- kernels that need no CUDA baseline first (device-side timings; nvcc uses the CPU) -------
@@ -86,10 +87,11 @@ wanted media && step media "${with_layer[@]}" "$bin/bench_media" "${common[@]}" 
 
 if [ $have_cuda = 1 ]; then
   wait
-  for b in shuffle memcpy; do
+  for b in shuffle memcpy cublas; do
     if [ -x "$work/cuda_$b" ]; then
       if [ $b = shuffle ] && ! wanted shuffle; then continue; fi
       if [ $b = memcpy ] && ! wanted block; then continue; fi
+      if [ $b = cublas ] && ! wanted clblast; then continue; fi
       step "cuda_$b" "$work/cuda_$b" "${common[@]}" --json "$raw/cuda_$b.json"
     else
       echo "cuda_$b: nvcc failed:"; tail -20 "$out/nvcc_$b.log"; status=1
@@ -100,6 +102,18 @@ wanted shuffle && step shuffle "${with_layer[@]}" "$bin/bench_shuffle" "${common
   --json "$out/shuffle.json" --md "$work/1.md"
 wanted block && step block "${with_layer[@]}" "$bin/bench_block" "${common[@]}" $(cuda_baseline memcpy) \
   --json "$out/block.json" --md "$work/2.md"
+
+# CLBlast (issue 35.4): its own path, its Intel path through the layer, cuBLAS; the variants are
+# processes of bench_clblast (it starts them itself, interleaved over rounds).
+if wanted clblast; then
+  if [ -x "$bin/bench_clblast" ]; then
+    step clblast "${direct[@]}" ISG_BENCH_LAYER="$layer" "$bin/bench_clblast" "${common[@]}" \
+      --rounds "$([ "${ISG_BENCH_SMOKE:-0}" = 1 ] && echo 1 || echo 3)" $(cuda_baseline cublas cublas) \
+      --json "$out/clblast.json" --md "$work/11.md"
+  else
+    echo "clblast: bench_clblast was not built (no libclblast-dev: tools/install-deps.sh installs it)"; status=1
+  fi
+fi
 
 # --- host-side costs last, with the CPU otherwise idle ---------------------------------------
 if wanted build; then
@@ -134,13 +148,13 @@ wanted startup && step startup "${direct[@]}" ISG_BENCH_LAYER="$layer" "$bin/ben
   fi
   echo "- ratios: speed = rate(subject)/rate(baseline), higher is better; cost = time(subject)/time(baseline), lower is better"
   echo
-  for i in 1 2 3 4 5 5s 6 7 8 9 10; do [ -f "$work/$i.md" ] && cat "$work/$i.md"; done
+  for i in 1 2 3 4 5 5s 6 7 8 9 10 11; do [ -f "$work/$i.md" ] && cat "$work/$i.md"; done
   echo "Goals missed: $(grep -h '^|' "$work"/*.md 2>/dev/null | grep -o 'MISS' | wc -l); wrong results: $(cat "$out"/*.log | grep -c 'WRONG RESULT')"
 } > "$out/summary.md"
 cat "$out/summary.md"
 # The device tool returns only the output's tail: repeat the digest (worst case per ratio) last.
 echo; echo "== digest (all tables: $out/summary.md)"
-for i in 1 2 3 4 5 6 7 8 9 10; do [ -f "$work/$i.md" ] && grep -E '^(### |- worst )' "$work/$i.md"; done
+for i in 1 2 3 4 5 6 7 8 9 10 11; do [ -f "$work/$i.md" ] && grep -E '^(### |- worst )' "$work/$i.md"; done
 # Programs from SPIR-V without a module yet (ISG_BENCH_SPIRV=1): packed for the development machine.
 if [ -n "${ISG_TEST_SPIRV_CACHE:-}" ] && [ -f "$here/spirv-missing.sh" ]; then
   bash "$here/spirv-missing.sh" "$ISG_TEST_SPIRV_CACHE" "$out"

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(cmake g++ make python3 python3-pip opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clang-15
           libclang-15-dev llvm-15-dev libclang-common-15-dev libllvmspirvlib-15-dev llvm-spirv-15 spirv-tools
           libclc-15
-          libgtest-dev clinfo dpkg-dev file zlib1g-dev libtinfo-dev libzstd-dev libedit-dev libxml2-dev)
+          libgtest-dev clinfo libclblast-dev dpkg-dev file zlib1g-dev libtinfo-dev libzstd-dev libedit-dev libxml2-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -25,6 +25,8 @@ struct RoundVariant {
   std::string name;
   std::string layer;              // OPENCL_LAYERS; empty: the driver alone
   std::vector<std::string> args;  // added to the child's command line
+  // Set in the child's environment (an empty value removes the variable): the layer's controls.
+  std::vector<std::pair<std::string, std::string>> env = {};
 };
 
 // What the rounds measured: per case and variant, one median per round, and whether every
@@ -76,6 +78,7 @@ inline void runChild(const Options& opt, const std::string& folder, const RoundV
   std::vector<std::string> args = childOptions(opt);
   args.insert(args.end(), variant.args.begin(), variant.args.end());
   args.insert(args.end(), {"--json", json});
+  env.insert(env.end(), variant.env.begin(), variant.env.end());
   env.emplace_back("OPENCL_LAYERS", variant.layer);
   env.emplace_back("ISG_BENCH_VARIANT", variant.name);
   runProcess(args, env, folder + "/" + variant.name + ".log");

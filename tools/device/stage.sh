@@ -29,7 +29,7 @@ done
 rm -f "$out/bin/layer_loader_init_test"  # checks the .so file itself, not a device
 rm -f "$out/bin/bench_scan"  # the rewriter linked in: too large to carry, and it needs no GPU
 strip "$out"/bin/*  # with the translator's libraries the bundle is near the carry limit
-cp "$(dirname "${BASH_SOURCE[0]}")"/{suite-step,run-suite,run-spirv,run-frontend,spirv-missing,run-cassian}.sh "$out/"
+cp "$(dirname "${BASH_SOURCE[0]}")"/{suite-step,run-suite,run-spirv,run-frontend,spirv-missing,run-cassian,run-ggml}.sh "$out/"
 # Intel's conformance suites, where a cassian build exists (tools/cassian/README.md).
 if [ -n "${CASSIAN_OUT:-}" ] && [ -d "$CASSIAN_OUT/bin" ]; then
   mkdir -p "$out/cassian" "$out/cassian-out" && cp -r "$CASSIAN_OUT/bin" "$out/cassian-out/"
