@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The layer's text scan alone (issue 35: a program with no Intel builtin should cost its build
 // no more than this scan): isg::mayNeedRewrite, which every source build runs, and
-// isg::mayUseHalf, which builds for NVIDIA devices add, on bench_build's generated programs
+// isg::mayUseHalf, which builds for NVIDIA devices add (a preprocessor run where the text names
+// half), on bench_build's generated programs
 // (common/generated_program.h), in this process: no OpenCL, no driver. Beside bench_build's
 // layer - direct difference for the plain program, it says how much of that difference the
 // scan explains. Linked with the rewriter, so not staged for the GPU machine (its CPU scans the
@@ -49,6 +50,24 @@ int main(int argc, char** argv) {
         }
         r.add(s.name, "scan", ms, double(in.source.size()), 1e6, answers ? 1 : 0);
       }
+    }
+    // CLBlast's shape: the plain program naming half only under an #if that is false. The text
+    // scan says maybe, and mayUseHalf preprocesses the whole program to say no.
+    isg::RewriteInput named;
+    named.source = "#if PRECISION == 16\ntypedef half real;\n#endif\n" + generatedProgram(false, blocks);
+    named.options = "-D ISG_BENCH_NONCE=1000000 -D PRECISION=32";
+    const std::string name = "mayUseHalf/plain-naming-half";
+    if (r.wanted(name)) {
+      std::vector<double> ms;
+      bool answers = true;
+      const int few = opt.smoke ? 2 : 10;  // each is a preprocessor run
+      for (int rep = 0; rep < warm + nrep; ++rep) {
+        const double t0 = nowMs();
+        for (int i = 0; i < few; ++i) answers &= !isg::mayUseHalf(named);
+        const double t1 = nowMs();
+        if (rep >= warm) ms.push_back((t1 - t0) / few);
+      }
+      r.add(name, "scan", ms, double(named.source.size()), 1e6, answers ? 1 : 0);
     }
     return r.finish();
   });
