@@ -21,7 +21,8 @@
 // The first four are processes of this executable (the loader reads OPENCL_LAYERS once), run in
 // --rounds interleaved rounds (common/rounds.h). Each call's result is checked against a host
 // reference before it is timed. Time per call: wall time of a batch of calls and one clFinish,
-// divided by the batch (CLBlast may enqueue several kernels per call; cuBLAS is timed alike).
+// divided by the batch (CLBlast may enqueue several kernels per call; cuBLAS is timed alike); and,
+// as case <name>/kernel, the device time of the last kernel of a call (its event's profile).
 #include <clblast_c.h>
 
 #include <filesystem>
@@ -95,11 +96,11 @@ int child(const Options& opt) {
     Buffer a(cl, s.aCount() * 4, in.a.data()), b(cl, s.bCount() * 4, in.b.data()), c(cl, s.cCount() * 4, in.c.data());
     cl_mem am = a.mem(), bm = b.mem(), cm = c.mem();
     cl_command_queue q = cl.queue;
-    auto call = [&]() {
+    auto call = [&](cl_event* event = nullptr) {
       return s.gemm ? CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n,
-                                   blas::kAlpha, am, 0, n, bm, 0, n, blas::kBeta, cm, 0, n, &q, nullptr)
+                                   blas::kAlpha, am, 0, n, bm, 0, n, blas::kBeta, cm, 0, n, &q, event)
                     : CLBlastSgemv(CLBlastLayoutColMajor, CLBlastTransposeNo, n, n, blas::kAlpha, am, 0, n, bm, 0,
-                                   1, blas::kBeta, cm, 0, 1, &q, nullptr);
+                                   1, blas::kBeta, cm, 0, 1, &q, event);
     };
     // The first call builds CLBlast's programs (through the layer: rewritten) and is the one checked.
     CLBlastStatusCode st = call();
@@ -115,14 +116,24 @@ int child(const Options& opt) {
     // Timed calls accumulate into C (beta != 0): the values stay finite and the check is done.
     for (int w = 0; w < warm; ++w) call();
     check(clFinish(q), "clFinish");
-    std::vector<double> ms;
+    // Per call, and the device time of the last call's last kernel (its event): the host's share
+    // of a call is the difference where CLBlast runs one kernel per call.
+    std::vector<double> ms, kernelMs;
     for (int rep = 0; rep < nrep; ++rep) {
+      cl_event last = nullptr;
       const double t0 = nowMs();
-      for (int k = 0; k < batch; ++k) call();
+      for (int k = 0; k < batch; ++k) call(k == batch - 1 ? &last : nullptr);
       check(clFinish(q), "clFinish");
       ms.push_back((nowMs() - t0) / batch);
+      if (!last) continue;
+      cl_ulong start = 0, end = 0;
+      check(clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr), "profiling");
+      check(clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr), "profiling");
+      kernelMs.push_back(static_cast<double>(end - start) * 1e-6);
+      clReleaseEvent(last);
     }
     r.add(s.name, variant, ms, s.flops(), 1e9, wrong.empty() ? 1 : 0);
+    if (!kernelMs.empty()) r.add(s.name + "/kernel", variant, kernelMs, s.flops(), 1e9, wrong.empty() ? 1 : 0);
   }
   const int rc = r.finish();
   // A child's wrong result reaches the parent through "verified"; its status is for a lone run.
@@ -177,14 +188,19 @@ int parent(const Options& opt) {
     if (!r.wanted(s.name)) continue;
     for (const RoundVariant& v : variants) {
       if (v.name == "layer-intel-shuffle" && !s.gemm) continue;
-      auto c = rounds.medians.find(s.name);
-      if (c == rounds.medians.end() || !c->second.count(v.name)) {
-        ++missing;
-        r.note(s.name + " " + v.name + ": not measured (CLBlast failed: the child's notes say why)");
-        continue;
+      for (const std::string& name : {s.name, s.name + "/kernel"}) {
+        auto c = rounds.medians.find(name);
+        if (c != rounds.medians.end() && c->second.count(v.name)) {
+          r.add(name, v.name, c->second.at(v.name), s.flops(), 1e9, rounds.verified.at(name).at(v.name));
+        } else if (name == s.name) {
+          ++missing;
+          r.note(s.name + " " + v.name + ": not measured (CLBlast failed: the child's notes say why)");
+        }
       }
-      r.add(s.name, v.name, c->second.at(v.name), s.flops(), 1e9, rounds.verified.at(s.name).at(v.name));
     }
+    // The device time of CLBlast's last kernel per call: the layer's share on the GPU alone.
+    r.ratio(s.name + "/kernel", "layer-intel/driver-intel-tuning", "layer-intel", "driver-intel-tuning", RatioKind::Speed);
+    r.ratio(s.name + "/kernel", "layer/driver", "layer", "driver", RatioKind::Speed);
     // The goal: CLBlast's Intel path through the layer at least matches its own NVIDIA path.
     r.ratio(s.name, "layer-intel/driver", "layer-intel", "driver", RatioKind::Speed, 1.0);
     r.ratio(s.name, "layer/driver", "layer", "driver", RatioKind::Speed, 0.95);
