@@ -52,10 +52,9 @@ class ScanAction : public clang::PreprocessorFrontendAction {
       pp.Lex(tok);
       // Keywords too: `half` is one in OpenCL C.
       const clang::IdentifierInfo* id = tok.getIdentifierInfo();
-      if (*found_ || !id) continue;
-      if (match_(id->getName().str()) && ExtensionPragma::ownFile(sm, tok.getLocation()))
+      if (id && match_(id->getName().str()) && ExtensionPragma::ownFile(sm, tok.getLocation()))
         *found_ = true;
-    } while (tok.isNot(clang::tok::eof));
+    } while (!*found_ && tok.isNot(clang::tok::eof));  // the first one answers
   }
 
  private:
