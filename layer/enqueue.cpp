@@ -267,9 +267,10 @@ bool launchedWithoutRecord(const Launch& l, cl_kernel kernel, const KernelSummar
 
 cl_int enqueueNDRange(const Launch& application) {
   const cl_kernel kernel = application.kernel;
+  // Every kernel's, the driver's own too: NVIDIA's driver dies on a zero local size.
+  if (cl_int err = checkLocalSize(application)) return err;
   KernelSummary summary;
   if (!kernelIndex().find(kernel, &summary)) return application.enqueue(kernel, application.localSize);
-  if (cl_int err = checkLocalSize(application)) return err;
   if (application.workDim < 1 || application.workDim > 3)
     return application.enqueue(kernel, application.localSize);
   bool refused = false;

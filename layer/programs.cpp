@@ -646,7 +646,12 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
       return next().clLinkProgram(context, num_devices, device_list, options, num_input_programs,
                                   input_programs, pfn_notify, user_data, errcode_ret);
     };
-    if (num_input_programs == 0 || !input_programs || (!pfn_notify && user_data)) return forward();
+    // The spec's answer where NVIDIA's driver (580) alone ends the process.
+    if (num_input_programs != 0 && !input_programs) {
+      if (errcode_ret) *errcode_ret = CL_INVALID_VALUE;
+      return nullptr;
+    }
+    if (num_input_programs == 0 || (!pfn_notify && user_data)) return forward();
     if (listHasNullDevice(num_devices, device_list)) {
       if (errcode_ret) *errcode_ret = CL_INVALID_DEVICE;
       return nullptr;

@@ -17,7 +17,16 @@ status=0
 for t in "$here"/bin/*; do
   name=$(basename "$t")
   case "$name" in isg-*|bench_*|lib*.so) continue ;; esac  # tools, benchmarks and their layer, not tests
-  step "$out/$name.log" "$name" "$t" --gtest_filter="$filter" --gtest_output="json:$out/$name.json"
+  # Suites that compare the layer with the driver alone record the driver first, without the
+  # layer, as CTest does (tests/layer/CMakeLists.txt: <Suite>.RecordTheDriverAlone).
+  record=$("$t" --gtest_list_tests 2>/dev/null | awk '/^[^ ]/{suite=$1} /^  RecordTheDriverAlone/{print suite "RecordTheDriverAlone"}')
+  if [ -n "$record" ]; then
+    case "$filter" in *-*) rest="$filter:$record" ;; *) rest="$filter-$record" ;; esac
+    step "$out/$name.driver_alone.log" "$name driver alone" env -u OPENCL_LAYERS "$t" --gtest_filter="$record"
+    step "$out/$name.log" "$name" "$t" --gtest_filter="$rest" --gtest_output="json:$out/$name.json"
+  else
+    step "$out/$name.log" "$name" "$t" --gtest_filter="$filter" --gtest_output="json:$out/$name.json"
+  fi
 done
 # The suites that build kernels, again under each OpenCL C version real projects pass
 # (ISG_TEST_BUILD_OPTIONS is appended to every build), and the builtin suite on the local
