@@ -25,8 +25,6 @@
 // as case <name>/kernel, the device time of the last kernel of a call (its event's profile).
 #include <clblast_c.h>
 
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "common/blas_cases.h"
@@ -143,22 +141,14 @@ int child(const Options& opt) {
 // How many programs the layer rewrote in `dump` (ISG_DUMP_DIR), and how many of those are
 // CLBlast's Xgemm on its Intel shuffle path (its source defines SUBGROUP_SHUFFLING_INTEL and GEMMK 1).
 std::string rewrittenPrograms(const std::string& dump) {
-  namespace fs = std::filesystem;
   int rewritten = 0, shuffle = 0;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dump, ec)) {
-    const std::string name = e.path().filename().string();
-    const std::string tail = ".original.cl";
-    if (name.size() <= tail.size() || name.compare(name.size() - tail.size(), tail.size(), tail) != 0) continue;
+  eachDumpedProgram(dump, [&](const std::string&, const std::string& text) {
     ++rewritten;
-    std::ifstream in(e.path());
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
     if (text.find("#define SUBGROUP_SHUFFLING_INTEL 1") != std::string::npos &&
         text.find("#define GEMMK 1") != std::string::npos)
       ++shuffle;
-  }
+    return true;
+  });
   return std::to_string(rewritten) + " programs rewritten, " + std::to_string(shuffle) +
          " of them Xgemm with GEMMK=1 on CLBlast's Intel shuffle path";
 }
@@ -169,19 +159,25 @@ int parent(const Options& opt) {
   RoundsFolder folder("clblast");
   const std::string layer = requiredEnv("ISG_BENCH_LAYER", "the layer");
   auto dump = [&](const std::string& v) { return folder.path() + "/dump-" + v; };
-  const std::vector<std::pair<std::string, std::string>> intel = {{"ISG_PRESENT_AS_INTEL", "1"},
-                                                                   {"ISG_SUB_GROUP_SIZE_FROM_LAUNCH", "1"}};
+  // A variant's environment: CLBlast's Intel path or not, its parameter overrides, and through the
+  // layer a dump of what the layer rewrote.
+  auto env = [&](const std::string& name, bool viaLayer, bool intel, const char* overrides) {
+    std::vector<std::pair<std::string, std::string>> e = {
+        {"ISG_PRESENT_AS_INTEL", intel ? "1" : ""},
+        {"ISG_SUB_GROUP_SIZE_FROM_LAUNCH", intel ? "1" : ""},
+        {kOverride, overrides}};
+    if (viaLayer) e.emplace_back("ISG_DUMP_DIR", dump(name));
+    return e;
+  };
   // The shuffle variant overrides Xgemm alone: SGEMM only (a later --filter wins).
   const std::vector<std::string> gemmOnly = {"--filter", "sgemm"};
-  std::vector<RoundVariant> variants = {
-      {"driver", "", {}, {{"ISG_PRESENT_AS_INTEL", ""}, {kOverride, ""}}},
-      {"layer", layer, {}, {{"ISG_PRESENT_AS_INTEL", ""}, {kOverride, ""}, {"ISG_DUMP_DIR", dump("layer")}}},
-      {"layer-intel", layer, {}, intel},
-      {"driver-intel-tuning", "", {}, {{"ISG_PRESENT_AS_INTEL", ""}, {kOverride, kIntelDefaults}}},
-      {"layer-intel-shuffle", layer, opt.filter.empty() ? gemmOnly : std::vector<std::string>{}, intel}};
-  variants[2].env.insert(variants[2].env.end(), {{kOverride, ""}, {"ISG_DUMP_DIR", dump("layer-intel")}});
-  variants[4].env.insert(variants[4].env.end(),
-                         {{kOverride, kIntelGemmk1}, {"ISG_DUMP_DIR", dump("layer-intel-shuffle")}});
+  const std::vector<RoundVariant> variants = {
+      {"driver", "", {}, env("driver", false, false, "")},
+      {"layer", layer, {}, env("layer", true, false, "")},
+      {"layer-intel", layer, {}, env("layer-intel", true, true, "")},
+      {"driver-intel-tuning", "", {}, env("driver-intel-tuning", false, false, kIntelDefaults)},
+      {"layer-intel-shuffle", layer, opt.filter.empty() ? gemmOnly : std::vector<std::string>{},
+       env("layer-intel-shuffle", true, true, kIntelGemmk1)}};
   const RoundResults rounds = runRounds(r, opt, folder.path(), variants);
   int missing = 0;
   for (const Shape& s : blas::shapes(opt.smoke)) {

@@ -273,25 +273,28 @@ std::vector<double> timeKernel(const Cl& cl, cl_kernel k, cl_uint dims, const si
   return ms;
 }
 
-std::string findRewritten(const std::string& dumpDir, const std::string& source) {
+void eachDumpedProgram(const std::string& dumpDir,
+                       const std::function<bool(const std::string&, const std::string&)>& visit) {
   namespace fs = std::filesystem;
-  if (dumpDir.empty() || !fs::is_directory(dumpDir)) return {};
-  auto slurp = [](const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
+  std::error_code ec;
+  if (dumpDir.empty() || !fs::is_directory(dumpDir, ec)) return;
   const std::string tail = ".original.cl";
-  for (const auto& e : fs::directory_iterator(dumpDir)) {
-    std::string name = e.path().filename().string();
-    if (name.size() <= tail.size() || name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+  for (const auto& e : fs::directory_iterator(dumpDir, ec)) {
+    const std::string path = e.path().string();
+    std::string original;
+    if (path.size() <= tail.size() || path.compare(path.size() - tail.size(), tail.size(), tail) != 0 ||
+        !readText(path, &original))
       continue;
-    if (slurp(e.path()) != source) continue;
-    fs::path rewritten = e.path().parent_path() / (name.substr(0, name.size() - tail.size()) + ".rewritten.cl");
-    if (fs::exists(rewritten)) return slurp(rewritten);
+    if (!visit(path.substr(0, path.size() - tail.size()), original)) return;
   }
-  return {};
+}
+
+std::string findRewritten(const std::string& dumpDir, const std::string& source) {
+  std::string rewritten;
+  eachDumpedProgram(dumpDir, [&](const std::string& stem, const std::string& original) {
+    return original != source || !readText(stem + ".rewritten.cl", &rewritten);
+  });
+  return rewritten;
 }
 
 std::string layerAddedOptions() {

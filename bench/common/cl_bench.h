@@ -47,6 +47,10 @@ std::string firstLines(const std::string& text, int lines);
 // run through the layer ("" when absent), and the options the layer adds to the application's
 // (one -D per extension of builtins-cl/builtins.def).
 std::string findRewritten(const std::string& dumpDir, const std::string& source);
+// Each program an ISG_DUMP_DIR holds: `visit(stem, original source)`, where stem + ".rewritten.cl"
+// is the layer's text of it; stops where `visit` returns false.
+void eachDumpedProgram(const std::string& dumpDir,
+                       const std::function<bool(const std::string&, const std::string&)>& visit);
 std::string layerAddedOptions();
 
 class Buffer {

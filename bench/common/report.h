@@ -137,14 +137,22 @@ inline Stats summarize(std::vector<double> v) {
 // Baselines from other processes are read with the tree's one JSON reader (isg/json.h).
 using Json = isg::json::Value;
 
-inline Json readJsonFile(const std::string& path) {
+// The whole of file `path` into *text; false when it cannot be opened.
+inline bool readText(const std::string& path, std::string* text) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
+  if (!in) return false;
   std::stringstream ss;
   ss << in.rdbuf();
+  *text = ss.str();
+  return true;
+}
+
+inline Json readJsonFile(const std::string& path) {
+  std::string text;
+  if (!readText(path, &text)) throw std::runtime_error("cannot read " + path);
   Json root;
   std::string error;
-  if (!isg::json::parse(ss.str(), &root, &error)) throw std::runtime_error("JSON: " + error);
+  if (!isg::json::parse(text, &root, &error)) throw std::runtime_error("JSON: " + error);
   return root;
 }
 

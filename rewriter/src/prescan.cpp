@@ -79,11 +79,13 @@ bool textMayNeedRewrite(std::string_view text) {
   });
 }
 
-bool textMayUseHalf(std::string_view text) {
+bool namesHalf(std::string_view identifier) {
   static const std::unordered_set<std::string_view> words = {"half",  "half2", "half3", "half4", "half8",
                                                              "half16", "cl_khr_fp16"};
-  return anyIdentifier(text, [&](std::string_view id) { return words.count(id) != 0; });
+  return words.count(identifier) != 0;
 }
+
+bool textMayUseHalf(std::string_view text) { return anyIdentifier(text, namesHalf); }
 
 bool textMayUseIntegerDot(std::string_view text) {
   return anyIdentifier(text, [](std::string_view id) {

@@ -16,7 +16,9 @@ namespace isg::detail {
 // from a textual scan, so any identifier that carries the common "sub_group" stem counts as well.
 bool textMayNeedRewrite(std::string_view text);
 
-// Whether `text` names half or cl_khr_fp16 (vload_half and friends take float data: no).
+// Whether `identifier` is half, halfN or cl_khr_fp16 (vload_half and friends take float data: no).
+bool namesHalf(std::string_view identifier);
+// Whether `text` has an identifier namesHalf accepts.
 bool textMayUseHalf(std::string_view text);
 
 // Whether `text` may hold a printf vector conversion (`%v4hlf`, `%#8.3v2hld`): anywhere, not only

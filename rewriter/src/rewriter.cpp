@@ -177,7 +177,7 @@ bool mayUseHalf(const RewriteInput& input) {
   RewriteInput withFp16 = input;
   withFp16.traits.fp16 = true;
   withFp16.traits.deviceExtensions.push_back("cl_khr_fp16");
-  return detail::activeIdentifierMatches(withFp16, [](std::string_view id) { return detail::textMayUseHalf(id); });
+  return detail::activeIdentifierMatches(withFp16, detail::namesHalf);
 }
 
 bool mayUseIntegerDot(const RewriteInput& input) {

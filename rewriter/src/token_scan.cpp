@@ -15,6 +15,9 @@ namespace {
 
 using Match = std::function<bool(std::string_view)>;
 
+// Every token is offered: no string is built for one.
+std::string_view view(llvm::StringRef s) { return std::string_view(s.data(), s.size()); }
+
 // `#pragma OPENCL EXTENSION name : state` in the program's own files: offers `name`.
 class ExtensionPragma : public clang::PragmaHandler {
  public:
@@ -23,7 +26,7 @@ class ExtensionPragma : public clang::PragmaHandler {
     clang::Token tok;
     pp.LexUnexpandedToken(tok);
     if (tok.is(clang::tok::identifier) && ownFile(pp.getSourceManager(), first.getLocation()) &&
-        match_(tok.getIdentifierInfo()->getName().str()))
+        match_(view(tok.getIdentifierInfo()->getName())))
       *found_ = true;
     while (tok.isNot(clang::tok::eod)) pp.LexUnexpandedToken(tok);
   }
@@ -52,7 +55,7 @@ class ScanAction : public clang::PreprocessorFrontendAction {
       pp.Lex(tok);
       // Keywords too: `half` is one in OpenCL C.
       const clang::IdentifierInfo* id = tok.getIdentifierInfo();
-      if (id && match_(id->getName().str()) && ExtensionPragma::ownFile(sm, tok.getLocation()))
+      if (id && match_(view(id->getName())) && ExtensionPragma::ownFile(sm, tok.getLocation()))
         *found_ = true;
     } while (!*found_ && tok.isNot(clang::tok::eof));  // the first one answers
   }
