@@ -149,6 +149,23 @@ bool readKernel(Reader& r, KernelManifest* k) {
   return !k->name.empty() && k->subGroupSize >= 1 && k->subGroupSize <= 128;
 }
 
+bool readHeaders(Reader& r, std::vector<SourceFile>* headers) {
+  uint32_t n = 0;
+  if (!r.count(&n, 8)) return false;
+  headers->resize(n);
+  for (SourceFile& h : *headers)
+    if (!r.str(&h.name) || !r.str(&h.text)) return false;
+  return true;
+}
+
+void writeHeaders(Writer& w, const std::vector<SourceFile>& headers) {
+  w.u32(static_cast<uint32_t>(headers.size()));
+  for (const SourceFile& h : headers) {
+    w.str(h.name);
+    w.str(h.text);
+  }
+}
+
 // A compiled object's facts for clLinkProgram.
 bool readObjectFacts(Reader& r, EnvelopePayload* p) {
   uint32_t n = 0;
@@ -156,11 +173,14 @@ bool readObjectFacts(Reader& r, EnvelopePayload* p) {
   p->contextFunctions.resize(n);
   for (ContextFunction& f : p->contextFunctions)
     if (!r.str(&f.name) || !r.strings(&f.families) || !r.u32(&f.widestBytes)) return false;
-  if (!r.strings(&p->externalFunctions) || !r.str(&p->objectSource) || !r.count(&n, 8))
-    return false;
-  p->objectHeaders.resize(n);
-  for (SourceFile& h : p->objectHeaders)
-    if (!r.str(&h.name) || !r.str(&h.text)) return false;
+  if (!r.strings(&p->externalFunctions) || !r.str(&p->objectSource)) return false;
+  if (!readHeaders(r, &p->objectHeaders)) return false;
+  uint32_t frontEnd = 0;
+  if (!r.u32(&frontEnd) || frontEnd > 1 || !r.count(&n, 12)) return false;
+  p->frontEndObject = frontEnd == 1;
+  p->libraryMembers.resize(n);
+  for (CompiledObject& o : p->libraryMembers)
+    if (!r.str(&o.source) || !r.str(&o.options) || !readHeaders(r, &o.headers)) return false;
   return true;
 }
 
@@ -207,10 +227,13 @@ std::string encodeEnvelopePayload(const EnvelopePayload& p) {
   }
   w.strings(p.externalFunctions);
   w.str(p.objectSource);
-  w.u32(static_cast<uint32_t>(p.objectHeaders.size()));
-  for (const SourceFile& h : p.objectHeaders) {
-    w.str(h.name);
-    w.str(h.text);
+  writeHeaders(w, p.objectHeaders);
+  w.u32(p.frontEndObject ? 1u : 0u);
+  w.u32(static_cast<uint32_t>(p.libraryMembers.size()));
+  for (const CompiledObject& o : p.libraryMembers) {
+    w.str(o.source);
+    w.str(o.options);
+    writeHeaders(w, o.headers);
   }
   w.str(p.rewrittenSource);
   w.str(p.rewrittenOptions);

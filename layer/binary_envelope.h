@@ -28,7 +28,18 @@ namespace isg {
 // raw-image hidden arguments (emulated read_write images). Version 4: what a link needs of a
 // compiled object (context functions with their facts, the source of one that calls others).
 // Version 5: each kernel's argument information (PTX from the layer's front end has none).
-constexpr unsigned kEnvelopeVersion = 5;
+// Version 6: objects and libraries of the layer's front end (their sources, for the link).
+constexpr unsigned kEnvelopeVersion = 6;
+
+// How an object was compiled, so that a link can compile it again (separate_compilation.h).
+struct CompiledObject {
+  std::string source;  // "" = ask the application's program (CL_PROGRAM_SOURCE)
+  std::string options;
+  std::vector<SourceFile> headers;
+  // A library the layer's front end linked (-create-library): its objects, each compiled again
+  // by the link that uses it; none of them has members.
+  std::vector<CompiledObject> members;
+};
 
 // What a rewritten program's binary carries besides the driver's bytes.
 struct EnvelopePayload {
@@ -42,6 +53,11 @@ struct EnvelopePayload {
   std::vector<std::string> externalFunctions;
   std::string objectSource;
   std::vector<SourceFile> objectHeaders;
+  // An object or library the layer's front end compiled (RewriteResult::Form::Object): the
+  // driver's binary is its stand-in's; objectSource and objectHeaders, or a library's members,
+  // are what a link compiles.
+  bool frontEndObject = false;
+  std::vector<CompiledObject> libraryMembers;
   // The rewritten source and the driver options it was built with, where the layer may need to
   // build it again (register cap on NVIDIA); empty otherwise.
   std::string rewrittenSource;

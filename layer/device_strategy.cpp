@@ -370,6 +370,14 @@ const std::vector<LayerExtension>& layerExtensions() {
   return kExtensions;
 }
 
+void offerLayerExtensions(const std::vector<cl_device_id>& devices, DeviceTraits* traits) {
+  for (const LayerExtension& e : layerExtensions()) {
+    if (!DeviceStrategy::allHave(devices, e.offered)) continue;
+    if (e.trait) traits->*e.trait = true;
+    traits->deviceExtensions.push_back(e.name);
+  }
+}
+
 unsigned DeviceProfile::smallestSubGroupSize() const {
   const auto& sizes = traits.supportedSubGroupSizes;
   return sizes.empty() ? 1 : *std::min_element(sizes.begin(), sizes.end());

@@ -62,6 +62,10 @@ struct LayerExtension {
 };
 const std::vector<LayerExtension>& layerExtensions();
 
+// The extensions the layer offers on every one of `devices` (layerExtensions), added to
+// `traits` for a program it compiles to PTX itself there (the front end, or from SPIR-V).
+void offerLayerExtensions(const std::vector<cl_device_id>& devices, DeviceTraits* traits);
+
 // What a set of devices does with a program from SPIR-V (docs/design.md), from their profiles.
 struct SpirvSupport {
   bool served = false;    // the layer serves some device (not native)

@@ -25,12 +25,16 @@ EnvelopePayload payloadOf(const ProgramRecord& record) {
   p.contextFunctions = record.rewrite.contextFunctions;
   p.externalFunctions = record.rewrite.externalFunctions;
   p.appOptions = record.appOptions;
-  // An object that calls functions defined elsewhere may have to be compiled again by a link.
-  if (!p.externalFunctions.empty())
+  // An object that calls functions defined elsewhere may have to be compiled again by a link;
+  // one of the layer's front end always is.
+  p.frontEndObject = record.rewrite.form == RewriteResult::Form::Object;
+  if (!p.externalFunctions.empty() || p.frontEndObject)
     if (auto compiled = compiledObjects().find(record.app)) {
       p.objectSource = compiled->source;
-      if (p.objectSource.empty()) programString(record.app, CL_PROGRAM_SOURCE, &p.objectSource);
+      if (p.objectSource.empty() && compiled->members.empty())
+        programString(record.app, CL_PROGRAM_SOURCE, &p.objectSource);
       p.objectHeaders = compiled->headers;
+      p.libraryMembers = compiled->members;
     }
   // Only where a build with a register cap may be needed: the source is as large as the rest.
   if (mayCapRegisters(record)) {
@@ -54,11 +58,13 @@ std::shared_ptr<ProgramRecord> recordOf(cl_program app, EnvelopePayload p) {
   r.externalFunctions = std::move(p.externalFunctions);
   r.source = std::move(p.rewrittenSource);
   r.options = std::move(p.rewrittenOptions);
-  if (!p.objectSource.empty()) {
+  if (p.frontEndObject) r.form = RewriteResult::Form::Object;
+  if (!p.objectSource.empty() || !p.libraryMembers.empty()) {
     auto compiled = std::make_shared<CompiledObject>();
     compiled->source = std::move(p.objectSource);
     compiled->options = record->appOptions;
     compiled->headers = std::move(p.objectHeaders);
+    compiled->members = std::move(p.libraryMembers);
     compiledObjects().put(app, std::move(compiled));
   }
   return record;

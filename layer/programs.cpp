@@ -171,53 +171,56 @@ constexpr const char* kFrontEndFailedToo =
 // the layer offers (half, integer dot product: layerExtensions), or print vectors (`%v4hlf`),
 // which a kernel NVIDIA's compiler built fails to launch with and its vprintf misprints.
 bool needsLayerFrontEnd(const RewriteInput& input, const std::vector<cl_device_id>& devices) {
-  if (input.compiledObject) return false;
   for (const LayerExtension& e : layerExtensions())
     if (DeviceStrategy::allHave(devices, e.offered) && e.mayUse(input)) return true;
   return config().NVIDIA_FRONTEND != FrontEndChoice::Driver &&
          DeviceStrategy::allHave(devices, &DeviceProfile::layerFrontEnd) && mayPrintVectors(input);
 }
 
-// The extensions the layer offers on `devices` (layerExtensions) for a program it compiles to
-// PTX itself there (the front end, or from SPIR-V).
-void offerLayerExtensions(const std::vector<cl_device_id>& devices, DeviceTraits* traits) {
-  for (const LayerExtension& e : layerExtensions()) {
-    if (!DeviceStrategy::allHave(devices, e.offered)) continue;
-    if (e.trait) traits->*e.trait = true;
-    traits->deviceExtensions.push_back(e.name);
-  }
-}
-
 // ISG_NVIDIA_FRONTEND=every: programs without Intel builtins, which otherwise pass through, take
 // the layer's front end too.
 bool everyProgramOnLayerFrontEnd(const RewriteInput& input, const std::vector<cl_device_id>& devices) {
-  return config().NVIDIA_FRONTEND == FrontEndChoice::Every && !input.compiledObject &&
+  (void)input;
+  return config().NVIDIA_FRONTEND == FrontEndChoice::Every &&
          DeviceStrategy::allHave(devices, &DeviceProfile::layerFrontEnd);
 }
 
+// What the driver compiles in place of an object the layer's front end compiled
+// (Form::Object): nothing, so that every question about the object has the driver's answer for
+// a compiled object, while the link compiles the object itself again (separate_compilation.h).
+constexpr const char* kObjectStandIn =
+    "/* compiled by the intel-subgroups layer's OpenCL C front end: clLinkProgram builds it */\n";
+
 // A source program through the layer's OpenCL C front end on `devices`, its result ready for
-// the driver's build of PTX, with the extensions the layer offers there. A program the rewriter
-// leaves alone stays the driver's (PassThrough) unless it needs the front end (`needed`:
-// needsLayerFrontEnd) or ISG_NVIDIA_FRONTEND=every says so.
+// the driver's build of PTX (a compiled object: for the driver's compile of its stand-in), with
+// the extensions the layer offers there. A program the rewriter leaves alone stays the driver's
+// (PassThrough) unless it needs the front end (`needed`: needsLayerFrontEnd) or
+// ISG_NVIDIA_FRONTEND=every says so.
 RewriteResult viaLayerFrontEnd(RewriteInput input, const std::vector<cl_device_id>& devices, bool needed) {
   const bool untouchedToo = needed || everyProgramOnLayerFrontEnd(input, devices);
   offerLayerExtensions(devices, &input.traits);
-  RewriteResult r = compileForNvidia(input);
+  RewriteResult r = input.compiledObject ? compileObjectForNvidia(input) : compileForNvidia(input);
   if (r.status != RewriteResult::Status::Rewritten) return r;
   if (r.source.empty() && !untouchedToo) return RewriteResult{};
-  r.options = nvidiaPtxOptions(input.options);
+  if (r.form == RewriteResult::Form::Object) {
+    r.source = kObjectStandIn;
+    r.headers.clear();
+    r.lineMap.clear();
+    r.options.clear();
+  } else {
+    r.options = nvidiaPtxOptions(input.options);
+  }
   return r;
 }
 
 // The rewrite of a source program for `devices`: for NVIDIA's compiler or the layer's front end
-// (ISG_NVIDIA_FRONTEND). clCompileProgram's objects are linked by the driver: NVIDIA's compiler.
-// `needed`: needsLayerFrontEnd.
+// (ISG_NVIDIA_FRONTEND); clCompileProgram's objects alike (the front end's are linked by it
+// again: separate_compilation.h). `needed`: needsLayerFrontEnd.
 RewriteResult rewriteSource(const RewriteInput& input, const std::vector<cl_device_id>& devices, bool needed,
                             bool* fallbackLater) {
   *fallbackLater = false;
   const FrontEndChoice choice = config().NVIDIA_FRONTEND;
-  if (input.compiledObject || choice == FrontEndChoice::Driver ||
-      !DeviceStrategy::allHave(devices, &DeviceProfile::layerFrontEnd))
+  if (choice == FrontEndChoice::Driver || !DeviceStrategy::allHave(devices, &DeviceProfile::layerFrontEnd))
     return rewriteProgram(input);
   if (choice == FrontEndChoice::Layer || choice == FrontEndChoice::Every || needed) {
     // What the front end cannot build yet (images) is NVIDIA's compiler's to try: a program
@@ -371,6 +374,14 @@ cl_program createDriverModule(cl_program like, const RewriteResult& result, cl_i
                                           lengths.data(), binaries.data(), nullptr, err);
 }
 
+// The shadow of `like` for `result`: a driver program of the rewritten source (or of an
+// object's stand-in), or of the module.
+cl_program createShadow(cl_program like, const RewriteResult& result, cl_int* err) {
+  return result.form == RewriteResult::Form::Source || result.form == RewriteResult::Form::Object
+             ? createDriverProgram(like, result.source, err)
+             : createDriverModule(like, result, err);
+}
+
 std::shared_ptr<ProgramRecord> recordFor(cl_program app, const RewritePlan& plan,
                                          const char* options) {
   auto record = std::make_shared<ProgramRecord>();
@@ -450,7 +461,7 @@ cl_int retryOnLayerFrontEnd(cl_program program, const RewritePlan& plan, const c
   ISG_LOG_INFO("NVIDIA's compiler rejected a rewritten program; the layer's front end built it");
   cl_int err = CL_SUCCESS;
   auto record = recordFor(program, layer, options);
-  record->shadow = createDriverModule(program, layer.result, &err);
+  record->shadow = createShadow(program, layer.result, &err);
   if (!record->shadow) return CL_BUILD_PROGRAM_FAILURE;
   installRecord(program, record);  // releases the rejected shadow
   return driverCall(record->shadow, layer.result.options.c_str(), nullptr, nullptr);
@@ -504,9 +515,7 @@ cl_int rewriteAndCall(cl_program program, cl_uint num_devices, const cl_device_i
   if (cl_int err = prepare(plan); err != CL_SUCCESS) return err;
   cl_int err = CL_SUCCESS;
   auto record = recordFor(program, plan, options);
-  record->shadow = plan.result.form == RewriteResult::Form::Source
-                       ? createDriverProgram(program, plan.result.source, &err)
-                       : createDriverModule(program, plan.result, &err);
+  record->shadow = createShadow(program, plan.result, &err);
   if (!record->shadow) return err;
   // Installed before the driver call: a callback may query the program from inside it.
   installRecord(program, record);
@@ -632,6 +641,85 @@ void CL_CALLBACK notifyLinked(cl_program linked, void* data) {
   n->pfn(linked, n->userData);
 }
 
+// What the driver makes of a link the layer's front end compiled: a library (-create-library)
+// is the driver's library of the objects' stand-in, whose objects the layer keeps; a program is
+// the driver's build of the linked PTX. nullptr with *err and *why.
+cl_program driverProgramOfFrontEndLink(cl_context context, const std::vector<cl_device_id>& devices,
+                                       const std::string& options, const FrontEndLink& plan,
+                                       ProgramRecord* record, cl_int* err, std::string* why) {
+  const cl_uint n = cl_uint(devices.size());
+  const std::vector<std::string> words = splitBuildOptions(options);
+  if (std::find(words.begin(), words.end(), "-create-library") != words.end()) {
+    const char* text = kFrontEndObjectStandIn;
+    cl_program object = next().clCreateProgramWithSource(context, 1, &text, nullptr, err);
+    if (!object) return nullptr;
+    *err = next().clCompileProgram(object, n, devices.data(), "", 0, nullptr, nullptr, nullptr, nullptr);
+    cl_program library = *err == CL_SUCCESS ? next().clLinkProgram(context, n, devices.data(), "-create-library", 1,
+                                                                    &object, nullptr, nullptr, err)
+                                            : nullptr;
+    next().clReleaseProgram(object);
+    if (!library) *why = "the driver did not make a library of the objects' stand-in (" + std::to_string(*err) + ")";
+    record->rewrite.status = RewriteResult::Status::Rewritten;
+    record->rewrite.form = RewriteResult::Form::Object;
+    return library;
+  }
+  record->rewrite = linkForNvidia(plan.objects, options);
+  if (record->rewrite.status != RewriteResult::Status::Rewritten) {
+    *err = CL_LINK_PROGRAM_FAILURE;
+    *why = record->rewrite.log;
+    return nullptr;
+  }
+  const std::string& ptx = record->rewrite.binary;
+  std::vector<size_t> lengths(n, ptx.size());
+  std::vector<const unsigned char*> binaries(n, reinterpret_cast<const unsigned char*>(ptx.data()));
+  cl_program linked = next().clCreateProgramWithBinary(context, n, devices.data(), lengths.data(), binaries.data(),
+                                                       nullptr, err);
+  if (!linked) return nullptr;
+  *err = next().clBuildProgram(linked, n, devices.data(), nvidiaPtxOptions(options).c_str(), nullptr, nullptr);
+  if (*err == CL_SUCCESS) return linked;
+  std::string log;
+  programBuildString(linked, devices.front(), CL_PROGRAM_BUILD_LOG, &log);
+  *why = "NVIDIA's driver did not build the PTX of the linked objects:\n" + log;
+  *err = CL_LINK_PROGRAM_FAILURE;
+  next().clReleaseProgram(linked);
+  return nullptr;
+}
+
+// clLinkProgram of objects the layer's front end compiled (separate_compilation.h): the layer
+// links them itself, so the driver's link, which has none of their code, never sees them.
+cl_program linkOnFrontEnd(cl_context context, cl_uint num_devices, const cl_device_id* device_list,
+                          const char* options, cl_uint num_inputs, const cl_program* inputs,
+                          ProgramCallback pfn_notify, void* user_data, cl_int* errcode_ret) {
+  std::vector<cl_device_id> devices;
+  cl_int err = device_list ? (devices.assign(device_list, device_list + num_devices), CL_SUCCESS)
+                           : contextDevices(context, &devices);
+  FrontEndLink plan;
+  std::string why;
+  if (err == CL_SUCCESS && devices.empty()) err = CL_INVALID_DEVICE;
+  if (err == CL_SUCCESS) err = planFrontEndLink(devices, num_inputs, inputs, &plan, &why);
+  auto record = std::make_shared<ProgramRecord>();
+  record->kind = ProgramRecord::Kind::Linked;
+  record->appOptions = options ? options : "";
+  record->defaultSubGroupSize = plan.defaultSubGroupSize;
+  cl_program linked = err == CL_SUCCESS
+                          ? driverProgramOfFrontEndLink(context, devices, record->appOptions, plan, record.get(), &err, &why)
+                          : nullptr;
+  if (errcode_ret) *errcode_ret = err;
+  if (!linked) {
+    if (!why.empty()) ISG_LOG_ERROR("clLinkProgram: " << why);
+    return nullptr;
+  }
+  record->app = linked;
+  if (record->rewrite.form == RewriteResult::Form::Object) {
+    auto library = std::make_shared<CompiledObject>();
+    library->members = std::move(plan.members);
+    compiledObjects().put(linked, std::move(library));
+  }
+  programRegistry().put(linked, record);
+  if (pfn_notify) pfn_notify(linked, user_data);
+  return linked;
+}
+
 }  // namespace
 
 cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devices,
@@ -657,6 +745,9 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
       return nullptr;
     }
 
+    if (linksOnFrontEnd(num_input_programs, input_programs))
+      return linkOnFrontEnd(context, num_devices, device_list, options, num_input_programs, input_programs,
+                            pfn_notify, user_data, errcode_ret);
     LinkPlan plan;
     std::string why;
     cl_int planned = planLink(num_devices, device_list, num_input_programs, input_programs, &plan, &why);
@@ -678,6 +769,8 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
     prototype->defaultSubGroupSize = plan.defaultSubGroupSize;
     prototype->rewrite.strategy = plan.strategy;
     prototype->rewrite.kernels = std::move(plan.kernels);
+    prototype->rewrite.contextFunctions = std::move(plan.contextFunctions);
+    prototype->rewrite.externalFunctions = std::move(plan.externalFunctions);
     const std::vector<cl_program>& driverInputs = plan.driverInputs;
 
     std::unique_ptr<LinkNotification> notification;

@@ -28,6 +28,7 @@ struct LinkInput {
   RewriteResult again;                       // a rewrite made for this link
   bool compiledAgain = false;                // `again` calls another input's context function
   std::vector<std::string> calledWith;       // the external context `again` was made with
+  std::vector<ContextFunction> context;      // the same functions, as the rewrite takes them
 
   bool mayCall(const std::string& name) const {
     if (!rewrite) return true;
@@ -107,6 +108,7 @@ bool rewriteCaller(std::vector<LinkInput>& in, cl_uint i, const DeviceTraits& tr
     }
   }
   *grew = true;
+  caller.context = std::move(wanted);
   caller.again = std::move(r);
   caller.rewrite = &caller.again;
   caller.compiledAgain = true;
@@ -147,7 +149,93 @@ cl_program compileAgain(const LinkInput& input, cl_uint index, cl_uint num_devic
   return nullptr;
 }
 
+// Rewrites the inputs that call other inputs' context-taking functions until none is left
+// without its context. Each round may give a caller new context functions its own callers
+// need: at most one round per input, plus one that finds nothing new.
+bool passContexts(std::vector<LinkInput>& in, const DeviceTraits& traits, std::string* why) {
+  const cl_uint n = cl_uint(in.size());
+  for (cl_uint round = 0; round <= n; ++round) {
+    bool grew = false;
+    for (cl_uint i = 0; i < n; ++i)
+      if (!rewriteCaller(in, i, traits, &grew, why)) return false;
+    if (!grew) return true;
+  }
+  return true;
+}
+
 }  // namespace
+
+bool linksOnFrontEnd(cl_uint num_inputs, const cl_program* inputs) {
+  for (cl_uint i = 0; i < num_inputs; ++i)
+    if (auto record = programRegistry().find(inputs[i]); record && record->rewrite.form == RewriteResult::Form::Object)
+      return true;
+  return false;
+}
+
+cl_int planFrontEndLink(const std::vector<cl_device_id>& devices, cl_uint num_inputs, const cl_program* inputs,
+                        FrontEndLink* plan, std::string* why) {
+  if (!DeviceStrategy::allHave(devices, &DeviceProfile::layerFrontEnd)) {
+    *why = "the inputs were compiled by the layer's OpenCL C front end for NVIDIA devices, which not every "
+           "device of the link is; compile them for the link's devices";
+    return CL_LINK_PROGRAM_FAILURE;
+  }
+  bool allNative = true;
+  DeviceTraits traits = DeviceStrategy::traitsForBuild(devices, &allNative);
+  plan->defaultSubGroupSize = traits.defaultSubGroupSize;
+  offerLayerExtensions(devices, &traits);
+  traits = frontEndTraits(traits);
+  // Each object of the link, libraries' members one by one, with the rewrite the front end
+  // compiles it with.
+  std::vector<LinkInput> in;
+  for (cl_uint i = 0; i < num_inputs; ++i) {
+    std::shared_ptr<CompiledObject> compiled = compiledObjects().find(inputs[i]);
+    if (!compiled) {
+      *why = objectName(i) + " was not compiled from source through the layer (a driver binary): the layer's "
+             "front end, which compiled other inputs, links only objects it can compile again; create it "
+             "from source (clCreateProgramWithSource and clCompileProgram)";
+      return CL_LINK_PROGRAM_FAILURE;
+    }
+    const std::vector<CompiledObject> objects =
+        compiled->members.empty() ? std::vector<CompiledObject>{*compiled} : compiled->members;
+    for (const CompiledObject& o : objects) {
+      LinkInput unit;
+      unit.app = inputs[i];
+      unit.compiled = std::make_shared<CompiledObject>(o);
+      if (unit.compiled->source.empty())
+        if (cl_int err = programString(inputs[i], CL_PROGRAM_SOURCE, &unit.compiled->source); err != CL_SUCCESS) {
+          *why = objectName(i) + ": its source cannot be read (" + std::to_string(err) + ")";
+          return CL_LINK_PROGRAM_FAILURE;
+        }
+      RewriteInput input;
+      input.source = unit.compiled->source;
+      input.headers = unit.compiled->headers;
+      input.options = unit.compiled->options;
+      input.traits = traits;
+      input.compiledObject = true;
+      unit.again = rewriteProgram(input);
+      if (unit.again.status == RewriteResult::Status::Error) {
+        *why = objectName(i) + " does not rewrite:\n" + unit.again.log;
+        return CL_LINK_PROGRAM_FAILURE;
+      }
+      in.push_back(std::move(unit));
+    }
+  }
+  for (LinkInput& unit : in)
+    if (unit.again.status == RewriteResult::Status::Rewritten) unit.rewrite = &unit.again;
+  if (!passContexts(in, traits, why)) return CL_LINK_PROGRAM_FAILURE;
+  for (const LinkInput& unit : in) {
+    RewriteInput object;
+    object.source = unit.compiled->source;
+    object.headers = unit.compiled->headers;
+    object.options = unit.compiled->options;
+    object.traits = traits;
+    object.compiledObject = true;
+    if (unit.compiledAgain) object.externalContext = unit.context;
+    plan->objects.push_back(std::move(object));
+    plan->members.push_back(*unit.compiled);
+  }
+  return CL_SUCCESS;
+}
 
 cl_int planLink(cl_uint num_devices, const cl_device_id* device_list, cl_uint num_inputs,
                 const cl_program* inputs, LinkPlan* plan, std::string* why) {
@@ -174,14 +262,7 @@ cl_int planLink(cl_uint num_devices, const cl_device_id* device_list, cl_uint nu
     }
     bool allNative = true;
     traits = DeviceStrategy::traitsForBuild(devices, &allNative);
-    // Each round may give a caller new context functions its own callers need: at most one
-    // round per input, plus one that finds nothing new.
-    for (cl_uint round = 0; round <= num_inputs; ++round) {
-      bool grew = false;
-      for (cl_uint i = 0; i < num_inputs; ++i)
-        if (!rewriteCaller(in, i, traits, &grew, why)) return CL_LINK_PROGRAM_FAILURE;
-      if (!grew) break;
-    }
+    if (!passContexts(in, traits, why)) return CL_LINK_PROGRAM_FAILURE;
   }
 
   for (cl_uint i = 0; i < num_inputs; ++i) {
@@ -206,6 +287,11 @@ cl_int planLink(cl_uint num_devices, const cl_device_id* device_list, cl_uint nu
     }
     plan->anyRewritten = true;
     plan->kernels.insert(plan->kernels.end(), kernelsFrom->kernels.begin(), kernelsFrom->kernels.end());
+    plan->contextFunctions.insert(plan->contextFunctions.end(), kernelsFrom->contextFunctions.begin(),
+                                  kernelsFrom->contextFunctions.end());
+    for (const std::string& f : kernelsFrom->externalFunctions)
+      if (std::find(plan->externalFunctions.begin(), plan->externalFunctions.end(), f) == plan->externalFunctions.end())
+        plan->externalFunctions.push_back(f);
   }
   return CL_SUCCESS;
 }

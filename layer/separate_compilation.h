@@ -13,21 +13,40 @@
 #include <string>
 #include <vector>
 
+#include "binary_envelope.h"
 #include "isg/rewriter.h"
 #include "object_registry.h"
 
 namespace isg {
 
-// How an object was compiled, so that a link can compile it again.
-struct CompiledObject {
-  std::string source;  // "" = ask the application's program (CL_PROGRAM_SOURCE)
-  std::string options;
-  std::vector<SourceFile> headers;
-};
+// What the driver compiles in place of an object the layer's front end compiled
+// (RewriteResult::Form::Object), and what it links into a library of such objects: nothing, so
+// that every question about them has the driver's answer for a compiled object or a library,
+// while the link that makes a program compiles the objects themselves again.
+constexpr const char* kFrontEndObjectStandIn =
+    "/* compiled by the intel-subgroups layer's OpenCL C front end: clLinkProgram builds it */\n";
 
 // Every object compiled through the layer (its own or passed through), and objects created from
 // a rewritten object's binary that carried its source. Never destroyed, like the registries.
 ObjectRegistry<cl_program, CompiledObject>& compiledObjects();
+
+// clLinkProgram on the layer's front end (NVIDIA, docs/design.md "Build paths on NVIDIA"): the
+// objects it compiled are compiled again, each with the context functions of the others it
+// calls, and linked into one module whose PTX the driver builds (isg::linkForNvidia).
+struct FrontEndLink {
+  std::vector<RewriteInput> objects;     // as linkForNvidia takes them
+  std::vector<CompiledObject> members;   // the same objects as a library keeps them
+  unsigned defaultSubGroupSize = 16;
+};
+
+// Whether the link of `inputs` is the front end's: some input is an object or a library the
+// front end compiled.
+bool linksOnFrontEnd(cl_uint num_inputs, const cl_program* inputs);
+
+// Plans the front end's link of `inputs` for `devices`; CL_LINK_PROGRAM_FAILURE with *why when an
+// input cannot be compiled again (no source: a driver binary) or does not rewrite.
+cl_int planFrontEndLink(const std::vector<cl_device_id>& devices, cl_uint num_inputs, const cl_program* inputs,
+                        FrontEndLink* plan, std::string* why);
 
 // What the driver links instead of the application's inputs.
 struct LinkPlan {
@@ -38,6 +57,10 @@ struct LinkPlan {
   Strategy strategy = Strategy::Local;
   unsigned defaultSubGroupSize = 16;
   std::vector<KernelManifest> kernels;
+  // What a library (-create-library) must tell the link that uses it: its inputs' functions
+  // that take the sub-group context, and the functions they call but do not define.
+  std::vector<ContextFunction> contextFunctions;
+  std::vector<std::string> externalFunctions;
 };
 
 // Plans the link of `inputs` for `devices`; on failure CL_LINK_PROGRAM_FAILURE and *why (the

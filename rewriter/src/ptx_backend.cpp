@@ -812,8 +812,7 @@ bool writePtx(llvm::Module& m, llvm::TargetMachine& tm, const std::string& optio
 }
 
 // Clang marks the kernels of OpenCL C for NVPTX in nvvm.annotations; the path marks them by
-// calling convention, as toNvptx does, and writes the annotations itself (writePtx). A kernel
-// the program also calls as a function keeps a copy for those calls: a PTX entry is no callee.
+// calling convention, as toNvptx does, and writes the annotations itself (writePtx).
 void markKernels(llvm::Module& m) {
   llvm::NamedMDNode* annotations = m.getNamedMetadata("nvvm.annotations");
   if (!annotations) return;
@@ -828,19 +827,25 @@ void markKernels(llvm::Module& m) {
   // C99 `inline` without `static` (CLBlast's INLINE_FUNC) is an inline definition only, which
   // Clang emits as available_externally: the body of a call O3 leaves uninlined would be
   // dropped for an external definition no one provides (ptxas: "Unresolved extern function").
-  // The module is the whole program, as for NVIDIA's compiler: the body is its own.
+  // The module is the whole program (or object), as for NVIDIA's compiler: the body is its own.
   for (llvm::Function& f : m)
     if (f.hasAvailableExternallyLinkage()) f.setLinkage(llvm::GlobalValue::InternalLinkage);
-  for (llvm::Function* f : kernels) {
-    if (f->isDeclaration()) continue;
-    if (!f->use_empty()) {
-      llvm::ValueToValueMapTy vmap;
-      llvm::Function* body = llvm::CloneFunction(f, vmap);
-      body->setName(f->getName() + ".function");
-      body->setLinkage(llvm::GlobalValue::InternalLinkage);
-      f->replaceUsesWithIf(body, [](llvm::Use& u) { return llvm::isa<llvm::CallBase>(u.getUser()); });
-    }
-    f->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  for (llvm::Function* f : kernels)
+    if (!f->isDeclaration()) f->setCallingConv(llvm::CallingConv::PTX_Kernel);
+}
+
+// A kernel the program also calls as a function (in its own object or, once linked, from
+// another) keeps a copy for those calls: a PTX entry is no callee.
+void separateCalledKernels(llvm::Module& m) {
+  for (llvm::Function& f : m) {
+    if (f.getCallingConv() != llvm::CallingConv::PTX_Kernel || f.isDeclaration()) continue;
+    if (llvm::none_of(f.users(), [](const llvm::User* u) { return llvm::isa<llvm::CallBase>(u); })) continue;
+    llvm::ValueToValueMapTy vmap;
+    llvm::Function* body = llvm::CloneFunction(&f, vmap);
+    body->setName(f.getName() + ".function");
+    body->setLinkage(llvm::GlobalValue::InternalLinkage);
+    body->setCallingConv(llvm::CallingConv::C);
+    f.replaceUsesWithIf(body, [](llvm::Use& u) { return llvm::isa<llvm::CallBase>(u.getUser()); });
   }
 }
 
@@ -944,39 +949,105 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
   return true;
 }
 
+namespace {
+
+// One program or object of the front end compiled for NVPTX, its kernels marked; null with a
+// build log in *log (Clang's, in `program`'s lines, or what the path cannot build).
+std::unique_ptr<llvm::Module> compileForPtx(const RewriteInput& program, llvm::LLVMContext& context,
+                                            std::vector<KernelManifest>* kernels, std::string* log) {
+  RewriteInput described = program;
+  described.options += " -cl-kernel-arg-info";
+  std::unique_ptr<llvm::Module> m = compileToModule(described, context, log, CodegenTarget::Nvptx);
+  if (!m) {
+    if (log->empty()) *log = "error: the layer's Clang did not compile the program\n";
+    return nullptr;
+  }
+  log->clear();
+  if (std::string why = sourceUnsupported(*m); !why.empty()) {
+    *log = why;
+    return nullptr;
+  }
+  markKernels(*m);
+  for (const llvm::Function& f : *m)
+    if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel) kernels->push_back(describedKernel(f, program.traits));
+  return m;
+}
+
+// Steps 2 to 4 of ptx_backend.h for what compileForPtx compiled (linked, for objects): atomics,
+// images, printf and builtins bound, the launch shape (`uniform`: no non-uniform work-groups),
+// then the PTX for the math `options`.
+bool moduleToPtx(llvm::Module& m, const DeviceTraits& traits, const std::string& options, bool uniform,
+                 const std::string& diagnostics, std::string* ptx, ShapedKernels* shaped, std::string* log) {
+  std::unique_ptr<llvm::TargetMachine> tm = targetMachine(traits.nvidiaComputeCapability, options, log);
+  if (!tm) return false;
+  m.setTargetTriple(kTriple);
+  m.setDataLayout(tm->createDataLayout());
+  separateCalledKernels(m);
+  lowerOpenclAtomics(m);
+  if (!lowerImages(m, traits, log) || !lowerPrintf(m, log)) return false;
+  if (!bindBuiltins(m, traits, Origin::Source, log)) return false;
+  *shaped = appendLaunchShape(m, uniform);
+  if (!writePtx(m, *tm, options, Origin::Source, diagnostics, ptx, log)) return false;
+  declareBufferSurfaces(m, ptx);
+  return true;
+}
+
+}  // namespace
+
 bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<KernelManifest>* kernels,
                  ShapedKernels* shaped, std::string* log) {
   llvm::LLVMContext context;
   context.setOpaquePointers(true);  // as libclc's bitcode
   std::string diagnostics;
   collectErrors(context, &diagnostics);
-  RewriteInput described = program;
-  described.options += " -cl-kernel-arg-info";
-  std::unique_ptr<llvm::Module> m = compileToModule(described, context, log, CodegenTarget::Nvptx);
-  if (!m) {
-    if (log->empty()) *log = "error: the layer's Clang did not compile the program\n";
+  std::unique_ptr<llvm::Module> m = compileForPtx(program, context, kernels, log);
+  if (!m) return false;
+  return moduleToPtx(*m, program.traits, program.options,
+                     !allowsNonUniformWorkGroups(program.options, /*fromSpirv=*/false), diagnostics, ptx,
+                     shaped, log);
+}
+
+bool compilesForPtx(const RewriteInput& program, std::string* log) {
+  llvm::LLVMContext context;
+  context.setOpaquePointers(true);
+  std::vector<KernelManifest> kernels;
+  return compileForPtx(program, context, &kernels, log) != nullptr;
+}
+
+bool objectsToPtx(const std::vector<RewriteInput>& objects, const std::string& options, std::string* ptx,
+                  std::vector<KernelManifest>* kernels, ShapedKernels* shaped, std::size_t* failed,
+                  std::string* log) {
+  *failed = objects.size();
+  if (objects.empty()) {
+    *log = "error: internal error: a link of no objects\n";
     return false;
   }
-  log->clear();
-  if (std::string why = sourceUnsupported(*m); !why.empty()) {
-    *log = why;
-    return false;
+  llvm::LLVMContext context;
+  context.setOpaquePointers(true);
+  std::string diagnostics;
+  collectErrors(context, &diagnostics);
+  std::unique_ptr<llvm::Module> linked;
+  // A kernel may launch with non-uniform work-groups only where every object's options allow them.
+  bool uniform = false;
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    std::unique_ptr<llvm::Module> m = compileForPtx(objects[i], context, kernels, log);
+    if (!m) {
+      *failed = i;
+      return false;
+    }
+    uniform |= !allowsNonUniformWorkGroups(objects[i].options, /*fromSpirv=*/false);
+    if (!linked) {
+      linked = std::move(m);
+      continue;
+    }
+    // Linker::linkModules reports through the context: a symbol defined twice, say.
+    m->setDataLayout(linked->getDataLayout());
+    if (llvm::Linker::linkModules(*linked, std::move(m))) {
+      *log = "error: the objects do not link: " + (diagnostics.empty() ? std::string("LLVM's linker failed\n") : diagnostics);
+      return false;
+    }
   }
-  std::unique_ptr<llvm::TargetMachine> tm =
-      targetMachine(program.traits.nvidiaComputeCapability, program.options, log);
-  if (!tm) return false;
-  m->setTargetTriple(kTriple);
-  m->setDataLayout(tm->createDataLayout());
-  markKernels(*m);
-  for (const llvm::Function& f : *m)
-    if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel) kernels->push_back(describedKernel(f, program.traits));
-  lowerOpenclAtomics(*m);
-  if (!lowerImages(*m, program.traits, log) || !lowerPrintf(*m, log)) return false;
-  if (!bindBuiltins(*m, program.traits, Origin::Source, log)) return false;
-  *shaped = appendLaunchShape(*m, !allowsNonUniformWorkGroups(program.options, /*fromSpirv=*/false));
-  if (!writePtx(*m, *tm, program.options, Origin::Source, diagnostics, ptx, log)) return false;
-  declareBufferSurfaces(*m, ptx);
-  return true;
+  return moduleToPtx(*linked, objects.front().traits, options, uniform, diagnostics, ptx, shaped, log);
 }
 
 }  // namespace isg::detail

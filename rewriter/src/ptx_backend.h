@@ -45,6 +45,20 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
 bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<KernelManifest>* kernels,
                  ShapedKernels* shaped, std::string* log);
 
+// The front end's compile of `program` alone (Clang, then what the path cannot build): false with
+// the build log in *log, as sourceToPtx's.
+bool compilesForPtx(const RewriteInput& program, std::string* log);
+
+// clLinkProgram on the front end: each of `objects` (compiled objects: RewriteInput::
+// compiledObject) compiled as sourceToPtx compiles a program, the modules linked into one as a
+// driver links objects, and written as PTX for the link's `options` (the math options; the
+// device of objects.front().traits). *kernels: every object's, as sourceToPtx's. False with a
+// build log in *log; *failed is the index of the object that did not compile, objects.size()
+// when the link itself failed.
+bool objectsToPtx(const std::vector<RewriteInput>& objects, const std::string& options, std::string* ptx,
+                  std::vector<KernelManifest>* kernels, ShapedKernels* shaped, std::size_t* failed,
+                  std::string* log);
+
 // What of OpenCL C the front end cannot build yet, found in the module Clang wrote for NVPTX:
 // the images of imageLimit (ptx_images.h), pipes, device-side enqueue. "" when nothing.
 std::string sourceUnsupported(const llvm::Module& m);

@@ -226,47 +226,73 @@ RewriteResult rewriteProgram(const RewriteInput& input) {
   });
 }
 
+DeviceTraits frontEndTraits(DeviceTraits traits) {
+  std::vector<std::string>& features = traits.openclCFeatures;
+  for (const char* f : {"__opencl_c_generic_address_space", "__opencl_c_program_scope_global_variables",
+                        "__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_order_seq_cst",
+                        "__opencl_c_atomic_scope_device", "__opencl_c_atomic_scope_all_devices",
+                        "__opencl_c_int64"})
+    if (std::find(features.begin(), features.end(), f) == features.end()) features.push_back(f);
+  traits.openclCVersion = std::max(traits.openclCVersion, 300u);
+  return traits;
+}
+
+namespace {
+
+RewriteInput frontEndInput(const RewriteInput& input) {
+  RewriteInput in = input;
+  in.traits = frontEndTraits(input.traits);
+  return in;
+}
+
+// What the front end compiles of `in` after its rewrite `rewritten` (Rewritten or PassThrough).
+RewriteInput rewrittenInput(const RewriteInput& in, const RewriteResult& rewritten) {
+  RewriteInput program = in;
+  if (rewritten.status == RewriteResult::Status::Rewritten) {
+    program.source = rewritten.source;
+    program.headers = rewritten.headers;
+    program.options = rewritten.options;
+  }
+  return program;
+}
+
+// A front-end build log `log` of `in` in the user's lines.
+std::string usersLog(const std::string& log, const RewriteResult& rewritten) {
+  return rewritten.status == RewriteResult::Status::Rewritten ? mapBuildLog(log, rewritten) : log;
+}
+
+// Kernels of `described` (Clang's description) that the rewrite has no manifest for: those it
+// left alone keep Clang's argument information, as PTX has none for the driver to answer with.
+void addDescribedKernels(std::vector<KernelManifest>& described, std::vector<KernelManifest>* kernels) {
+  for (KernelManifest& k : described)
+    if (std::none_of(kernels->begin(), kernels->end(), [&](const KernelManifest& r) { return r.name == k.name; }))
+      kernels->push_back(std::move(k));
+}
+
+}  // namespace
+
 RewriteResult compileForNvidia(const RewriteInput& input) {
   return neverThrows("the layer's OpenCL C front end", [&] {
-    RewriteInput in = input;
-    // The path compiles OpenCL C as Intel's compiler does, whatever NVIDIA's lists.
-    std::vector<std::string>& features = in.traits.openclCFeatures;
-    for (const char* f : {"__opencl_c_generic_address_space", "__opencl_c_program_scope_global_variables",
-                          "__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_order_seq_cst",
-                          "__opencl_c_atomic_scope_device", "__opencl_c_atomic_scope_all_devices",
-                          "__opencl_c_int64"})
-      if (std::find(features.begin(), features.end(), f) == features.end()) features.push_back(f);
-    in.traits.openclCVersion = std::max(in.traits.openclCVersion, 300u);
+    const RewriteInput in = frontEndInput(input);
     detail::CacheKey key = detail::cacheKey(in, "ptx");
     RewriteResult result;
     if (detail::cachedResult(key, &result)) return result;
     const RewriteResult rewritten = rewriteProgram(in);
     if (rewritten.status == RewriteResult::Status::Error) return rewritten;
     const bool edited = rewritten.status == RewriteResult::Status::Rewritten;
-    RewriteInput program = in;
-    if (edited) {
-      program.source = rewritten.source;
-      program.headers = rewritten.headers;
-      program.options = rewritten.options;
-    }
     result = rewritten;
     std::string ptx, log;
     std::vector<KernelManifest> described;
     detail::ShapedKernels shaped;
-    if (!detail::sourceToPtx(program, &ptx, &described, &shaped, &log)) {
+    if (!detail::sourceToPtx(rewrittenInput(in, rewritten), &ptx, &described, &shaped, &log)) {
       // Clang's lines are the rewritten text's; the user's are wanted.
-      result = detail::errorResult(edited ? mapBuildLog(log, rewritten) : log);
+      result = detail::errorResult(usersLog(log, rewritten));
     } else {
       ptx.push_back('\0');  // NVIDIA's clCreateProgramWithBinary reads PTX as a C string
       result.status = RewriteResult::Status::Rewritten;
       result.form = RewriteResult::Form::Ptx;
       result.binary = std::move(ptx);
-      // Kernels the rewriter left alone (all of an untouched program's) keep Clang's argument
-      // information: PTX has none for the driver to answer with.
-      for (KernelManifest& k : described)
-        if (std::none_of(result.kernels.begin(), result.kernels.end(),
-                         [&](const KernelManifest& r) { return r.name == k.name; }))
-          result.kernels.push_back(std::move(k));
+      addDescribedKernels(described, &result.kernels);
       detail::recordLaunchShape(shaped, &result.kernels);
       if (!edited) {
         result.strategy = in.traits.strategy;
@@ -275,6 +301,69 @@ RewriteResult compileForNvidia(const RewriteInput& input) {
     }
     result.diskFiles = rewritten.diskFiles;
     detail::cacheResult(key, result);
+    return result;
+  });
+}
+
+RewriteResult compileObjectForNvidia(const RewriteInput& input) {
+  return neverThrows("the layer's OpenCL C front end", [&] {
+    const RewriteInput in = frontEndInput(input);
+    detail::CacheKey key = detail::cacheKey(in, "ptx-object");
+    RewriteResult result;
+    if (detail::cachedResult(key, &result)) return result;
+    const RewriteResult rewritten = rewriteProgram(in);
+    if (rewritten.status == RewriteResult::Status::Error) return rewritten;
+    std::string log;
+    if (!detail::compilesForPtx(rewrittenInput(in, rewritten), &log)) {
+      result = detail::errorResult(usersLog(log, rewritten));
+    } else {
+      result = rewritten;
+      if (rewritten.status != RewriteResult::Status::Rewritten) {
+        result.strategy = in.traits.strategy;
+        result.options = in.options;
+      }
+      result.status = RewriteResult::Status::Rewritten;
+      result.form = RewriteResult::Form::Object;
+    }
+    result.diskFiles = rewritten.diskFiles;
+    detail::cacheResult(key, result);
+    return result;
+  });
+}
+
+RewriteResult linkForNvidia(const std::vector<RewriteInput>& objects, const std::string& options) {
+  return neverThrows("the layer's OpenCL C front end", [&] {
+    RewriteResult result;
+    result.status = RewriteResult::Status::Rewritten;
+    result.form = RewriteResult::Form::Ptx;
+    result.options = options;
+    std::vector<RewriteInput> programs;
+    std::vector<RewriteResult> rewrites;
+    bool anyEdited = false;
+    for (const RewriteInput& object : objects) {
+      const RewriteInput in = frontEndInput(object);
+      RewriteResult rewritten = rewriteProgram(in);
+      if (rewritten.status == RewriteResult::Status::Error) return rewritten;
+      if (rewritten.status == RewriteResult::Status::Rewritten && !anyEdited) {
+        anyEdited = true;
+        result.strategy = rewritten.strategy;
+      } else if (!anyEdited) {
+        result.strategy = in.traits.strategy;
+      }
+      result.kernels.insert(result.kernels.end(), rewritten.kernels.begin(), rewritten.kernels.end());
+      programs.push_back(rewrittenInput(in, rewritten));
+      rewrites.push_back(std::move(rewritten));
+    }
+    std::string ptx, log;
+    std::vector<KernelManifest> described;
+    detail::ShapedKernels shaped;
+    std::size_t failed = 0;
+    if (!detail::objectsToPtx(programs, options, &ptx, &described, &shaped, &failed, &log))
+      return detail::errorResult(failed < rewrites.size() ? usersLog(log, rewrites[failed]) : log);
+    ptx.push_back('\0');
+    result.binary = std::move(ptx);
+    addDescribedKernels(described, &result.kernels);
+    detail::recordLaunchShape(shaped, &result.kernels);
     return result;
   });
 }

@@ -541,3 +541,89 @@ TEST(NvidiaFrontEnd, ProgramsTheRewriterLeavesAloneCompileAsTheyAre) {
 }
 
 }  // namespace
+
+namespace {
+
+// Separately compiled objects in the shapes of OpenClLibrary.IntelOpenClCInSeparatelyCompiledObjects:
+// a helper object with half and a variadic macro whose function reaches a sub-group builtin, and
+// a kernel object that declares and calls it.
+const char* kHelperObject = R"CLC(#define TRACE(...) do { } while (0)
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+float halved(float x) { half h = (half)x; return (float)(h * (half)0.5f); }
+float next_lane(float v) {
+  TRACE("%f", v, 1);
+  return intel_sub_group_shuffle(v, (get_sub_group_local_id() + 1) & 15);
+}
+)CLC";
+
+const char* kKernelObject = R"CLC(float halved(float x);
+float next_lane(float v);
+__attribute__((intel_reqd_sub_group_size(16)))
+kernel void combine(global float* dst, global const float* src) {
+  const size_t g = get_global_id(0);
+  dst[g] = next_lane(src[g]) + halved(src[g]);
+}
+kernel void plain(global float* dst) { dst[get_global_id(0)] = halved(1.0f); }
+)CLC";
+
+isg::RewriteInput objectInput(const std::string& source, const std::string& options) {
+  isg::RewriteInput in = nvidiaInput(source, options);
+  in.compiledObject = true;
+  in.traits.fp16 = true;
+  in.traits.deviceExtensions.push_back("cl_khr_fp16");
+  return in;
+}
+
+}  // namespace
+
+// clCompileProgram and clLinkProgram on the front end (issue 34.6): each object compiles alone
+// (its errors at compile time, in its own lines), the link compiles them again, the caller with
+// the context of the helper it calls, and writes one PTX with every object's kernels.
+TEST(NvidiaFrontEnd, ObjectsCompileAndLinkIntoOnePtx) {
+  for (const char* options : {"-cl-std=CL1.2", "-cl-std=CL2.0"}) {
+    SCOPED_TRACE(options);
+    isg::RewriteInput helpers = objectInput(kHelperObject, options);
+    isg::RewriteInput kernels = objectInput(kKernelObject, options);
+    const isg::RewriteResult a = isg::compileObjectForNvidia(helpers);
+    ASSERT_EQ(a.status, isg::RewriteResult::Status::Rewritten) << a.log;
+    EXPECT_EQ(a.form, isg::RewriteResult::Form::Object);
+    ASSERT_EQ(a.contextFunctions.size(), 1u);
+    EXPECT_EQ(a.contextFunctions[0].name, "next_lane");
+    const isg::RewriteResult b = isg::compileObjectForNvidia(kernels);
+    ASSERT_EQ(b.status, isg::RewriteResult::Status::Rewritten) << b.log;
+    EXPECT_EQ(b.form, isg::RewriteResult::Form::Object);
+    EXPECT_TRUE(std::count(b.externalFunctions.begin(), b.externalFunctions.end(), "next_lane")) << b.source;
+
+    kernels.externalContext = a.contextFunctions;
+    const isg::RewriteResult linked = keep(isg::linkForNvidia({kernels, helpers}, "-cl-fast-relaxed-math"));
+    ASSERT_EQ(linked.status, isg::RewriteResult::Status::Rewritten) << linked.log;
+    ASSERT_EQ(linked.form, isg::RewriteResult::Form::Ptx);
+    const std::string ptx = linked.binary.c_str();
+    for (const char* want : {".entry combine", ".entry plain", "shfl.sync", "cvt.rn.f16.f32"})
+      EXPECT_TRUE(has(ptx, want)) << want << "\n" << ptx;
+    EXPECT_FALSE(has(ptx, ".extern")) << ptx;
+    std::vector<std::string> names;
+    for (const isg::KernelManifest& k : linked.kernels) names.push_back(k.name);
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"combine", "plain"}));
+    for (const isg::KernelManifest& k : linked.kernels) {
+      EXPECT_EQ(k.numUserArgs, k.name == "combine" ? 2u : 1u) << k.name;
+      if (k.name == "combine") {
+        EXPECT_EQ(k.subGroupSize, 16u);
+      }
+    }
+  }
+
+  // A compile error is the object's, at compile time, in its own lines.
+  const isg::RewriteResult typo =
+      isg::compileObjectForNvidia(objectInput("float f(float x) {\n  return x +\n    missing_name;\n}\n", ""));
+  ASSERT_EQ(typo.status, isg::RewriteResult::Status::Error);
+  EXPECT_TRUE(has(typo.log, "<source>:3:")) << typo.log;
+  EXPECT_TRUE(has(typo.log, "missing_name")) << typo.log;
+  // A function defined by two objects fails the link, naming it.
+  const isg::RewriteResult twice = isg::linkForNvidia(
+      {objectInput(kHelperObject, ""), objectInput("float halved(float x) { return x; }\n", "")}, "");
+  ASSERT_EQ(twice.status, isg::RewriteResult::Status::Error);
+  EXPECT_TRUE(has(twice.log, "do not link")) << twice.log;
+  EXPECT_TRUE(has(twice.log, "halved")) << twice.log;
+}

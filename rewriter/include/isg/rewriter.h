@@ -167,7 +167,10 @@ struct RewriteResult {
   // What the driver gets: OpenCL C (`source`, `headers`), or for programs from SPIR-V a module
   // in `binary`: LLVM bitcode for cl_khr_spir drivers, SPIR-V, or for NVIDIA's driver PTX text
   // (NUL-terminated, as NVIDIA's own program binaries are).
-  enum class Form { Source, Bitcode, Spirv, Ptx };
+  // Object: clCompileProgram on the layer's front end (compileObjectForNvidia): the object
+  // compiles; the link compiles it again with the others (linkForNvidia), so the driver gets
+  // nothing of it yet.
+  enum class Form { Source, Bitcode, Spirv, Ptx, Object };
   enum class Status {
     PassThrough,  // nothing to do: give the driver the original source and options untouched
     Rewritten,    // give the driver `source`, `headers` and `options`
@@ -282,6 +285,23 @@ bool ptxAvailable(std::string* why);
 // rejects the program or it uses what the path cannot build yet (images, printf). Never
 // throws; thread-safe; cached like rewriteProgram.
 RewriteResult compileForNvidia(const RewriteInput& input);
+
+// `traits` as the layer's front end compiles for them: OpenCL C 3.0 as Intel's compiler takes
+// it, with the features the path has (generic address space, program-scope globals, the atomic
+// orders and scopes) whatever the device's own compiler lists.
+DeviceTraits frontEndTraits(DeviceTraits traits);
+
+// clCompileProgram on the layer's front end: rewrites `input` (a compiled object) as
+// compileForNvidia does and compiles it, to report its errors now as a driver's compile does.
+// Rewritten in Form::Object (its `source` the rewritten text, empty where the rewriter left it
+// alone) or Error with a log in the user's lines. The object's code is linkForNvidia's to make.
+RewriteResult compileObjectForNvidia(const RewriteInput& input);
+
+// clLinkProgram on the layer's front end: each of `objects` (compiled objects, with the
+// external context the link found for them) rewritten and compiled as compileObjectForNvidia
+// does, the modules linked as a driver links objects, and the whole written as PTX for the
+// link's `options`: a result as compileForNvidia's, the manifest of every object's kernels.
+RewriteResult linkForNvidia(const std::vector<RewriteInput>& objects, const std::string& options);
 
 // Full validation of a SPIR-V module (SPIRV-Tools): false with the validator's reason in *why.
 bool validateModule(const std::string& spirv, std::string* why);
