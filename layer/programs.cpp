@@ -432,7 +432,7 @@ cl_int failBuild(cl_program program, const RewritePlan& plan, const char* option
   record->kind = ProgramRecord::Kind::RewriteFailed;
   installRecord(program, record);
   if (pfn_notify) pfn_notify(program, user_data);
-  return CL_BUILD_PROGRAM_FAILURE;
+  return plan.input.compiledObject ? CL_COMPILE_PROGRAM_FAILURE : CL_BUILD_PROGRAM_FAILURE;
 }
 
 // ISG_NVIDIA_FRONTEND=auto: NVIDIA's compiler rejected the rewritten program (`failed` is its
@@ -440,7 +440,8 @@ cl_int failBuild(cl_program program, const RewritePlan& plan, const char* option
 // reason added to the log.
 template <class DriverCall>
 cl_int retryOnLayerFrontEnd(cl_program program, const RewritePlan& plan, const char* options,
-                            const std::shared_ptr<ProgramRecord>& failed, DriverCall& driverCall) {
+                            const std::shared_ptr<ProgramRecord>& failed, DriverCall& driverCall,
+                            cl_int failure) {
   std::vector<cl_device_id> devices;
   std::string driverLog;
   if (programDevices(failed->shadow, &devices) == CL_SUCCESS && !devices.empty())
@@ -454,7 +455,7 @@ cl_int retryOnLayerFrontEnd(cl_program program, const RewritePlan& plan, const c
     noted->rewrite.log += kFrontEndFailedToo +
                           layer.result.log;
     programRegistry().put(program, noted);
-    return CL_BUILD_PROGRAM_FAILURE;
+    return failure;
   }
   layer.result.log = "note: NVIDIA's OpenCL C compiler rejected the program; the layer's own front end built "
                      "it (ISG_NVIDIA_FRONTEND=auto). NVIDIA's log:\n" + driverLog + layer.result.log;
@@ -462,7 +463,7 @@ cl_int retryOnLayerFrontEnd(cl_program program, const RewritePlan& plan, const c
   cl_int err = CL_SUCCESS;
   auto record = recordFor(program, layer, options);
   record->shadow = createShadow(program, layer.result, &err);
-  if (!record->shadow) return CL_BUILD_PROGRAM_FAILURE;
+  if (!record->shadow) return failure;
   installRecord(program, record);  // releases the rejected shadow
   return driverCall(record->shadow, layer.result.options.c_str(), nullptr, nullptr);
 }
@@ -523,7 +524,8 @@ cl_int rewriteAndCall(cl_program program, cl_uint num_devices, const cl_device_i
     // NVIDIA's build is synchronous (its callback is the layer's to call): its failure must
     // be known before the application hears of the build.
     err = driverCall(record->shadow, plan.result.options.c_str(), nullptr, nullptr);
-    if (err == CL_BUILD_PROGRAM_FAILURE) err = retryOnLayerFrontEnd(program, plan, options, record, driverCall);
+    if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_COMPILE_PROGRAM_FAILURE)
+      err = retryOnLayerFrontEnd(program, plan, options, record, driverCall, err);
     if (pfn_notify) pfn_notify(program, user_data);
     return err;
   }

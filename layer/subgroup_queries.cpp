@@ -60,8 +60,11 @@ cl_int kernelSubGroupInfo(SubGroupEntry entry, cl_kernel kernel, cl_device_id de
   }
   subGroupSize = std::max<size_t>(subGroupSize, 1);
 
+  // The work-group size the layer answers (its PTX's .maxntid, where NVIDIA's driver says 256),
+  // so that the counts agree with it.
   size_t kernelWorkGroupSize = 0;
-  err = kernelWorkGroupValue(kernel, target, CL_KERNEL_WORK_GROUP_SIZE, &kernelWorkGroupSize);
+  err = clGetKernelWorkGroupInfo_layer(kernel, target, CL_KERNEL_WORK_GROUP_SIZE, sizeof kernelWorkGroupSize,
+                                       &kernelWorkGroupSize, nullptr);
   if (err != CL_SUCCESS) return err;
 
   auto ndrangeItems = [&](size_t* items) -> bool {

@@ -112,6 +112,17 @@ TEST(BuildLog, RewriterRejectionFailsTheBuild) {
   EXPECT_EQ(clCreateKernel(p, "odd", &err), nullptr);
   EXPECT_EQ(err, CL_INVALID_PROGRAM_EXECUTABLE);
   clReleaseProgram(p);
+
+  // clCompileProgram's failure has its own code.
+  cl_program object = createProgram(source);
+  ASSERT_NE(object, nullptr);
+  EXPECT_EQ(clCompileProgram(object, 1, &env().device, "", 0, nullptr, nullptr, nullptr, nullptr),
+            CL_COMPILE_PROGRAM_FAILURE);
+  EXPECT_EQ(buildStatus(object), CL_BUILD_ERROR);
+  log = isgtest::buildLog(object, env().device);
+  EXPECT_TRUE(log.find("sub_group_size") != std::string::npos || log.find("sub-group size") != std::string::npos)
+      << log;
+  clReleaseProgram(object);
 }
 
 // cl_intel_media_block_io regions must come from the spec's table: a width outside it, through
