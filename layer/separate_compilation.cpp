@@ -39,6 +39,17 @@ struct LinkInput {
 
 std::string objectName(cl_uint i) { return "input program " + std::to_string(i); }
 
+// How `object` compiles again for `traits`; its source as given (the caller fills in an empty one).
+RewriteInput objectInput(const CompiledObject& object, const DeviceTraits& traits) {
+  RewriteInput input;
+  input.source = object.source;
+  input.headers = object.headers;
+  input.options = object.options;
+  input.traits = traits;
+  input.compiledObject = true;
+  return input;
+}
+
 // Rewrites input `i` again with the context functions of the others it calls; false with *why
 // when that cannot be done. *grew: it now calls (or provides) more than before.
 bool rewriteCaller(std::vector<LinkInput>& in, cl_uint i, const DeviceTraits& traits, bool* grew,
@@ -75,17 +86,12 @@ bool rewriteCaller(std::vector<LinkInput>& in, cl_uint i, const DeviceTraits& tr
            "create it from source (clCreateProgramWithSource and clCompileProgram)";
     return false;
   }
-  RewriteInput input;
-  input.source = caller.compiled->source;
+  RewriteInput input = objectInput(*caller.compiled, traits);
   if (input.source.empty())
     if (cl_int err = programString(caller.app, CL_PROGRAM_SOURCE, &input.source); err != CL_SUCCESS) {
       *why = objectName(i) + ": its source cannot be read (" + std::to_string(err) + ")";
       return false;
     }
-  input.headers = caller.compiled->headers;
-  input.options = caller.compiled->options;
-  input.traits = traits;
-  input.compiledObject = true;
   input.externalContext = wanted;
   RewriteResult r = rewriteProgram(input);
   caller.calledWith = keys;
@@ -206,13 +212,7 @@ cl_int planFrontEndLink(const std::vector<cl_device_id>& devices, cl_uint num_in
           *why = objectName(i) + ": its source cannot be read (" + std::to_string(err) + ")";
           return CL_LINK_PROGRAM_FAILURE;
         }
-      RewriteInput input;
-      input.source = unit.compiled->source;
-      input.headers = unit.compiled->headers;
-      input.options = unit.compiled->options;
-      input.traits = traits;
-      input.compiledObject = true;
-      unit.again = rewriteProgram(input);
+      unit.again = rewriteProgram(objectInput(*unit.compiled, traits));
       if (unit.again.status == RewriteResult::Status::Error) {
         *why = objectName(i) + " does not rewrite:\n" + unit.again.log;
         return CL_LINK_PROGRAM_FAILURE;
@@ -224,12 +224,7 @@ cl_int planFrontEndLink(const std::vector<cl_device_id>& devices, cl_uint num_in
     if (unit.again.status == RewriteResult::Status::Rewritten) unit.rewrite = &unit.again;
   if (!passContexts(in, traits, why)) return CL_LINK_PROGRAM_FAILURE;
   for (const LinkInput& unit : in) {
-    RewriteInput object;
-    object.source = unit.compiled->source;
-    object.headers = unit.compiled->headers;
-    object.options = unit.compiled->options;
-    object.traits = traits;
-    object.compiledObject = true;
+    RewriteInput object = objectInput(*unit.compiled, traits);
     if (unit.compiledAgain) object.externalContext = unit.context;
     plan->objects.push_back(std::move(object));
     plan->members.push_back(*unit.compiled);

@@ -94,6 +94,23 @@ inline std::vector<size_t> deviceSubGroupSizes() {
   return sizes;
 }
 
+// CL_PROGRAM_BINARIES of a program of one device (as applications cache it).
+inline std::vector<unsigned char> programBinary(cl_program p) {
+  size_t size = 0;
+  EXPECT_EQ(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr), CL_SUCCESS);
+  std::vector<unsigned char> binary(size);
+  unsigned char* data = binary.data();
+  EXPECT_EQ(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr), CL_SUCCESS);
+  return binary;
+}
+
+// A program of env()'s device created from `binary`.
+inline cl_program programFromBinary(const std::vector<unsigned char>& binary, cl_int* err, cl_int* status) {
+  const unsigned char* data = binary.data();
+  const size_t size = binary.size();
+  return clCreateProgramWithBinary(env().context, 1, &env().device, &size, &data, status, err);
+}
+
 inline std::string buildLog(cl_program p, cl_device_id d) {
   size_t n = 0;
   if (clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) != CL_SUCCESS) return {};

@@ -320,16 +320,10 @@ __kernel void reverse8(__global const int* in, __global int* out) {
   ASSERT_EQ(err, CL_SUCCESS);
 
   // Its binaries: a second program, built from them.
-  size_t binarySize = 0;
-  ISG_CL_CHECK(clGetProgramInfo(fromIl, CL_PROGRAM_BINARY_SIZES, sizeof binarySize, &binarySize, nullptr));
-  ASSERT_GT(binarySize, 0u);
-  std::vector<unsigned char> binary(binarySize);
-  unsigned char* slot = binary.data();
-  ISG_CL_CHECK(clGetProgramInfo(fromIl, CL_PROGRAM_BINARIES, sizeof slot, &slot, nullptr));
-  const unsigned char* bin = binary.data();
+  const std::vector<unsigned char> binary = isgtest::programBinary(fromIl);
+  ASSERT_FALSE(binary.empty());
   cl_int binaryStatus = CL_SUCCESS;
-  cl_program fromBinary =
-      clCreateProgramWithBinary(env().context, 1, &env().device, &binarySize, &bin, &binaryStatus, &err);
+  cl_program fromBinary = isgtest::programFromBinary(binary, &err, &binaryStatus);
   ASSERT_EQ(err, CL_SUCCESS);
   ASSERT_EQ(binaryStatus, CL_SUCCESS);
   ASSERT_EQ(clBuildProgram(fromBinary, 1, &env().device, "", nullptr, nullptr), CL_SUCCESS);

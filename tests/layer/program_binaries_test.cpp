@@ -43,20 +43,9 @@ std::vector<cl_int> sumExpected(const std::vector<cl_int>& in, size_t global, si
 
 std::string options() { return "-cl-mad-enable " + isgtest::extraBuildOptions(); }
 
-Binary binaryOf(cl_program p) {
-  size_t size = 0;
-  EXPECT_EQ(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr), CL_SUCCESS);
-  Binary b(size);
-  unsigned char* data = b.data();
-  EXPECT_EQ(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr), CL_SUCCESS);
-  return b;
-}
+Binary binaryOf(cl_program p) { return isgtest::programBinary(p); }
 
-cl_program fromBinary(const Binary& b, cl_int* err, cl_int* status) {
-  const unsigned char* data = b.data();
-  const size_t size = b.size();
-  return clCreateProgramWithBinary(env().context, 1, &env().device, &size, &data, status, err);
-}
+cl_program fromBinary(const Binary& b, cl_int* err, cl_int* status) { return isgtest::programFromBinary(b, err, status); }
 
 // Both kernels of `p` as the application sees them, run against the host model.
 void expectServed(cl_program p) {

@@ -31,13 +31,8 @@ bool onNvidiaPtx() {
   } while (0)
 
 std::string programBinary(cl_program p) {
-  size_t size = 0;
-  EXPECT_EQ(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr),
-            CL_SUCCESS);
-  std::string bin(size, '\0');
-  unsigned char* ptr = reinterpret_cast<unsigned char*>(bin.data());
-  EXPECT_EQ(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr), CL_SUCCESS);
-  return bin;
+  const std::vector<unsigned char> binary = isgtest::programBinary(p);
+  return std::string(binary.begin(), binary.end());
 }
 
 // NVIDIA's program binary is the PTX its compiler produced: the builtins must be warp
@@ -615,15 +610,10 @@ TEST(OpenClLibrary, IntelOpenClCInSeparatelyCompiledObjects) {
     clGetProgramBuildInfo(library, env().device, CL_PROGRAM_BINARY_TYPE, sizeof type, &type, nullptr);
     EXPECT_EQ(type, cl_program_binary_type(CL_PROGRAM_BINARY_TYPE_LIBRARY));
     // An object cached as a binary (CL_PROGRAM_BINARIES) links as the object did.
-    size_t size = 0;
-    ISG_CL_CHECK(clGetProgramInfo(a, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr));
-    ASSERT_GT(size, 0u);
-    std::vector<unsigned char> binary(size);
-    unsigned char* into = binary.data();
-    ISG_CL_CHECK(clGetProgramInfo(a, CL_PROGRAM_BINARIES, sizeof into, &into, nullptr));
-    const unsigned char* from = binary.data();
+    const std::vector<unsigned char> binary = isgtest::programBinary(a);
+    ASSERT_FALSE(binary.empty());
     cl_int status = CL_SUCCESS, err = CL_SUCCESS;
-    cl_program cached = clCreateProgramWithBinary(env().context, 1, &env().device, &size, &from, &status, &err);
+    cl_program cached = isgtest::programFromBinary(binary, &err, &status);
     ASSERT_EQ(err, CL_SUCCESS);
     cl_program fromObjects = link({b, a}, "");
     cl_program fromLibrary = link({b, library}, "");
