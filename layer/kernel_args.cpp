@@ -117,10 +117,28 @@ inline bool passesThrough(cl_kernel kernel, bool* known, KernelSummary* summary)
 
 }  // namespace
 
+namespace {
+
+// A NULL value of a size other than a cl_mem's is local memory, which a global or constant
+// pointer argument cannot take: the spec's CL_INVALID_ARG_SIZE. NVIDIA's driver (580) accepts
+// it and corrupts its heap (the process ends at the kernel's release), so the layer answers
+// first, for every kernel whose argument's address space it can learn (the layer's manifest,
+// or the driver's argument information). Off the per-call path: only such calls ask.
+[[gnu::noinline]] bool localSizeForAPointer(cl_kernel kernel, cl_uint arg_index) noexcept {
+  cl_kernel_arg_address_qualifier address = 0;
+  return clGetKernelArgInfo_layer(kernel, arg_index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address,
+                                  nullptr) == CL_SUCCESS &&
+         (address == CL_KERNEL_ARG_ADDRESS_GLOBAL || address == CL_KERNEL_ARG_ADDRESS_CONSTANT);
+}
+
+}  // namespace
+
 cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                         const void* arg_value) {
   const auto next_ = next().clSetKernelArg;
   if (!next_) return CL_INVALID_OPERATION;
+  if (!arg_value && arg_size != sizeof(cl_mem) && arg_size != 0 && kernel && localSizeForAPointer(kernel, arg_index))
+    return CL_INVALID_ARG_SIZE;
   bool known = false;
   KernelSummary summary;
   if (passesThrough(kernel, &known, &summary)) return next_(kernel, arg_index, arg_size, arg_value);

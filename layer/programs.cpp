@@ -4,6 +4,7 @@
 // about the application's program is routed to where the answer lives.
 #include <algorithm>
 #include <condition_variable>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -283,9 +284,13 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
   std::shared_ptr<ProgramRecord> existing = programRegistry().find(program);
   std::shared_ptr<const std::string> il = existing ? existing->il : nullptr;
   std::string source;
-  if (!il)
+  if (!il) {
     if (cl_int err = programString(program, CL_PROGRAM_SOURCE, &source); err != CL_SUCCESS)
       return err;
+    // Drivers compile a source as the C string it is (NVIDIA's CL_PROGRAM_SOURCE also returns
+    // what an explicit length put after a NUL byte, PoCL's does not).
+    source.resize(std::strlen(source.c_str()));
+  }
   plan->action = RewritePlan::Action::Forward;
   plan->il = il;
   plan->ilPlaceholder = existing && existing->ilPlaceholder;
@@ -698,6 +703,10 @@ cl_program linkOnFrontEnd(cl_context context, cl_uint num_devices, const cl_devi
   FrontEndLink plan;
   std::string why;
   if (err == CL_SUCCESS && devices.empty()) err = CL_INVALID_DEVICE;
+  if (std::string invalid = invalidLinkOptions(options ? options : ""); err == CL_SUCCESS && !invalid.empty()) {
+    why = "options the spec does not list for a link: " + invalid;
+    err = CL_INVALID_LINKER_OPTIONS;
+  }
   if (err == CL_SUCCESS) err = planFrontEndLink(devices, num_inputs, inputs, &plan, &why);
   auto record = std::make_shared<ProgramRecord>();
   record->kind = ProgramRecord::Kind::Linked;

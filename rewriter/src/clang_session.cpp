@@ -191,6 +191,23 @@ std::vector<std::string> clangArgsFromOptions(const std::string& options) {
   return out;
 }
 
+std::string unknownBuildOptions(const std::string& options) {
+  const std::vector<std::string> words = splitBuildOptions(options);
+  llvm::SmallVector<const char*, 32> argv;
+  for (const std::string& w : words) argv.push_back(w.c_str());
+  initializeClangStatics();
+  unsigned missingIndex = 0, missingCount = 0;
+  llvm::opt::InputArgList args = clang::driver::getDriverOptTable().ParseArgs(argv, missingIndex, missingCount);
+  std::string log;
+  for (const llvm::opt::Arg* a : args.filtered(clang::driver::options::OPT_UNKNOWN)) {
+    const std::string word = a->getAsString(args);
+    // NVIDIA's options are for its driver's build of the PTX; Intel's tune Intel's code generation.
+    if (llvm::StringRef(word).startswith("-cl-nv-") || llvm::StringRef(word).startswith("-cl-intel-")) continue;
+    log += "error: unknown build option '" + word + "'\n";
+  }
+  return log;
+}
+
 namespace {
 
 // Clang's opencl-c-base.h with its as_type macros made safe: Clang 15 crashes (getTypeInfo of

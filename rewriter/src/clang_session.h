@@ -30,6 +30,11 @@ namespace isg::detail {
 // the -cl-* options it knows); vendor options are dropped here but stay in the driver's options.
 std::vector<std::string> clangArgsFromOptions(const std::string& options);
 
+// Build-log errors for the words of `options` no OpenCL C compiler takes: neither Clang's
+// driver knows them nor are they NVIDIA's (-cl-nv-*) or Intel's (-cl-intel-*) own. "" when none.
+// A driver's compiler rejects such options; the layer's front end does too.
+std::string unknownBuildOptions(const std::string& options);
+
 // Compiles a program the rewriter wrote itself (the library and calls into it) to LLVM IR in
 // `context`: for spir64 with typed pointers as SPIRV-LLVM-Translator 15 uses them, or for
 // nvptx64-nvidia-nvcl (ptx_backend.cpp): with typed pointers (the strategy's library for a SPIR

@@ -955,6 +955,10 @@ namespace {
 // build log in *log (Clang's, in `program`'s lines, or what the path cannot build).
 std::unique_ptr<llvm::Module> compileForPtx(const RewriteInput& program, llvm::LLVMContext& context,
                                             std::vector<KernelManifest>* kernels, std::string* log) {
+  if (std::string unknown = unknownBuildOptions(program.options); !unknown.empty()) {
+    *log = unknown;
+    return nullptr;
+  }
   RewriteInput described = program;
   described.options += " -cl-kernel-arg-info";
   std::unique_ptr<llvm::Module> m = compileToModule(described, context, log, CodegenTarget::Nvptx);

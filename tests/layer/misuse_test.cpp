@@ -9,6 +9,8 @@
 //   Misuse.TheLayerAnswersAsTheDriver  through the layer: both flavours, compared line by line
 // The cases where the spec itself names the answer and only the layer can give it (programs from
 // SPIR-V, sub-group queries, required sizes) are tests of their own below, through the layer.
+// ISG_MISUSE_ONLY=<first>[-<last>] runs only those cases of the table (0-based, as printed), to
+// find the one that leaves a driver's heap corrupt (the process then ends at the release).
 #include <CL/cl_ext.h>
 
 #include <atomic>
@@ -299,9 +301,6 @@ std::vector<Case> cases() {
   add("CompileProgram(NULL program)", [](Objects&) {
     return code(clCompileProgram(nullptr, 1, &env().device, "", 0, nullptr, nullptr, nullptr, nullptr));
   });
-  add("CompileProgram(kernels attached)", [](Objects& o) {
-    return code(clCompileProgram(o.program, 1, &env().device, "", 0, nullptr, nullptr, nullptr, nullptr));
-  });
   add("LinkProgram(NULL context)", [](Objects& o) {
     cl_int err = CL_SUCCESS;
     clLinkProgram(nullptr, 1, &env().device, "", 1, &o.program, nullptr, nullptr, &err);
@@ -478,7 +477,6 @@ std::vector<Case> cases() {
     cl_mem none = nullptr;
     return code(clSetKernelArg(o.kernel, 0, sizeof none, &none));
   });
-  add("SetKernelArg(local size for a global)", [](Objects& o) { return code(clSetKernelArg(o.kernel, 0, 64, nullptr)); });
   add("SetKernelArgSVMPointer(NULL kernel)", [](Objects&) {
     return code(clSetKernelArgSVMPointer(nullptr, 0, nullptr));
   });
@@ -583,6 +581,11 @@ std::vector<Case> cases() {
     void* f = clGetExtensionFunctionAddressForPlatform(env().platform, "clIsgNoSuchFunction");
     return std::string(f ? "found" : "NULL");
   });
+  // Last: NVIDIA's driver alone compiles over the kernels' program (the spec says
+  // CL_INVALID_OPERATION), which changes what every later case sees.
+  add("CompileProgram(kernels attached)", [](Objects& o) {
+    return code(clCompileProgram(o.program, 1, &env().device, "", 0, nullptr, nullptr, nullptr, nullptr));
+  });
   return c;
 }
 
@@ -623,11 +626,18 @@ std::vector<std::pair<std::string, std::string>> runCases(const char* kernelSour
   std::string why;
   std::vector<std::pair<std::string, std::string>> out;
   EXPECT_TRUE(makeObjects(kernelSource, &o, &why)) << why;
+  size_t first = 0, last = SIZE_MAX;
+  if (const char* only = std::getenv("ISG_MISUSE_ONLY")) {
+    char* end = nullptr;
+    first = last = std::strtoul(only, &end, 10);
+    if (end && *end == '-') last = std::strtoul(end + 1, nullptr, 10);
+  }
+  const std::vector<Case> all = cases();
   if (why.empty() || o.program)
-    for (const Case& c : cases()) {
-      std::printf("[misuse] %s\n", c.name);  // names the case should one end the process
+    for (size_t i = first; i < all.size() && i <= last; ++i) {
+      std::printf("[misuse] %zu %s\n", i, all[i].name);  // names the case should one end the process
       std::fflush(stdout);
-      out.emplace_back(c.name, c.run(o));
+      out.emplace_back(all[i].name, all[i].run(o));
     }
   releaseObjects(&o);
   return out;
@@ -699,6 +709,9 @@ std::vector<SpecCase> specCases() {
          clFinish(env().queue);
          return err;
        }},
+      // NVIDIA alone: accepted, and its heap is corrupt at the kernel's release.
+      {"SetKernelArg(local size for a global)", CL_INVALID_ARG_SIZE,
+       [](Objects& o) { return clSetKernelArg(o.kernel, 0, 64, nullptr); }},
       {"CompileProgram(1 header, NULL list)", CL_INVALID_VALUE,
        [](Objects& o) {
          return clCompileProgram(o.unbuilt, 1, &env().device, "", 1, nullptr, nullptr, nullptr, nullptr);
@@ -813,21 +826,39 @@ TEST(Misuse, TheLayerAnswersAsTheDriver) {
     const size_t tab = line.find('\t');
     if (tab != std::string::npos) baseline[line.substr(0, tab)] = line.substr(tab + 1);
   }
-  size_t compared = 0, wrong = 0;
+  // Where the layer answers for a kernel it rewrote what the spec names, or its own front end
+  // builds what the driver's compiler rejects, and the driver alone (NVIDIA's, 580) does not.
+  const std::map<std::string, std::string> kBetterThanTheDriver = {
+      {"CompileProgram(kernels attached)", "-59"},             // CL_INVALID_OPERATION; NVIDIA: 0
+      {"GetKernelArgInfo(index 2, the first hidden)", "-49"},  // CL_INVALID_ARG_INDEX; NVIDIA: -30
+      {"BuildProgram(an 8 MiB source)", "0"},  // NVIDIA's compiler fails it; the front end builds it
+      {"LinkProgram(unknown linker option)", "link -67"},  // the front end's link: CL_INVALID_LINKER_OPTIONS
+  };
+  // ISG_NVIDIA_FRONTEND=every: the layer makes the plain kernel's program too.
+  const char* frontEnd = std::getenv("ISG_NVIDIA_FRONTEND");
+  const bool every = frontEnd && std::string(frontEnd) == "every";
+  size_t compared = 0, wrong = 0, better = 0;
   for (const char* flavour : {kPlainKernel, kIntelKernel}) {
     const bool intel = flavour == kIntelKernel;
     for (const auto& [name, result] : runCases(flavour)) {
       auto it = baseline.find(name);
       ASSERT_NE(it, baseline.end()) << name << " is not in the baseline";
       ++compared;
+      if (auto b = kBetterThanTheDriver.find(name); (intel || every) && it->second != result &&
+                                                    b != kBetterThanTheDriver.end() && b->second == result) {
+        std::printf("[misuse] %s kernel, %s: the layer answers %s, the driver alone %s\n", intel ? "Intel" : "plain",
+                    name.c_str(), result.c_str(), it->second.c_str());
+        ++better;
+        continue;
+      }
       if (it->second != result) ++wrong;
       EXPECT_EQ(result, it->second) << (intel ? "Intel kernel" : "plain kernel") << ", " << name
                                     << ": the layer answers '" << result << "', the driver alone '"
                                     << it->second << "'";
     }
   }
-  std::printf("[misuse] %zu cases compared with the driver alone (%zu per kernel flavour), %zu differ\n",
-              compared, compared / 2, wrong);
+  std::printf("[misuse] %zu cases compared with the driver alone (%zu per kernel flavour), %zu differ, %zu where "
+              "the layer answers better\n", compared, compared / 2, wrong, better);
 }
 
 }  // namespace

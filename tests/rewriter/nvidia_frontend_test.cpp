@@ -627,3 +627,21 @@ TEST(NvidiaFrontEnd, ObjectsCompileAndLinkIntoOnePtx) {
   EXPECT_TRUE(has(twice.log, "do not link")) << twice.log;
   EXPECT_TRUE(has(twice.log, "halved")) << twice.log;
 }
+
+// An option no OpenCL C compiler takes fails the front end's build as it fails NVIDIA's and
+// Intel's compilers (the misuse table's "BuildProgram(unknown option)" on NVIDIA); the spec's
+// options, Clang's, NVIDIA's -cl-nv-* and Intel's -cl-intel-* (oneDNN passes some) build.
+TEST(NvidiaFrontEnd, UnknownBuildOptionsFailAsADriversCompilerFailsThem) {
+  const char* source = "__kernel void k(__global float* o) { o[0] = intel_sub_group_shuffle(o[1], 1u); }\n";
+  const isg::RewriteResult unknown = compile(source, "-cl-mad-enable -cl-isg-no-such-option");
+  ASSERT_EQ(unknown.status, isg::RewriteResult::Status::Error);
+  EXPECT_TRUE(has(unknown.log, "unknown build option '-cl-isg-no-such-option'")) << unknown.log;
+  const isg::RewriteResult object =
+      isg::compileObjectForNvidia(objectInput(source, "-cl-isg-no-such-option"));
+  ASSERT_EQ(object.status, isg::RewriteResult::Status::Error);
+  EXPECT_TRUE(has(object.log, "unknown build option")) << object.log;
+  const isg::RewriteResult known = compile(
+      source, "-cl-std=CL2.0 -cl-fast-relaxed-math -cl-kernel-arg-info -w -Werror -DX=1 -cl-nv-verbose "
+              "-cl-nv-maxrregcount=64 -cl-intel-greater-than-4GB-buffer-required -cl-intel-256-GRF-per-thread");
+  EXPECT_EQ(known.status, isg::RewriteResult::Status::Rewritten) << known.log;
+}

@@ -128,6 +128,17 @@ TEST(BuildOptions, SplitAsDriversDo) {
             (V{"-cl-nv-maxrregcount=64", "-cl-nv-verbose"}));
 }
 
+// clLinkProgram's options (the layer's front-end link answers CL_INVALID_LINKER_OPTIONS for
+// words no implementation takes): the spec's, NVIDIA's and Intel's own, and compile options.
+TEST(BuildOptions, LinkOptionsAreTheSpecsList) {
+  EXPECT_EQ(isg::invalidLinkOptions(""), "");
+  EXPECT_EQ(isg::invalidLinkOptions("-create-library -enable-link-options -cl-fast-relaxed-math "
+                                    "-cl-denorms-are-zero -cl-nv-verbose -cl-intel-no-prera-scheduling"),
+            "");
+  EXPECT_EQ(isg::invalidLinkOptions("-cl-mad-enable -DX=1 -no-such-linker-option -cl-no-signed-zeros -O3"),
+            "'-no-such-linker-option', '-O3'");
+}
+
 // The spec's rule for non-uniform work-groups, from the options alone (isg/build_options.h).
 TEST(BuildOptions, NonUniformWorkGroupsFollowTheOpenClCVersion) {
   using isg::allowsNonUniformWorkGroups;

@@ -55,4 +55,21 @@ inline bool allowsNonUniformWorkGroups(const std::string& options, bool fromSpir
   return allowed;
 }
 
+// The words of clLinkProgram's `options` no OpenCL implementation takes, which make a link
+// CL_INVALID_LINKER_OPTIONS; "" when there are none. The spec's link options, NVIDIA's -cl-nv-*
+// and Intel's -cl-intel-* pass, and so do the compile options (-cl-*, -D, -U, -I, -w, -Werror)
+// that applications pass to both calls alike, which drivers ignore at a link.
+inline std::string invalidLinkOptions(const std::string& options) {
+  static const char* const kKnown[] = {"-create-library", "-enable-link-options", "-w", "-Werror"};
+  static const char* const kPrefixes[] = {"-cl-", "-D", "-U", "-I"};
+  std::string invalid;
+  for (const std::string& w : splitBuildOptions(options)) {
+    bool known = false;
+    for (const char* o : kKnown) known = known || w == o;
+    for (const char* p : kPrefixes) known = known || w.rfind(p, 0) == 0;
+    if (!known) invalid += (invalid.empty() ? "'" : ", '") + w + "'";
+  }
+  return invalid;
+}
+
 }  // namespace isg
