@@ -94,6 +94,14 @@ inline std::vector<size_t> deviceSubGroupSizes() {
   return sizes;
 }
 
+// An NVIDIA device whose programs NVIDIA's own compiler builds (ISG_NVIDIA_FRONTEND=driver):
+// none of what the layer's front end adds (cl_khr_fp16, vector printf, element-aligned vectors).
+inline bool nvidiaCompilerOnly() {
+  const char* frontEnd = std::getenv("ISG_NVIDIA_FRONTEND");
+  return frontEnd && std::string(frontEnd) == "driver" &&
+         deviceString(env().device, CL_DEVICE_VENDOR).find("NVIDIA") != std::string::npos;
+}
+
 // CL_PROGRAM_BINARIES of a program of one device (as applications cache it).
 inline std::vector<unsigned char> programBinary(cl_program p) {
   size_t size = 0;

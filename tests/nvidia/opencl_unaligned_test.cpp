@@ -46,6 +46,8 @@ TEST(OpenClLibrary, VectorsAtElementAlignedAddresses) {
   ISG_REQUIRE_ENV();
   if (!toleratesUnalignedVectors())
     GTEST_SKIP() << "only Intel's drivers and NVIDIA devices through the layer perform such accesses";
+  if (isgtest::nvidiaCompilerOnly())
+    GTEST_SKIP() << "ISG_NVIDIA_FRONTEND=driver: NVIDIA's compiler's vector accesses fault there (docs/design.md)";
   const std::string extensions = isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS);
   ASSERT_NE(extensions.find("cl_khr_fp16"), std::string::npos) << "the device offers no half";
   // Small integers: every sum is exact in any order.
