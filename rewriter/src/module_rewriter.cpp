@@ -56,6 +56,9 @@ using detail::Builtin;
 
 using detail::errorResult;
 
+// How the demangler spells the parameter the stand-in for read_write images replaces.
+constexpr const char* kReadWriteImage2d = "read_write image2d_t";
+
 // One Intel builtin overload the module calls (a declaration the driver's library would
 // resolve), and the library function that replaces it.
 struct Overload {
@@ -141,6 +144,7 @@ class ModuleRewriter {
       }
     }
     followBlockImages();
+    if (!findReadWriteImages()) return false;
 
     const bool uniformGroups = !allowsNonUniformWorkGroups(in_.options, /*fromSpirv=*/true);
     bool ok = true;
@@ -184,6 +188,14 @@ class ModuleRewriter {
         }
         detail::finishKernelManifest(used, widest, traits_, &km);
       }
+      // The texel buffers come after the strategy's arguments (standInForReadWriteImages).
+      if (auto rw = readWriteParams_.find(km.name); rw != readWriteParams_.end())
+        for (unsigned i : rw->second) {
+          km.hiddenArgs.push_back(HiddenArg{HiddenArg::Kind::RawImage,
+                                            km.numUserArgs + unsigned(km.hiddenArgs.size()), i});
+          if (std::find(km.blockImageArgs.begin(), km.blockImageArgs.end(), i) == km.blockImageArgs.end())
+            km.blockImageArgs.insert(std::upper_bound(km.blockImageArgs.begin(), km.blockImageArgs.end(), i), i);
+        }
       kernels_.push_back(std::move(km));
     }
     usesSubGroups_ |= !overloads_.empty();
@@ -191,6 +203,9 @@ class ModuleRewriter {
   }
 
   bool usesSubGroups() const { return usesSubGroups_; }
+  // A module that needs no library may still need the read_write image stand-in.
+  bool standsInForImages() const { return !readWriteParams_.empty(); }
+  bool finishWithoutLibrary(std::string* log) { return readWriteParams_.empty() || finish(log); }
   const std::vector<KernelManifest>& kernels() const { return kernels_; }
   std::string takeLog() { return std::move(result_.log); }
 
@@ -200,6 +215,8 @@ class ModuleRewriter {
     for (const Builtin& b : detail::builtins()) {
       bool used = std::any_of(overloads_.begin(), overloads_.end(),
                               [&](const Overload& o) { return o.builtin->family == b.family; });
+      // The stand-in for read_write images (75-image.cl) is the block family's code.
+      used |= b.family == "block" && !readWriteParams_.empty();
       if (used && std::find(a.families.begin(), a.families.end(), b.family) == a.families.end())
         a.families.push_back(b.family);
     }
@@ -218,8 +235,11 @@ class ModuleRewriter {
       if (!ret->isVoidTy()) detail::spellValueType(ret, &retType);
       std::string params = "__isg_ctx_t* __isg_ctx", args;
       for (unsigned i = 0; i < n; ++i) {
-        params += ", " + o.signature.params[i] + " a" + std::to_string(i);
-        args += (i ? ", a" : "a") + std::to_string(i);
+        const std::string a = "a" + std::to_string(i);
+        // A read_write image is its texel buffer here (standInForReadWriteImages).
+        const bool texels = readWriteImage_ && o.signature.params[i] == kReadWriteImage2d;
+        params += ", " + (texels ? std::string("__global uchar*") : o.signature.params[i]) + " " + a;
+        args += (i ? ", " : "") + (texels ? "__isg_rw_image(" + a + ")" : a);
       }
       const std::string call = callee + "(" + args + ")";
       body += retType + " " + o.replacement + "(" + params + ") { " +
@@ -511,28 +531,195 @@ class ModuleRewriter {
     return true;
   }
 
-  // kernel_arg_* metadata for the hidden arguments (the scratch: `__local ulong16*`).
-  void extendArgMetadata(llvm::Function* entry, unsigned hidden) {
+  // kernel_arg_* metadata for `hidden` arguments appended to `entry`'s, each a pointer in
+  // `addressSpace` to `type` (the scratch: `__local ulong16*`), named as the source rewriter
+  // names it.
+  void extendArgMetadata(llvm::Function* entry, unsigned hidden, unsigned addressSpace = 3,
+                         const char* type = "ulong16*",
+                         const std::function<std::string(unsigned)>& name = [](unsigned) {
+                           return std::string("__isg_scratch");
+                         }) {
     if (hidden == 0) return;
-    auto str = [&](const char* s) -> llvm::Metadata* { return llvm::MDString::get(ctx_, s); };
-    const std::pair<const char*, std::function<llvm::Metadata*()>> extra[] = {
+    auto str = [&](const std::string& s) -> llvm::Metadata* { return llvm::MDString::get(ctx_, s); };
+    const std::pair<const char*, std::function<llvm::Metadata*(unsigned)>> extra[] = {
         {"kernel_arg_addr_space",
-         [&]() -> llvm::Metadata* {
-           return llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx_), 3));
+         [&](unsigned) -> llvm::Metadata* {
+           return llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx_), addressSpace));
          }},
-        {"kernel_arg_access_qual", [&] { return str("none"); }},
-        {"kernel_arg_type", [&] { return str("ulong16*"); }},
-        {"kernel_arg_base_type", [&] { return str("ulong16*"); }},
-        {"kernel_arg_type_qual", [&] { return str(""); }},
-        {"kernel_arg_name", [&] { return str("__isg_scratch"); }},
+        {"kernel_arg_access_qual", [&](unsigned) { return str("none"); }},
+        {"kernel_arg_type", [&](unsigned) { return str(type); }},
+        {"kernel_arg_base_type", [&](unsigned) { return str(type); }},
+        {"kernel_arg_type_qual", [&](unsigned) { return str(""); }},
+        {"kernel_arg_name", [&](unsigned i) { return str(name(i)); }},
     };
     for (const auto& [kind, make] : extra) {
       llvm::MDNode* old = entry->getMetadata(kind);
       if (!old) continue;
       std::vector<llvm::Metadata*> ops(old->op_begin(), old->op_end());
-      for (unsigned i = 0; i < hidden; ++i) ops.push_back(make());
+      for (unsigned i = 0; i < hidden; ++i) ops.push_back(make(i));
       entry->setMetadata(kind, llvm::MDNode::get(ctx_, ops));
     }
+  }
+
+  // A read_write image2d_t where the device has none (detail::emulatesReadWriteImages), as the
+  // source rewriter stands in for it (analysis.cpp): inside the module every value of that type
+  // is the buffer of the image's texels after a header (layer/image_views.h), which each kernel
+  // takes after its other arguments (HiddenArg::Kind::RawImage) while the application's image
+  // goes to a write_only image in its place. Block and media IO take the buffer through their
+  // wrappers (librarySource), the queries read the header; whatever else could take the image
+  // is refused here, at the build, with the function that does it.
+  bool findReadWriteImages() {
+    if (traits_.readWriteImages) return true;
+    bool ok = true;
+    for (llvm::StructType* s : m_.getIdentifiedStructTypes()) {
+      llvm::StringRef name = s->getName();
+      if (!name.consume_front("opencl.") || !name.consume_back("_rw_t") || !name.startswith("image")) continue;
+      if (name == "image2d" && detail::emulatesReadWriteImages(traits_)) {
+        readWriteImage_ = s;
+        continue;
+      }
+      result_.log += "error: the module uses read_write " + name.str() + "_t, which this device does not "
+                     "support (CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS is 0); the layer stands in for "
+                     "read_write image2d_t only\n";
+      ok = false;
+    }
+    if (!readWriteImage_) return ok;
+    for (llvm::Function& f : m_) {
+      if (f.isDeclaration()) continue;
+      for (llvm::Instruction& i : llvm::instructions(f)) {
+        auto* call = llvm::dyn_cast<llvm::CallBase>(&i);
+        if (!call || std::none_of(call->arg_begin(), call->arg_end(),
+                                  [&](const llvm::Use& a) { return isReadWriteImage(a->getType()); }))
+          continue;
+        llvm::Function* callee = call->getCalledFunction();
+        if (callee && (!callee->isDeclaration() || overloadOf_.count(callee) || headerField(*callee) >= 0))
+          continue;
+        detail::MangledFunction sig;
+        const std::string what = !callee ? "an indirect call"
+                                 : detail::demangleBuiltin(callee->getName(), &sig) ? sig.name
+                                                                                     : callee->getName().str();
+        result_.log += "error: function '" + f.getName().str() + "' passes a read_write image2d_t to " +
+                       what + ", which this device cannot do: without read-write images "
+                       "(CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS is 0) the layer stands in for them with "
+                       "a buffer of their texels, which block and media IO (intel_sub_group_block_*, "
+                       "intel_sub_group_media_block_*) and get_image_width/height/dim/"
+                       "channel_order/channel_data_type use; pass the image as another, read_only "
+                       "or write_only, argument for other image functions\n";
+        ok = false;
+      }
+    }
+    for (llvm::Function& f : m_) {
+      if (f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL || f.isDeclaration()) continue;
+      for (llvm::Argument& a : f.args())
+        if (isReadWriteImage(a.getType())) readWriteParams_[f.getName().str()].push_back(a.getArgNo());
+      if (readWriteParams_.count(f.getName().str()) && !f.use_empty()) {
+        result_.log += "error: kernel '" + f.getName().str() + "' takes a read_write image2d_t and "
+                       "another kernel calls it, which the layer's stand-in for read_write images "
+                       "does not follow\n";
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  bool isReadWriteImage(llvm::Type* t) const {
+    return readWriteImage_ && t->isPointerTy() && !t->isOpaquePointerTy() &&
+           t->getNonOpaquePointerElementType() == readWriteImage_;
+  }
+
+  // Which header word (layer/image_views.h: width, height, channel order, channel data type) a
+  // query of a read_write image2d_t reads; 4 for get_image_dim (width and height); -1 otherwise.
+  static int headerField(const llvm::Function& f) {
+    detail::MangledFunction sig;
+    if (!detail::demangleBuiltin(f.getName(), &sig) || sig.params != std::vector<std::string>{kReadWriteImage2d})
+      return -1;
+    static const std::map<std::string, int> fields{{"get_image_width", 0}, {"get_image_height", 1},
+                                                   {"get_image_channel_order", 2},
+                                                   {"get_image_channel_data_type", 3}, {"get_image_dim", 4}};
+    auto it = fields.find(sig.name);
+    return it == fields.end() ? -1 : it->second;
+  }
+
+  bool standInForReadWriteImages(std::string* log) {
+    if (readWriteParams_.empty()) return true;
+    llvm::Type* i32 = llvm::Type::getInt32Ty(ctx_);
+    // The queries: loads of the header.
+    for (llvm::Function& f : m_) {
+      const int field = f.isDeclaration() ? headerField(f) : -1;
+      if (field < 0) continue;
+      for (llvm::User* u : llvm::make_early_inc_range(f.users())) {
+        auto* call = llvm::dyn_cast<llvm::CallInst>(u);
+        if (!call || call->getCalledFunction() != &f) continue;
+        llvm::IRBuilder<> b(call);
+        llvm::Value* header = b.CreatePointerCast(call->getArgOperand(0), llvm::PointerType::get(i32, 1));
+        auto word = [&](unsigned w) {
+          return b.CreateAlignedLoad(i32, b.CreateConstInBoundsGEP1_32(i32, header, w), llvm::Align(4));
+        };
+        llvm::Value* v = nullptr;
+        if (field < 4) {
+          v = word(unsigned(field));
+        } else {
+          v = b.CreateInsertElement(llvm::UndefValue::get(llvm::FixedVectorType::get(i32, 2)), word(0), uint64_t(0));
+          v = b.CreateInsertElement(v, word(1), uint64_t(1));
+        }
+        if (v->getType() != call->getType()) {
+          *log = "error: internal error: '" + f.getName().str() + "' returns another type\n";
+          return false;
+        }
+        call->replaceAllUsesWith(v);
+        call->eraseFromParent();
+      }
+    }
+    // The kernels: the image write_only in its place, the texels after every other argument.
+    llvm::StructType* writeOnly = llvm::StructType::getTypeByName(ctx_, "opencl.image2d_wo_t");
+    if (!writeOnly) writeOnly = llvm::StructType::create(ctx_, "opencl.image2d_wo_t");
+    llvm::Type* bytes = llvm::PointerType::get(llvm::Type::getInt8Ty(ctx_), 1);
+    for (const auto& [name, images] : readWriteParams_) {
+      llvm::Function* kernel = m_.getFunction(name);
+      if (!kernel) continue;
+      llvm::FunctionType* type = kernel->getFunctionType();
+      std::vector<llvm::Type*> params(type->param_begin(), type->param_end());
+      for (unsigned i : images) params[i] = llvm::PointerType::get(writeOnly, 1);
+      params.insert(params.end(), images.size(), bytes);
+      auto* entry = llvm::Function::Create(llvm::FunctionType::get(type->getReturnType(), params, false),
+                                           kernel->getLinkage(), kernel->getAddressSpace(), "", &m_);
+      entry->takeName(kernel);
+      entry->setCallingConv(kernel->getCallingConv());
+      llvm::AttributeList attrs = kernel->getAttributes();
+      std::vector<llvm::AttributeSet> paramAttrs;
+      for (unsigned i = 0; i < params.size(); ++i)
+        paramAttrs.push_back(i < kernel->arg_size() ? attrs.getParamAttrs(i) : llvm::AttributeSet());
+      entry->setAttributes(llvm::AttributeList::get(ctx_, attrs.getFnAttrs(), attrs.getRetAttrs(), paramAttrs));
+      llvm::SmallVector<std::pair<unsigned, llvm::MDNode*>, 8> md;
+      kernel->getAllMetadata(md);
+      for (auto& [kind, node] : md) entry->setMetadata(kind, node);
+      if (llvm::MDNode* access = entry->getMetadata("kernel_arg_access_qual")) {
+        std::vector<llvm::Metadata*> ops(access->op_begin(), access->op_end());
+        for (unsigned i : images)
+          if (i < ops.size()) ops[i] = llvm::MDString::get(ctx_, "write_only");
+        entry->setMetadata("kernel_arg_access_qual", llvm::MDNode::get(ctx_, ops));
+      }
+      std::vector<std::string> names;
+      for (unsigned i : images) names.push_back(kernel->getArg(i)->getName().str() + "__isg_raw");
+      extendArgMetadata(entry, unsigned(images.size()), 1, "uchar*", [&](unsigned k) { return names[k]; });
+      entry->getBasicBlockList().splice(entry->begin(), kernel->getBasicBlockList());
+      llvm::IRBuilder<> b(&*entry->getEntryBlock().getFirstInsertionPt());
+      for (unsigned i = 0; i < kernel->arg_size(); ++i) {
+        llvm::Argument* old = kernel->getArg(i);
+        auto at = std::find(images.begin(), images.end(), i);
+        if (at == images.end()) {
+          old->replaceAllUsesWith(entry->getArg(i));
+          entry->getArg(i)->takeName(old);
+          continue;
+        }
+        llvm::Argument* texels = entry->getArg(unsigned(kernel->arg_size() + (at - images.begin())));
+        texels->setName(names[std::size_t(at - images.begin())]);
+        entry->getArg(i)->setName(old->getName() + "__isg_img");
+        old->replaceAllUsesWith(b.CreatePointerCast(texels, old->getType()));
+      }
+      kernel->eraseFromParent();
+    }
+    return true;
   }
 
   // Inlines what is marked always-inline: the kernels' bodies into their entries and, for
@@ -564,6 +751,7 @@ class ModuleRewriter {
 
   // Drops what nothing uses any more and checks the module.
   bool finish(std::string* log) {
+    if (!standInForReadWriteImages(log)) return false;
     inlineMarked();
     for (bool erased = true; erased;) {
       erased = false;
@@ -593,6 +781,8 @@ class ModuleRewriter {
   std::map<llvm::Function*, std::size_t> overloadOf_;
   std::set<llvm::Function*> contextual_;
   std::set<std::pair<llvm::Function*, unsigned>> blockImages_;
+  llvm::StructType* readWriteImage_ = nullptr;                       // opencl.image2d_rw_t, stood in for
+  std::map<std::string, std::vector<unsigned>> readWriteParams_;      // kernel -> its such parameters
   std::vector<KernelManifest> kernels_;
   bool usesSubGroups_ = false;
   RewriteResult result_;
@@ -641,6 +831,8 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
     return errorResult("error: the SPIR-V module cannot be read: " + why);
 
   DeviceTraits traits = in.traits;
+  // PTX has no read-write image form: NVIDIA's devices report none, and the stand-in serves.
+  if (in.output == RewriteResult::Form::Ptx) traits.readWriteImages = false;
   std::string note;
   for (int attempt = 0; attempt < 2; ++attempt) {
     llvm::LLVMContext context;
@@ -668,7 +860,9 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
     r.strategy = traits.strategy;
     if (!note.empty()) r.log = note + "\n";
     if (!rewriter.usesSubGroups()) {
-      if (in.output == RewriteResult::Form::Spirv) return RewriteResult{};  // the driver takes it as it is
+      if (in.output == RewriteResult::Form::Spirv && !rewriter.standsInForImages())
+        return RewriteResult{};  // the driver takes it as it is
+      if (!rewriter.finishWithoutLibrary(&why)) return errorResult(why);
       r.kernels = rewriter.kernels();
       if (!writeModule(in, traits, m, &r.binary, &r.kernels, &why)) return errorResult(why);
       return r;

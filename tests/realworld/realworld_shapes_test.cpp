@@ -86,25 +86,6 @@ void kernel(const Program& p, const char* name, Kernel* out) {
   ASSERT_EQ(err, CL_SUCCESS) << name;
 }
 
-// Programs from SPIR-V on NVIDIA, whose PTX the layer writes: read_write images are not built
-// there yet (docs/spirv.md), and the build log says so. True (after checking that) on such a
-// run.
-bool readWriteImagesRefusedFromSpirv() {
-  if (!isgtest::spirvMode() ||
-      isgtest::deviceString(env().device, CL_DEVICE_VENDOR).find("NVIDIA") == std::string::npos)
-    return false;
-  std::string log;
-  cl_int status = CL_SUCCESS;
-  cl_program p = isgtest::buildProgram(
-      "kernel void k(read_write image2d_t im, global uint* o) { o[0] = intel_sub_group_block_read(im, (int2)(0, 0)); }\n",
-      "-cl-std=CL2.0", &log, &status);
-  EXPECT_EQ(p, nullptr);
-  if (p) clReleaseProgram(p);
-  EXPECT_EQ(status, CL_BUILD_PROGRAM_FAILURE);
-  EXPECT_NE(log.find("uses read_write images"), std::string::npos) << log;
-  return true;
-}
-
 void run(const Kernel& k, size_t global, size_t local) {
   ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k.k, 1, nullptr, &global, &local, 0, nullptr,
                                       nullptr));
@@ -435,8 +416,6 @@ TEST(ReadWriteImages, BlockReadWriteOnAReadWriteImage) {
   if (isgtest::extraBuildOptions().find("-cl-std=CL1.") != std::string::npos)
     GTEST_SKIP() << "read_write images need OpenCL C 2.0 or newer (" << isgtest::extraBuildOptions()
                  << ")";
-  if (readWriteImagesRefusedFromSpirv())
-    GTEST_SKIP() << "read_write images from SPIR-V on NVIDIA: refused with a build log that says so (docs/spirv.md)";
 
   const std::string src =
       "__attribute__((intel_reqd_sub_group_size(8)))\n"
@@ -602,8 +581,9 @@ TEST(ImageFormats, BlockAndMediaIOMoveTheRawBitsOfEveryFormat) {
 
 // read_write image2d_t arguments with block and media IO, as Intel's conformance suite and
 // in-place Intel kernels use them. Devices without read-write images (NVIDIA) get the layer's
-// stand-in, a buffer of the texels (layer/image_views.h); CI runs this suite a second time with
-// ISG_EMULATE_READ_WRITE_IMAGES=1 so that path runs on PoCL too. Formats with exact and with
+// stand-in, a buffer of the texels (layer/image_views.h), from source and from SPIR-V alike; CI
+// runs this suite again with ISG_EMULATE_READ_WRITE_IMAGES=1, from source and from SPIR-V, so
+// that path runs on PoCL too. Formats with exact and with
 // inexact read_image* conversions; a write, an image fence and a neighbour's read.
 TEST(ReadWriteImages, BlockAndMediaIOInPlaceAndAcrossAFence) {
   ISG_REQUIRE_ENV();
@@ -613,8 +593,6 @@ TEST(ReadWriteImages, BlockAndMediaIOInPlaceAndAcrossAFence) {
   if (options.find("-cl-std=CL1.") != std::string::npos)
     GTEST_SKIP() << "read_write images need OpenCL C 2.0 or newer (" << options << ")";
   if (options.find("-cl-std=") == std::string::npos) options += " -cl-std=CL2.0";
-  if (readWriteImagesRefusedFromSpirv())
-    GTEST_SKIP() << "read_write images from SPIR-V on NVIDIA: refused with a build log that says so (docs/spirv.md)";
   Program p;
   ASSERT_NO_FATAL_FAILURE(build(R"CLC(
 uint twice(read_write image2d_t im, int2 at) { return intel_sub_group_block_read(im, at) * 2u; }

@@ -209,14 +209,51 @@ __kernel void k(read_only image2d_t im, write_only image2d_t out, sampler_t s, _
                            "suq.channel_order", "txq.width"})
     EXPECT_TRUE(has(ptx, form)) << form << "\n" << ptx;
 
+  // read_write image2d_t: NVIDIA has no read-write images, so the layer stands in for them as
+  // for source programs (a write_only image in its place, the texels in a hidden buffer after
+  // the other arguments) for block and media IO and the queries; other uses are build errors
+  // that name the function.
+  const isg::RewriteResult standIn = toPtx(R"CLC(
+uint twice(read_write image2d_t im, int2 at) { return intel_sub_group_block_read(im, at) * 2u; }
+__attribute__((intel_reqd_sub_group_size(8)))
+__kernel void k(read_write image2d_t im, __global int* o) {
+  const int2 at = (int2)(get_group_id(0) * 32, 0);
+  intel_sub_group_block_write(im, at, twice(im, at) + get_image_width(im));
+  o[0] = get_image_dim(im).y + get_image_channel_order(im) + get_image_channel_data_type(im);
+  intel_sub_group_media_block_write_ui(at, 4, 2, intel_sub_group_media_block_read_ui(at, 4, 2, im), im);
+}
+__kernel void sizes(read_write image2d_t im, __global int* o) { o[0] = get_image_height(im); }
+)CLC", "-cl-std=CL2.0");
+  ASSERT_EQ(standIn.status, isg::RewriteResult::Status::Rewritten) << standIn.log;
+  const std::string standInPtx = standIn.binary.c_str();
+  for (const char* form : {".param .surfref k_param_0", ".param .u64 .ptr .global .align 1 k_param_2",
+                           ".param .surfref sizes_param_0", ".param .u64 .ptr .global .align 1 sizes_param_2"})
+    EXPECT_TRUE(has(standInPtx, form)) << form << "\n" << standInPtx;
+  EXPECT_FALSE(has(standInPtx, "texref")) << standInPtx;
+  ASSERT_EQ(standIn.kernels.size(), 2u);
+  for (const isg::KernelManifest& km : standIn.kernels) {
+    SCOPED_TRACE(km.name);
+    ASSERT_FALSE(km.hiddenArgs.empty());
+    const isg::HiddenArg& texels = km.hiddenArgs.front();  // before the launch shape
+    EXPECT_EQ(texels.kind, isg::HiddenArg::Kind::RawImage);
+    EXPECT_EQ(texels.index, 2u);
+    EXPECT_EQ(texels.imageArg, 0u);
+    EXPECT_EQ(km.blockImageArgs, std::vector<unsigned>{0});
+  }
   const isg::RewriteResult readWrite = toPtx(R"CLC(
+float first(read_write image2d_t im) { return read_imagef(im, (int2)(0, 0)).x; }
 __kernel void k(read_write image2d_t im, __global float* o) {
-  o[0] = intel_sub_group_shuffle(read_imagef(im, (int2)(0, 0)).x, 1u);
+  o[0] = intel_sub_group_shuffle(first(im), 1u) + intel_sub_group_block_read(im, (int2)(0, 0));
 }
 )CLC", "-cl-std=CL2.0");
   EXPECT_EQ(readWrite.status, isg::RewriteResult::Status::Error);
-  EXPECT_TRUE(has(readWrite.log, "read_write images")) << readWrite.log;
-  EXPECT_TRUE(has(readWrite.log, "NVIDIA")) << readWrite.log;
+  EXPECT_TRUE(has(readWrite.log, "error: function 'first' passes a read_write image2d_t to read_imagef")) << readWrite.log;
+  EXPECT_TRUE(has(readWrite.log, "CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS is 0")) << readWrite.log;
+  const isg::RewriteResult array = toPtx(R"CLC(
+__kernel void k(read_write image2d_array_t im, __global float* o) { o[0] = get_image_width(im); }
+)CLC", "-cl-std=CL2.0");
+  EXPECT_EQ(array.status, isg::RewriteResult::Status::Error);
+  EXPECT_TRUE(has(array.log, "read_write images")) << array.log;
 
   // printf as NVIDIA's compiler writes it: vprintf, the format in global memory, the
   // arguments (float promoted to double) at their natural alignment.
