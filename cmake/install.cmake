@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # What `cmake --install` and the packages (cmake/package.cmake) put where; docs/install.md is the
-# user's side of it. Two components: `layer` (the layer, the tools, the docs, the registration and
-# the CMake package; no Clang/LLVM at run time, they are linked in) and `spirv` (the SPIR-V
+# user's side of it. Two components: `layer` (the layer, its rewriter library with Clang and
+# LLVM linked in, the tools, the docs, the registration and the CMake package) and `spirv` (the SPIR-V
 # translator bridge, which needs Debian's shared libLLVM-15 and SPIRV-LLVM-Translator).
 
 install(TARGETS IntelSubgroupsLayer EXPORT IntelSubgroupsLayerTargets
@@ -14,6 +14,7 @@ foreach(tool isg-replay isg-rewrite isg-binary isg-demo)
 endforeach()
 install(TARGETS ${isg_installed_tools} EXPORT IntelSubgroupsLayerTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT layer)
+install(TARGETS IntelSubgroupsRewriter LIBRARY DESTINATION ${ISG_INSTALL_PRIVATEDIR} COMPONENT layer)
 if(TARGET IntelSubgroupsSpirv)
   install(TARGETS IntelSubgroupsSpirv
           LIBRARY DESTINATION ${ISG_INSTALL_PRIVATEDIR} COMPONENT spirv)

@@ -14,6 +14,7 @@
 
 #include "driver_queries.h"
 #include "layer_api.h"
+#include "isg/rewriter_library.h"
 
 namespace isg {
 namespace {
@@ -245,6 +246,15 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   if (wanted != Strategy::Native && p->detected == Strategy::Native)
     ISG_LOG_INFO("'" << name << "' reports cl_intel_subgroups; emulating anyway as ISG_STRATEGY="
                      << strategyName(wanted) << " asks");
+  // Every strategy but native rewrites, which needs the rewriter library: without it the device
+  // is left to its driver rather than offered builtins whose programs would all fail.
+  if (wanted != Strategy::Native) {
+    std::string why;
+    if (!rewriterInstalled(&why)) {
+      ISG_LOG_WARNING("'" << name << "' is left to its driver: " << why);
+      wanted = Strategy::Native;
+    }
+  }
   p->strategy = wanted;
   if (p->strategy == Strategy::Khr) {
     if (khrTestDouble) {

@@ -902,21 +902,6 @@ bool spirvAvailable(const std::string& bridgePath, std::string* why) {
   return detail::bridgeLoads(bridgePath, why);
 }
 
-bool spirvInstalled(const std::string& bridgePath, std::string* why) {
-  std::string searched;
-  const std::string path =
-      bridgePath.empty() ? detail::layerFile("libIntelSubgroupsSpirv.so", &searched) : bridgePath;
-  if (!path.empty() && access(path.c_str(), R_OK) == 0) return true;
-  *why = "the SPIR-V bridge libIntelSubgroupsSpirv.so is not installed (searched " +
-         (bridgePath.empty() ? searched : bridgePath) +
-         "); the package intel-subgroups-layer-spirv holds it";
-  return false;
-}
-
-bool ptxAvailable(std::string* why) {
-  return !detail::libclcPath(why).empty();
-}
-
 bool validateModule(const std::string& spirv, std::string* why) {
   return detail::validateSpirv(spirv, why);
 }

@@ -657,17 +657,6 @@ std::string unwritable(const llvm::Module& m, Origin origin) {
 
 }  // namespace
 
-std::string libclcPath(std::string* why) {
-  std::vector<std::string> candidates{layerFile("nvptx64--nvidiacl.bc")};
-#ifdef ISG_LIBCLC_NVPTX
-  candidates.push_back(ISG_LIBCLC_NVPTX);
-#endif
-  candidates.push_back("/usr/lib/clc/nvptx64--nvidiacl.bc");
-  for (const std::string& c : candidates)
-    if (!c.empty() && llvm::sys::fs::exists(c)) return c;
-  if (why) *why = "libclc's nvptx64--nvidiacl.bc is neither with the layer's files nor in /usr/lib/clc (libclc-15)";
-  return {};
-}
 
 std::string ptxUnsupported(const llvm::Module& spir) {
   // Opaque OpenCL types keep their names in the SPIR module the reader writes

@@ -286,30 +286,4 @@ bool bitcodeToSpirv(const std::string& bridgePath, const std::string& bitcode, u
   });
 }
 
-// The folder of the library or program that holds the rewriter.
-static std::string ownDirectory() {
-  Dl_info info{};
-  if (!dladdr(reinterpret_cast<void*>(&ownDirectory), &info) || !info.dli_fname) return ".";
-  std::string path = info.dli_fname;
-  std::size_t slash = path.rfind('/');
-  return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
-}
-
-std::string layerFile(const std::string& name, std::string* searched) {
-  // ISG_PRIVATE_LIBDIR (CMake: <libdir>/intel-subgroups-layer, relative to the prefix) is where
-  // `cmake --install` and the package put these files.
-  const std::string privateDir = ISG_PRIVATE_LIBDIR;
-  const std::string own = ownDirectory();
-  const std::string folders[] = {own, own + privateDir.substr(privateDir.rfind('/')),
-                                 own + "/../" + privateDir};
-  std::string list;
-  for (const std::string& folder : folders) {
-    const std::string path = folder + "/" + name;
-    if (access(path.c_str(), R_OK) == 0) return path;
-    list += (list.empty() ? "" : ", ") + folder;
-  }
-  if (searched) *searched = list;
-  return {};
-}
-
 }  // namespace isg::detail

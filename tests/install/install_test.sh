@@ -53,6 +53,7 @@ case "$stage" in
     cmake --install "$build" --prefix "$p" --strip > "$work/install.log"
     layer="$p/$libdir/libIntelSubgroupsLayer.so"
     for f in "$layer" "$p/$libdir/intel-subgroups-layer/libIntelSubgroupsSpirv.so" \
+             "$p/$libdir/intel-subgroups-layer/libIntelSubgroupsRewriter.so" \
              "$p/bin/isg-replay" "$p/bin/isg-rewrite" "$p/bin/isg-binary" "$p/bin/isg-demo" \
              "$p/share/doc/intel-subgroups-layer/README.md" "$p/share/doc/intel-subgroups-layer/install.md" \
              "$p/etc/OpenCL/layers/intel-subgroups-layer.lay"; do
@@ -60,7 +61,12 @@ case "$stage" in
     done
     [ "$(cat "$p/etc/OpenCL/layers/intel-subgroups-layer.lay")" = "$layer" ] ||
       fail "the registration names '$(cat "$p/etc/OpenCL/layers/intel-subgroups-layer.lay")', not $layer"
-    file "$layer" | grep -q "stripped" && ! file "$layer" | grep -q "not stripped" || fail "--strip left $layer unstripped"
+    for lib in "$layer" "$p/$libdir/intel-subgroups-layer/libIntelSubgroupsRewriter.so"; do
+      file "$lib" | grep -q "stripped" && ! file "$lib" | grep -q "not stripped" || fail "--strip left $lib unstripped"
+    done
+    # Clang and LLVM are in the rewriter library, which the layer loads when a build needs it.
+    ! nm -D "$layer" | grep -q "llvm" || fail "$layer links LLVM"
+    ! ldd "$layer" | grep -Eq "llvm|clang" || fail "$layer needs Clang/LLVM libraries: $(ldd "$layer")"
     for tool in isg-replay isg-rewrite isg-binary; do
       expect_output "$p/bin/$tool" --version -- "^$tool $version\$"
     done
@@ -69,6 +75,13 @@ case "$stage" in
     expect_output env OPENCL_LAYERS="$layer" clinfo -- "$intel_extensions" 'cl_intel_required_subgroup_size' \
       'cl_intel_spirv_subgroups' 'Sub-group sizes \(Intel\) +[0-9]'
     expect_output env OPENCL_LAYERS="$layer" "$p/bin/isg-demo" -- '^PASS: matches the host reference'
+    # Without its rewriter library the layer leaves devices to their drivers, and says why.
+    mkdir -p "$work/lonely" && cp "$layer" "$work/lonely/"
+    out=$(env OPENCL_LAYERS="$work/lonely/libIntelSubgroupsLayer.so" clinfo 2>&1) ||
+      fail "clinfo through a layer without its rewriter library"
+    grep -q "is left to its driver: the layer's rewriter library libIntelSubgroupsRewriter.so is not installed" <<<"$out" ||
+      fail "a layer without its rewriter library does not say so: $(grep isg <<<"$out")"
+    ! grep -Eq "$intel_extensions" <<<"$out" || fail "a layer without its rewriter library offers cl_intel_subgroups"
     # The Khronos loader reads the registration (OPENCL_LAYER_PATH instead of /etc/OpenCL/layers),
     # initialises with clInitLayerWithProperties and calls clDeinitLayer at exit.
     loader=$(khronos_loader)
@@ -86,6 +99,7 @@ case "$stage" in
     DESTDIR="$stage_dir" cmake --install "$build" --prefix /usr > "$work/install.log"
     expect_file "$stage_dir/usr/$libdir/libIntelSubgroupsLayer.so"
     expect_file "$stage_dir/usr/$libdir/intel-subgroups-layer/libIntelSubgroupsSpirv.so"
+    expect_file "$stage_dir/usr/$libdir/intel-subgroups-layer/libIntelSubgroupsRewriter.so"
     expect_file "$stage_dir/etc/OpenCL/layers/intel-subgroups-layer.lay"
     [ "$(cat "$stage_dir/etc/OpenCL/layers/intel-subgroups-layer.lay")" = "/usr/$libdir/libIntelSubgroupsLayer.so" ] ||
       fail "the staged registration names '$(cat "$stage_dir/etc/OpenCL/layers/intel-subgroups-layer.lay")'"
@@ -122,6 +136,7 @@ EOF
     expect_file "$spirv"
     dpkg-deb -c "$main" > "$work/main.list"
     for f in "./usr/$libdir/libIntelSubgroupsLayer.so" ./etc/OpenCL/layers/intel-subgroups-layer.lay \
+             "./usr/$libdir/intel-subgroups-layer/libIntelSubgroupsRewriter.so" \
              ./usr/bin/isg-replay ./usr/bin/isg-rewrite ./usr/bin/isg-binary ./usr/bin/isg-demo \
              ./usr/share/doc/intel-subgroups-layer/README.md ./usr/share/doc/intel-subgroups-layer/install.md \
              "./usr/$libdir/cmake/IntelSubgroupsLayer/IntelSubgroupsLayerConfigVersion.cmake"; do

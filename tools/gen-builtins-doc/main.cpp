@@ -205,10 +205,12 @@ std::string generate() {
      << "  read them; such a module fails its build with the translator's message;\n"
      << "- on NVIDIA, where the layer writes PTX for the driver: images in NVIDIA's own forms\n"
      << "  (texture and surface references), so the image forms of block IO and media block IO\n"
-     << "  work and `cl_intel_spirv_media_block_io` is advertised; `read_write` images, pipes and\n"
+     << "  work and `cl_intel_spirv_media_block_io` is advertised; `read_write image2d_t` gets the\n"
+     << "  source path's stand-in (block and media IO and the size and format queries on it; other\n"
+     << "  uses fail the build naming the function), other `read_write` images, pipes and\n"
      << "  device-side enqueue fail the build with a log line that names them; block IO\n"
-     << "  on an image of an inexact format (SNORM, HALF_FLOAT, packed) is refused at enqueue, as\n"
-     << "  for every program from SPIR-V.\n";
+     << "  on a read_only or write_only image of an inexact format (SNORM, HALF_FLOAT, packed) is\n"
+     << "  refused at enqueue, as for every program from SPIR-V.\n";
   return md.str();
 }
 
