@@ -144,6 +144,7 @@ class ModuleRewriter {
       }
     }
     followBlockImages();
+    followOtherImageUses();
     if (!findReadWriteImages()) return false;
 
     const bool uniformGroups = !allowsNonUniformWorkGroups(in_.options, /*fromSpirv=*/true);
@@ -172,12 +173,10 @@ class ModuleRewriter {
                             items % km.subGroupSize == 0;
       }
       km.numUserArgs = unsigned(f.arg_size());
-      // Every block IO image of a module counts as mixed (the IR path does not follow other
-      // image uses yet): inexact formats stay refused at enqueue there (docs/builtins.md).
       for (unsigned i = 0; i < f.arg_size(); ++i)
         if (blockImages_.count({&f, i})) {
           km.blockImageArgs.push_back(i);
-          km.mixedImageArgs.push_back(i);
+          if (otherImageUses_.count({&f, i})) km.mixedImageArgs.push_back(i);
         }
       if (contextual_.count(&f)) {
         std::set<const Builtin*> used;
@@ -396,6 +395,78 @@ class ModuleRewriter {
                 grew |= blockImages_.insert({a->getParent(), a->getArgNo()}).second;
         }
     }
+  }
+
+  // Image parameters that something other than block and media IO and the size queries may
+  // take (read_image*, a format query, a store elsewhere, an indirect call), followed from
+  // callee to caller: a raw-bits view cannot stand in for those at enqueue
+  // (KernelManifest::mixedImageArgs), as the source analysis decides it.
+  void followOtherImageUses() {
+    std::map<std::pair<llvm::Function*, unsigned>, std::set<std::pair<llvm::Function*, unsigned>>> passedTo;
+    for (llvm::Function& f : m_) {
+      if (f.isDeclaration()) continue;
+      for (llvm::Argument& a : f.args()) {
+        if (!isImage(a.getType())) continue;
+        const std::pair<llvm::Function*, unsigned> param{&f, a.getArgNo()};
+        // The parameter, its pointer casts, and the loads of the slot an unoptimised module
+        // keeps it in (the store/load pair parameterOf looks through).
+        std::vector<llvm::Value*> values{&a};
+        bool other = false;
+        for (std::size_t v = 0; v < values.size() && !other; ++v)
+          for (llvm::User* u : values[v]->users()) {
+            if (auto* cast = llvm::dyn_cast<llvm::BitCastInst>(u)) {
+              values.push_back(cast);
+            } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(u);
+                       store && store->getValueOperand() == values[v]) {
+              auto* slot = llvm::dyn_cast<llvm::AllocaInst>(store->getPointerOperand()->stripPointerCasts());
+              if (!slot) {
+                other = true;
+                break;
+              }
+              for (llvm::User* su : slot->users()) {
+                if (auto* load = llvm::dyn_cast<llvm::LoadInst>(su)) values.push_back(load);
+                else if (su != store) other = true;  // anything else may put another image there
+              }
+            } else if (auto* call = llvm::dyn_cast<llvm::CallBase>(u)) {
+              llvm::Function* callee = call->getCalledFunction();
+              if (callee && (overloadOf_.count(callee) || sizeQuery(*callee))) continue;
+              if (!callee || callee->isDeclaration()) {
+                other = true;
+                continue;
+              }
+              for (unsigned i = 0; i < call->arg_size(); ++i)
+                if (call->getArgOperand(i) == values[v]) passedTo[param].insert({callee, i});
+            } else {
+              other = true;
+            }
+            if (other) break;
+          }
+        if (other) otherImageUses_.insert(param);
+      }
+    }
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& [param, callees] : passedTo)
+        if (!otherImageUses_.count(param))
+          for (const auto& callee : callees)
+            if (otherImageUses_.count(callee)) {
+              grew = otherImageUses_.insert(param).second;
+              break;
+            }
+    }
+  }
+
+  static bool isImage(llvm::Type* t) {
+    if (!t->isPointerTy() || t->isOpaquePointerTy()) return false;
+    auto* s = llvm::dyn_cast<llvm::StructType>(t->getNonOpaquePointerElementType());
+    return s && s->hasName() && s->getName().startswith("opencl.image");
+  }
+
+  // get_image_width/height/dim: a raw-bits view has the image's size, so these are no other use.
+  static bool sizeQuery(const llvm::Function& f) {
+    detail::MangledFunction sig;
+    return detail::demangleBuiltin(f.getName(), &sig) && sig.params.size() == 1 &&
+           (sig.name == "get_image_width" || sig.name == "get_image_height" || sig.name == "get_image_dim");
   }
 
   // `f`'s body moved into a new internal function that takes the context first.
@@ -781,6 +852,7 @@ class ModuleRewriter {
   std::map<llvm::Function*, std::size_t> overloadOf_;
   std::set<llvm::Function*> contextual_;
   std::set<std::pair<llvm::Function*, unsigned>> blockImages_;
+  std::set<std::pair<llvm::Function*, unsigned>> otherImageUses_;
   llvm::StructType* readWriteImage_ = nullptr;                       // opencl.image2d_rw_t, stood in for
   std::map<std::string, std::vector<unsigned>> readWriteParams_;      // kernel -> its such parameters
   std::vector<KernelManifest> kernels_;

@@ -773,6 +773,7 @@ bool writePtx(llvm::Module& m, llvm::TargetMachine& tm, const std::string& optio
     return false;
   }
   optimise(m, tm);
+  rematerialiseHandles(m);
   tolerateUnalignedVectors(m);
   if (std::string why = unwritable(m, origin); !why.empty()) {
     *log = why;

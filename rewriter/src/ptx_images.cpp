@@ -20,7 +20,9 @@
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Metadata.h>
@@ -234,6 +236,60 @@ bool isImageIntrinsic(const llvm::Function& f) {
 }
 
 }  // namespace
+
+void rematerialiseHandles(llvm::Module& m) {
+  auto handleCall = [](llvm::Value* v) -> llvm::CallInst* {
+    auto* call = llvm::dyn_cast<llvm::CallInst>(v);
+    const llvm::Function* f = call ? call->getCalledFunction() : nullptr;
+    return f && f->getName().startswith("llvm.nvvm.texsurf.handle") ? call : nullptr;
+  };
+  for (llvm::Function& f : m) {
+    if (f.isDeclaration()) continue;
+    // One handle call per global, at the top of the function: every other becomes it.
+    std::map<llvm::Value*, llvm::CallInst*> first;
+    std::vector<llvm::CallInst*> calls;
+    for (llvm::Instruction& i : llvm::instructions(f))
+      if (llvm::CallInst* h = handleCall(&i)) calls.push_back(h);
+    for (llvm::CallInst* h : calls) {
+      llvm::CallInst*& one = first[h->getArgOperand(0)];
+      if (!one) {
+        one = h;
+        h->moveBefore(&*f.getEntryBlock().getFirstInsertionPt());
+      } else {
+        h->replaceAllUsesWith(one);
+        h->eraseFromParent();
+      }
+    }
+    // The phis and selects that merged them now merge one value: their users take it.
+    for (llvm::Instruction& i : llvm::instructions(f)) {
+      auto* use = llvm::dyn_cast<llvm::IntrinsicInst>(&i);
+      if (!use || handleCall(use)) continue;
+      for (unsigned a = 0; a < use->arg_size(); ++a) {
+        llvm::Value* v = use->getArgOperand(a);
+        if (!llvm::isa<llvm::PHINode>(v) && !llvm::isa<llvm::SelectInst>(v)) continue;
+        std::vector<llvm::Value*> work{v};
+        std::set<llvm::Value*> seen;
+        llvm::Value* leaf = nullptr;
+        bool one = true;
+        while (!work.empty() && one) {
+          llvm::Value* x = work.back();
+          work.pop_back();
+          if (!seen.insert(x).second) continue;
+          if (auto* phi = llvm::dyn_cast<llvm::PHINode>(x)) {
+            for (llvm::Value* in : phi->incoming_values()) work.push_back(in);
+          } else if (auto* select = llvm::dyn_cast<llvm::SelectInst>(x)) {
+            work.push_back(select->getTrueValue());
+            work.push_back(select->getFalseValue());
+          } else {
+            one = (handleCall(x) || llvm::isa<llvm::Argument>(x)) && (!leaf || leaf == x);
+            leaf = x;
+          }
+        }
+        if (one && leaf) use->setArgOperand(a, leaf);
+      }
+    }
+  }
+}
 
 void declareBufferSurfaces(const llvm::Module& m, std::string* ptx) {
   const llvm::NamedMDNode* list = m.getNamedMetadata(kBufferSurfaces);

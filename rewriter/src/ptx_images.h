@@ -31,6 +31,14 @@ std::string imageLimit(llvm::StringRef type, llvm::StringRef access);
 // module is in NVPTX's address spaces with its kernels marked `ptx_kernel`. False with *log.
 bool lowerImages(llvm::Module& m, const DeviceTraits& traits, std::string* log);
 
+// After the optimiser: GVN merges the identical llvm.nvvm.texsurf.handle.internal calls of one
+// sampler from different blocks into a phi, which LLVM 15's NVPTXReplaceImageHandles cannot trace
+// to its global (it reads an operand the phi does not have: a crash in the back end, whether it
+// crashes depending on memory). So each function gets one handle call per sampler, at its top,
+// whose value every use takes (across blocks the back end traces it), and uses of a phi or
+// select that merges one handle or one kernel parameter take that value itself.
+void rematerialiseHandles(llvm::Module& m);
+
 // A write_only image1d_buffer_t parameter is a surface NVIDIA's driver passes in a register,
 // `.param .u64 .ptr .surfref`, which LLVM 15 cannot declare: lowerImages makes it a plain i64
 // (used by inline PTX) and this gives its declaration in `ptx`, the module's PTX, that form.

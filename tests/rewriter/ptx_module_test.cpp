@@ -203,11 +203,47 @@ __kernel void k(read_only image2d_t im, write_only image2d_t out, sampler_t s, _
 }
 )CLC");
   ASSERT_EQ(images.status, isg::RewriteResult::Status::Rewritten) << images.log;
+  // Both images are also sampled or written otherwise: a raw-bits view cannot stand in for them.
+  ASSERT_EQ(images.kernels.size(), 1u);
+  EXPECT_EQ(images.kernels[0].blockImageArgs, (std::vector<unsigned>{0, 1}));
+  EXPECT_EQ(images.kernels[0].mixedImageArgs, (std::vector<unsigned>{0, 1}));
   const std::string ptx = images.binary.c_str();
   for (const char* form : {".param .texref k_param_0", ".param .surfref k_param_1", ".param .samplerref k_param_2",
                            "filter_mode = nearest", "clamp_to_edge", "tex.2d.v4.u32.s32", "sust.p.2d.v4.b32.trap",
                            "suq.channel_order", "txq.width"})
     EXPECT_TRUE(has(ptx, form)) << form << "\n" << ptx;
+
+  // The same decision as the source analysis (rewriter_tests.cpp, Manifest.MixedImageArguments):
+  // images that other image functions also take, directly or through helpers, are mixed; the
+  // size queries are not another use.
+  const isg::RewriteResult mixed = toPtx(R"CLC(
+uint4 texel(read_only image2d_t img) { return read_imageui(img, (int2)(0, 0)); }
+uint row(read_only image2d_t img) { return intel_sub_group_block_read(img, (int2)(0, 0)); }
+uint both(read_only image2d_t img) { return row(img) + texel(img).x; }
+kernel void k(global uint* o, read_only image2d_t a, read_only image2d_t b,
+              read_only image2d_t c, read_only image2d_t d) {
+  o[0] = intel_sub_group_block_read(a, (int2)(0, 0)) + get_image_channel_order(a);
+  o[2] = get_image_width(d) + get_image_dim(b).y + get_image_height(d);
+  o[1] = row(b) + both(c) + row(d);
+}
+)CLC");
+  ASSERT_EQ(mixed.status, isg::RewriteResult::Status::Rewritten) << mixed.log;
+  ASSERT_EQ(mixed.kernels.size(), 1u);
+  EXPECT_EQ(mixed.kernels[0].blockImageArgs, (std::vector<unsigned>{1, 2, 3, 4}));
+  EXPECT_EQ(mixed.kernels[0].mixedImageArgs, (std::vector<unsigned>{1, 3}));
+
+  // A block read and a sampled read of one image: the optimiser merges the sampler handles of
+  // the library's reads into a phi, which LLVM 15's back end cannot trace (a crash in most runs
+  // before rematerialiseHandles): every build succeeds.
+  for (int run = 0; run < 4; ++run) {
+    const isg::RewriteResult sampled = toPtx(R"CLC(
+kernel void k(global uint* o, read_only image2d_t c) {
+  o[2] = intel_sub_group_block_read(c, (int2)(0, 1));
+  o[1] = read_imageui(c, (int2)(0, 0)).x;
+}
+)CLC");
+    ASSERT_EQ(sampled.status, isg::RewriteResult::Status::Rewritten) << "run " << run << ": " << sampled.log;
+  }
 
   // read_write image2d_t: NVIDIA has no read-write images, so the layer stands in for them as
   // for source programs (a write_only image in its place, the texels in a hidden buffer after

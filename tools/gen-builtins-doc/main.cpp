@@ -160,7 +160,7 @@ std::string generate() {
      << "(`read_image*`, `write_image*`, `get_image_channel_*`; the size queries are fine) cannot\n"
      << "take a view: for such a format its enqueue fails with `CL_IMAGE_FORMAT_NOT_SUPPORTED`\n"
      << "and a log line (cl_intel_media_block_io itself asks that such images be used by the\n"
-     << "media functions only). Programs from SPIR-V keep that refusal for every inexact format.\n\n"
+     << "media functions only). Programs from SPIR-V are decided the same way, on the module's IR.\n\n"
      << "`read_write image2d_t` (OpenCL C 2.0, or 3.0 with `__opencl_c_read_write_images`)\n"
      << "works where the device has read-write images and also where it has none (NVIDIA): the\n"
      << "rewritten kernel takes the image `write_only` in its place plus a hidden buffer of its\n"
@@ -208,9 +208,7 @@ std::string generate() {
      << "  work and `cl_intel_spirv_media_block_io` is advertised; `read_write image2d_t` gets the\n"
      << "  source path's stand-in (block and media IO and the size and format queries on it; other\n"
      << "  uses fail the build naming the function), other `read_write` images, pipes and\n"
-     << "  device-side enqueue fail the build with a log line that names them; block IO\n"
-     << "  on a read_only or write_only image of an inexact format (SNORM, HALF_FLOAT, packed) is\n"
-     << "  refused at enqueue, as for every program from SPIR-V.\n";
+     << "  device-side enqueue fail the build with a log line that names them.\n";
   return md.str();
 }
 
