@@ -8,6 +8,7 @@
 #include <string>
 
 #include "isg/rewriter_library.h"
+#include "prescan.h"
 #include "spirv_bridge.h"
 
 namespace isg {
@@ -64,5 +65,12 @@ RewriteResult unavailable(const std::string& why) {
   }
 ISG_REWRITER_ENTRIES(ISG_REWRITER_STUB)
 #undef ISG_REWRITER_STUB
+
+// As rewriter.cpp's: most programs never name half, and only those that do need the
+// preprocessor, and with it the library (NVIDIA offers cl_khr_fp16 through the layer, so every
+// build there asks; clinfo builds one kernel).
+bool mayUseHalf(const RewriteInput& input) {
+  return detail::programTextMatches(input, detail::textMayUseHalf) && preprocessedCodeUsesHalf(input);
+}
 
 }  // namespace isg

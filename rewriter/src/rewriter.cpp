@@ -3,6 +3,7 @@
 // analysis (analysis.h), the khr fallback, the driver's text (compose.h) and the result cache
 // (result_cache.h). Clang is only reached through analysis.h.
 #include "isg/rewriter.h"
+#include "isg/rewriter_library.h"
 
 #include <algorithm>
 #include <string>
@@ -109,8 +110,11 @@ RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>
 }  // namespace
 
 bool mayUseHalf(const RewriteInput& input) {
-  if (!detail::programTextMatches(input, detail::textMayUseHalf)) return false;
-  // The text names half; whether the code the preprocessor keeps does, with cl_khr_fp16 defined
+  return detail::programTextMatches(input, detail::textMayUseHalf) && preprocessedCodeUsesHalf(input);
+}
+
+bool preprocessedCodeUsesHalf(const RewriteInput& input) {
+  // The text names half (mayUseHalf); whether the code the preprocessor keeps does, with cl_khr_fp16 defined
   // as the front end defines it (CLBlast's programs declare half types under an #if of their
   // precision, and its single-precision ones need NVIDIA's compiler, not the front end).
   RewriteInput withFp16 = input;

@@ -14,7 +14,7 @@
 // X(return type, name, parameters, arguments, what the layer answers when the library cannot
 // be loaded; `why` is the reason)
 #define ISG_REWRITER_ENTRIES(X)                                                                   \
-  X(bool, mayUseHalf, (const RewriteInput& input), (input), false)                               \
+  X(bool, preprocessedCodeUsesHalf, (const RewriteInput& input), (input), false)                 \
   X(RewriteResult, rewriteProgram, (const RewriteInput& input), (input), unavailable(why))       \
   X(RewriteResult, rewriteModule, (const ModuleInput& input), (input), unavailable(why))         \
   X(RewriteResult, compileForNvidia, (const RewriteInput& input), (input), unavailable(why))     \
@@ -27,6 +27,10 @@
     (reason ? (*reason = why, false) : false))
 
 namespace isg {
+
+// mayUseHalf's second step, for a program whose text names half: whether the code the
+// preprocessor keeps (cl_khr_fp16 defined) does.
+bool preprocessedCodeUsesHalf(const RewriteInput& input);
 
 struct RewriterEntryPoints {
   unsigned abi;
