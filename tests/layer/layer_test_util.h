@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,14 @@ inline void runIntKernel(cl_kernel kernel, const std::vector<cl_int>& in, std::v
                          size_t global, size_t local, cl_command_queue queue = nullptr) {
   const std::string failed = tryRunIntKernel(kernel, in, out, global, local, queue);
   ASSERT_TRUE(failed.empty()) << failed;
+}
+
+// Whether the layer has loaded its rewriter library (Clang and LLVM) into this process.
+inline bool rewriterLibraryLoaded() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);)
+    if (line.find("libIntelSubgroupsRewriter.so") != std::string::npos) return true;
+  return false;
 }
 
 inline std::string programSource(cl_program p) {
