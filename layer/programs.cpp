@@ -180,17 +180,10 @@ bool needsLayerFrontEnd(const RewriteInput& input, const std::vector<cl_device_i
 
 // ISG_NVIDIA_FRONTEND=every: programs without Intel builtins, which otherwise pass through, take
 // the layer's front end too.
-bool everyProgramOnLayerFrontEnd(const RewriteInput& input, const std::vector<cl_device_id>& devices) {
-  (void)input;
+bool everyProgramOnLayerFrontEnd(const std::vector<cl_device_id>& devices) {
   return config().NVIDIA_FRONTEND == FrontEndChoice::Every &&
          DeviceStrategy::allHave(devices, &DeviceProfile::layerFrontEnd);
 }
-
-// What the driver compiles in place of an object the layer's front end compiled
-// (Form::Object): nothing, so that every question about the object has the driver's answer for
-// a compiled object, while the link compiles the object itself again (separate_compilation.h).
-constexpr const char* kObjectStandIn =
-    "/* compiled by the intel-subgroups layer's OpenCL C front end: clLinkProgram builds it */\n";
 
 // A source program through the layer's OpenCL C front end on `devices`, its result ready for
 // the driver's build of PTX (a compiled object: for the driver's compile of its stand-in), with
@@ -198,13 +191,13 @@ constexpr const char* kObjectStandIn =
 // (PassThrough) unless it needs the front end (`needed`: needsLayerFrontEnd) or
 // ISG_NVIDIA_FRONTEND=every says so.
 RewriteResult viaLayerFrontEnd(RewriteInput input, const std::vector<cl_device_id>& devices, bool needed) {
-  const bool untouchedToo = needed || everyProgramOnLayerFrontEnd(input, devices);
+  const bool untouchedToo = needed || everyProgramOnLayerFrontEnd(devices);
   offerLayerExtensions(devices, &input.traits);
   RewriteResult r = input.compiledObject ? compileObjectForNvidia(input) : compileForNvidia(input);
   if (r.status != RewriteResult::Status::Rewritten) return r;
   if (r.source.empty() && !untouchedToo) return RewriteResult{};
   if (r.form == RewriteResult::Form::Object) {
-    r.source = kObjectStandIn;
+    r.source = kFrontEndObjectStandIn;  // separate_compilation.h
     r.headers.clear();
     r.lineMap.clear();
     r.options.clear();
@@ -327,7 +320,7 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
     }
   } else {
     const bool needed = needsLayerFrontEnd(plan->input, devices);
-    if (!needed && !mayNeedRewrite(plan->input) && !everyProgramOnLayerFrontEnd(plan->input, devices))
+    if (!needed && !mayNeedRewrite(plan->input) && !everyProgramOnLayerFrontEnd(devices))
       return CL_SUCCESS;
     plan->result = rewriteSource(plan->input, devices, needed, &plan->frontEndFallback);
   }

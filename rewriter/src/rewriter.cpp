@@ -187,62 +187,64 @@ void addDescribedKernels(std::vector<KernelManifest>& described, std::vector<Ker
 
 }  // namespace
 
-RewriteResult compileForNvidia(const RewriteInput& input) {
+namespace {
+
+// The front end's compile of `input`, cached under `tag`: the rewrite, then `compile`, which
+// makes the result from the rewritten program; the user's disk files go with it into the cache.
+template <class Compile>
+RewriteResult frontEndCompile(const RewriteInput& input, const char* tag, Compile&& compile) {
   return neverThrows("the layer's OpenCL C front end", [&] {
     const RewriteInput in = frontEndInput(input);
-    detail::CacheKey key = detail::cacheKey(in, "ptx");
+    detail::CacheKey key = detail::cacheKey(in, tag);
     RewriteResult result;
     if (detail::cachedResult(key, &result)) return result;
     const RewriteResult rewritten = rewriteProgram(in);
     if (rewritten.status == RewriteResult::Status::Error) return rewritten;
-    const bool edited = rewritten.status == RewriteResult::Status::Rewritten;
-    result = rewritten;
-    std::string ptx, log;
-    std::vector<KernelManifest> described;
-    detail::ShapedKernels shaped;
-    if (!detail::sourceToPtx(rewrittenInput(in, rewritten), &ptx, &described, &shaped, &log)) {
-      // Clang's lines are the rewritten text's; the user's are wanted.
-      result = detail::errorResult(usersLog(log, rewritten));
-    } else {
-      ptx.push_back('\0');  // NVIDIA's clCreateProgramWithBinary reads PTX as a C string
-      result.status = RewriteResult::Status::Rewritten;
-      result.form = RewriteResult::Form::Ptx;
-      result.binary = std::move(ptx);
-      addDescribedKernels(described, &result.kernels);
-      detail::recordLaunchShape(shaped, &result.kernels);
-      if (!edited) {
-        result.strategy = in.traits.strategy;
-        result.options = in.options;
-      }
-    }
+    result = compile(in, rewritten);
     result.diskFiles = rewritten.diskFiles;
     detail::cacheResult(key, result);
     return result;
   });
 }
 
+// A result the rewriter passed through (no edits) is built with the input's own options.
+void keepOptionsOfUntouched(const RewriteInput& in, const RewriteResult& rewritten, RewriteResult* result) {
+  if (rewritten.status == RewriteResult::Status::Rewritten) return;
+  result->strategy = in.traits.strategy;
+  result->options = in.options;
+}
+
+}  // namespace
+
+RewriteResult compileForNvidia(const RewriteInput& input) {
+  return frontEndCompile(input, "ptx", [](const RewriteInput& in, const RewriteResult& rewritten) {
+    std::string ptx, log;
+    std::vector<KernelManifest> described;
+    detail::ShapedKernels shaped;
+    // Clang's lines are the rewritten text's; the user's are wanted.
+    if (!detail::sourceToPtx(rewrittenInput(in, rewritten), &ptx, &described, &shaped, &log))
+      return detail::errorResult(usersLog(log, rewritten));
+    RewriteResult result = rewritten;
+    ptx.push_back('\0');  // NVIDIA's clCreateProgramWithBinary reads PTX as a C string
+    result.status = RewriteResult::Status::Rewritten;
+    result.form = RewriteResult::Form::Ptx;
+    result.binary = std::move(ptx);
+    addDescribedKernels(described, &result.kernels);
+    detail::recordLaunchShape(shaped, &result.kernels);
+    keepOptionsOfUntouched(in, rewritten, &result);
+    return result;
+  });
+}
+
 RewriteResult compileObjectForNvidia(const RewriteInput& input) {
-  return neverThrows("the layer's OpenCL C front end", [&] {
-    const RewriteInput in = frontEndInput(input);
-    detail::CacheKey key = detail::cacheKey(in, "ptx-object");
-    RewriteResult result;
-    if (detail::cachedResult(key, &result)) return result;
-    const RewriteResult rewritten = rewriteProgram(in);
-    if (rewritten.status == RewriteResult::Status::Error) return rewritten;
+  return frontEndCompile(input, "ptx-object", [](const RewriteInput& in, const RewriteResult& rewritten) {
     std::string log;
-    if (!detail::compilesForPtx(rewrittenInput(in, rewritten), &log)) {
-      result = detail::errorResult(usersLog(log, rewritten));
-    } else {
-      result = rewritten;
-      if (rewritten.status != RewriteResult::Status::Rewritten) {
-        result.strategy = in.traits.strategy;
-        result.options = in.options;
-      }
-      result.status = RewriteResult::Status::Rewritten;
-      result.form = RewriteResult::Form::Object;
-    }
-    result.diskFiles = rewritten.diskFiles;
-    detail::cacheResult(key, result);
+    if (!detail::compilesForPtx(rewrittenInput(in, rewritten), &log))
+      return detail::errorResult(usersLog(log, rewritten));
+    RewriteResult result = rewritten;
+    keepOptionsOfUntouched(in, rewritten, &result);
+    result.status = RewriteResult::Status::Rewritten;
+    result.form = RewriteResult::Form::Object;
     return result;
   });
 }
