@@ -860,6 +860,21 @@ class ModuleRewriter {
   RewriteResult result_;
 };
 
+// A module compiled at -O0 (clang's default for SPIR-V) marks every function noinline and
+// optnone. PoCL compiles SPIR bitcode as it comes, and a function it does not inline cannot
+// reach the work-group's ids (`_group_id_x`: the kernel's library fails to load and PoCL ends
+// the process at the launch). What the driver inlines is its own choice for source programs;
+// so it is for these.
+void letDriverInline(llvm::Module& m) {
+  for (llvm::Function& f : m) {
+    if (f.isDeclaration()) continue;
+    f.removeFnAttr(llvm::Attribute::OptimizeNone);
+    f.removeFnAttr(llvm::Attribute::NoInline);
+    for (llvm::Instruction& i : llvm::instructions(f))  // the translator marks the calls too
+      if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i)) call->removeFnAttr(llvm::Attribute::NoInline);
+  }
+}
+
 std::string clStd(const DeviceTraits& t) {
   return t.openclCVersion >= 300 ? "-cl-std=CL3.0" : t.openclCVersion >= 200 ? "-cl-std=CL2.0" : "-cl-std=CL1.2";
 }
@@ -916,6 +931,7 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
     llvm::Module& m = **parsed;
     if (in.output == RewriteResult::Form::Ptx)
       if (std::string why = detail::ptxUnsupported(m); !why.empty()) return errorResult(why);
+    if (in.output == RewriteResult::Form::Bitcode) letDriverInline(m);
     ModuleRewriter rewriter(in, traits, m);
     if (!rewriter.analyse()) return errorResult(rewriter.takeLog());
     if (attempt == 0 && traits.strategy == Strategy::Khr) {

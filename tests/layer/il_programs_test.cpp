@@ -368,6 +368,45 @@ __kernel void reverse8(__global const int* in, __global int* out) {
   clReleaseProgram(fromIl);
 }
 
+// Modules compiled at -O0 (clang's default for SPIR-V; the translator keeps each function's and
+// each call's noinline) whose helpers read the work-item and work-group ids, with and without
+// Intel builtins: PoCL compiled the helpers as separate functions, which cannot reach the
+// work-group's ids (its kernel library failed to load, and PoCL ended the process).
+TEST(ProgramsFromIL, HelpersCompiledAtO0ReadTheWorkGroupIds) {
+  ISG_REQUIRE_LAYER_SPIRV();
+  const char* source = R"CLC(
+int offset(int x) { return x + (int)get_group_id(0) * 100; }
+__kernel void plain(__global int* out) { out[get_global_id(0)] = offset((int)get_local_id(0)); }
+int shuffled(int x) { return intel_sub_group_shuffle(x, 0u) + (int)get_group_id(0) * 100; }
+__attribute__((intel_reqd_sub_group_size(8)))
+__kernel void intel(__global int* out) { out[get_global_id(0)] = shuffled((int)get_local_id(0)); }
+)CLC";
+  std::string log;
+  cl_int err = CL_SUCCESS;
+  cl_program p = isgtest::buildProgram(source, "", &log, &err, /*fromSpirv=*/true);
+  ASSERT_NE(p, nullptr) << err << ": " << log;
+  constexpr size_t kItems = 64, kLocal = 16;
+  for (const char* name : {"plain", "intel"}) {
+    SCOPED_TRACE(name);
+    cl_kernel k = clCreateKernel(p, name, &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    cl_mem out = clCreateBuffer(env().context, CL_MEM_WRITE_ONLY, kItems * sizeof(cl_int), nullptr, &err);
+    ISG_CL_CHECK(clSetKernelArg(k, 0, sizeof out, &out));
+    ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &kItems, &kLocal, 0, nullptr, nullptr));
+    std::vector<cl_int> got(kItems);
+    ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, out, CL_TRUE, 0, kItems * sizeof(cl_int), got.data(), 0,
+                                     nullptr, nullptr));
+    for (size_t i = 0; i < kItems; ++i) {
+      const size_t lid = i % kLocal, group = i / kLocal;
+      const size_t x = std::string(name) == "plain" ? lid : lid - lid % 8;  // member 0 of its sub-group
+      EXPECT_EQ(got[i], cl_int(x + group * 100)) << i;
+    }
+    clReleaseMemObject(out);
+    clReleaseKernel(k);
+  }
+  clReleaseProgram(p);
+}
+
 TEST(ProgramsFromIL, AWellFormedModuleReachesADriverThatTakesSpirvUnchanged) {
   ISG_REQUIRE_ENV();
   const std::string ils = isgtest::deviceString(env().device, CL_DEVICE_IL_VERSION);
