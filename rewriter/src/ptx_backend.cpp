@@ -743,10 +743,13 @@ bool writePtx(llvm::Module& m, llvm::TargetMachine& tm, const std::string& optio
       annotate("reqntidx", reqd[0]);
       annotate("reqntidy", reqd[1]);
       annotate("reqntidz", reqd[2]);
-      // The occupancy a kernel without the attribute gets (1024 work-items per SM): without a
-      // target ptxas spends registers freely on a small work-group (docs/performance.md).
+      // An occupancy target: without one ptxas spends registers badly on a small work-group
+      // (SGEMM's 64 x 2: 80 registers, 0.77x of NVIDIA's compiler), at a kernel's without the
+      // attribute (1024 work-items per SM: 64 registers) a register-heavy kernel spills, and at
+      // half that it runs best (128 registers: 1.03x at S = 8, 1.23x at S = 16; docs/performance.md).
+      constexpr unsigned kReqdItemsPerSm = kMaxWorkGroup / 2;
       const unsigned items = reqd[0] * reqd[1] * reqd[2];
-      if (items < kMaxWorkGroup) annotate("minctasm", (kMaxWorkGroup + items - 1) / items);
+      if (items < kReqdItemsPerSm) annotate("minctasm", (kReqdItemsPerSm + items - 1) / items);
     } else {
       annotate("maxntidx", kMaxWorkGroup);
       annotate("maxntidy", 1);

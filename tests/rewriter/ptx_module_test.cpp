@@ -111,7 +111,7 @@ __kernel void plain(__global int* o) { o[get_global_id(0)] = (int)get_local_size
   ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
   const std::string ptx = r.binary.c_str();
   EXPECT_TRUE(has(ptx, ".reqntid 64, 2, 1")) << ptx;
-  EXPECT_TRUE(has(ptx, ".minnctapersm 8")) << "1024 work-items per SM, as without the attribute";
+  EXPECT_TRUE(has(ptx, ".minnctapersm 4")) << "an occupancy target of 512 work-items per SM";
   EXPECT_FALSE(has(ptx, ".maxntid"));
   ASSERT_EQ(r.kernels.size(), 1u);
   EXPECT_TRUE(r.kernels[0].families.empty());
