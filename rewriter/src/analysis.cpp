@@ -332,14 +332,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
       const std::string what = "the parameters of kernel '" + fd->getNameAsString() + "'";
       ed.add(sm.getSpellingLoc(ftl.getRParenLoc()), 0, 0, hidden, fd->getLocation(), what);
       if (!addAtBodyStart(sm, fd, wrap, ed)) continue;  // the manifest once, at the definition
-      for (unsigned i : images) {
-        km.hiddenArgs.push_back(HiddenArg{HiddenArg::Kind::RawImage,
-                                          km.numUserArgs + unsigned(km.hiddenArgs.size()), i});
-        if (std::find(km.blockImageArgs.begin(), km.blockImageArgs.end(), i) ==
-            km.blockImageArgs.end())
-          km.blockImageArgs.insert(
-              std::upper_bound(km.blockImageArgs.begin(), km.blockImageArgs.end(), i), i);
-      }
+      for (unsigned i : images) addTexelBuffer(i, &km);
     }
   }
 

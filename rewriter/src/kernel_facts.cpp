@@ -50,4 +50,12 @@ void finishKernelManifest(const std::set<const Builtin*>& used, unsigned widest,
     km->hiddenArgs.push_back(HiddenArg{hidden[i].kind, km->numUserArgs + unsigned(i)});
 }
 
+void addTexelBuffer(unsigned imageArg, KernelManifest* km) {
+  km->hiddenArgs.push_back(
+      HiddenArg{HiddenArg::Kind::RawImage, km->numUserArgs + unsigned(km->hiddenArgs.size()), imageArg});
+  std::vector<unsigned>& block = km->blockImageArgs;
+  if (std::find(block.begin(), block.end(), imageArg) == block.end())
+    block.insert(std::upper_bound(block.begin(), block.end(), imageArg), imageArg);
+}
+
 }  // namespace isg::detail

@@ -36,6 +36,11 @@ std::string unsupportedSize(const KernelManifest& km, const DeviceTraits& t);
 void finishKernelManifest(const std::set<const Builtin*>& used, unsigned widest,
                           const DeviceTraits& t, KernelManifest* km);
 
+// A read_write image2d_t the layer stands in for (emulatesReadWriteImages): argument
+// `imageArg`'s texel buffer appended after km->hiddenArgs (HiddenArg::Kind::RawImage), and
+// the image among the block IO images, whose formats the layer then knows.
+void addTexelBuffer(unsigned imageArg, KernelManifest* km);
+
 // A result that fails the build with `log` (a newline is added if missing) (rewriter.cpp).
 RewriteResult errorResult(std::string log);
 

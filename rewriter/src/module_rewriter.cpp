@@ -189,12 +189,7 @@ class ModuleRewriter {
       }
       // The texel buffers come after the strategy's arguments (standInForReadWriteImages).
       if (auto rw = readWriteParams_.find(km.name); rw != readWriteParams_.end())
-        for (unsigned i : rw->second) {
-          km.hiddenArgs.push_back(HiddenArg{HiddenArg::Kind::RawImage,
-                                            km.numUserArgs + unsigned(km.hiddenArgs.size()), i});
-          if (std::find(km.blockImageArgs.begin(), km.blockImageArgs.end(), i) == km.blockImageArgs.end())
-            km.blockImageArgs.insert(std::upper_bound(km.blockImageArgs.begin(), km.blockImageArgs.end(), i), i);
-        }
+        for (unsigned i : rw->second) detail::addTexelBuffer(i, &km);
       kernels_.push_back(std::move(km));
     }
     usesSubGroups_ |= !overloads_.empty();
@@ -553,27 +548,18 @@ class ModuleRewriter {
     llvm::FunctionType* type = kernel->getFunctionType();
     std::vector<llvm::Type*> params(type->param_begin(), type->param_end());
     for (unsigned i = 1; i < prologue->arg_size(); ++i) params.push_back(prologue->getArg(i)->getType());
-    auto* entry = llvm::Function::Create(llvm::FunctionType::get(type->getReturnType(), params, false),
-                                         llvm::GlobalValue::ExternalLinkage, kernel->getAddressSpace(),
-                                         "", &m_);
-    entry->takeName(kernel);
-    entry->setCallingConv(llvm::CallingConv::SPIR_KERNEL);
-    llvm::AttributeList attrs = kernel->getAttributes();
     // The hidden scratch (`__local ulong16*`) is aligned as its type: NVIDIA's driver places a
     // local argument as its PTX parameter's .align says.
-    std::vector<llvm::AttributeSet> paramAttrs;
-    for (unsigned i = 0; i < params.size(); ++i)
-      paramAttrs.push_back(i < kernel->arg_size() ? attrs.getParamAttrs(i)
-                           : params[i]->isPointerTy()
-                               ? llvm::AttributeSet::get(ctx_, {llvm::Attribute::getWithAlignment(ctx_, llvm::Align(128))})
-                               : llvm::AttributeSet());
-    entry->setAttributes(llvm::AttributeList::get(ctx_, attrs.getFnAttrs(), attrs.getRetAttrs(), paramAttrs));
+    std::vector<llvm::AttributeSet> hiddenAttrs;
+    for (unsigned i = kernel->arg_size(); i < params.size(); ++i)
+      hiddenAttrs.push_back(params[i]->isPointerTy()
+                                ? llvm::AttributeSet::get(ctx_, {llvm::Attribute::getWithAlignment(ctx_, llvm::Align(128))})
+                                : llvm::AttributeSet());
+    llvm::Function* entry = replacementKernel(kernel, params, hiddenAttrs);
     entry->removeFnAttr(llvm::Attribute::OptimizeNone);
     entry->removeFnAttr(llvm::Attribute::NoInline);
-    llvm::SmallVector<std::pair<unsigned, llvm::MDNode*>, 8> md;
-    kernel->getAllMetadata(md);
-    for (auto& [kind, node] : md) entry->setMetadata(kind, node);
-    extendArgMetadata(entry, unsigned(params.size() - kernel->arg_size()));
+    extendArgMetadata(entry, 3, "ulong16*",
+                      std::vector<std::string>(params.size() - kernel->arg_size(), "__isg_scratch"));
     for (unsigned i = 0; i < kernel->arg_size(); ++i) entry->getArg(i)->setName(twin->getArg(i + 1)->getName());
 
     llvm::BasicBlock* bb = llvm::BasicBlock::Create(ctx_, "entry", entry);
@@ -602,15 +588,32 @@ class ModuleRewriter {
     return true;
   }
 
-  // kernel_arg_* metadata for `hidden` arguments appended to `entry`'s, each a pointer in
+  // A kernel of `params` (the kernel's own, then appended ones with `appended` attributes) in
+  // place of `kernel`, with its name, calling convention, linkage, attributes and metadata.
+  llvm::Function* replacementKernel(llvm::Function* kernel, const std::vector<llvm::Type*>& params,
+                                    const std::vector<llvm::AttributeSet>& appended) {
+    llvm::FunctionType* type = kernel->getFunctionType();
+    auto* entry = llvm::Function::Create(llvm::FunctionType::get(type->getReturnType(), params, false),
+                                         kernel->getLinkage(), kernel->getAddressSpace(), "", &m_);
+    entry->takeName(kernel);
+    entry->setCallingConv(kernel->getCallingConv());
+    const llvm::AttributeList attrs = kernel->getAttributes();
+    std::vector<llvm::AttributeSet> paramAttrs;
+    for (unsigned i = 0; i < kernel->arg_size(); ++i) paramAttrs.push_back(attrs.getParamAttrs(i));
+    paramAttrs.insert(paramAttrs.end(), appended.begin(), appended.end());
+    entry->setAttributes(llvm::AttributeList::get(ctx_, attrs.getFnAttrs(), attrs.getRetAttrs(), paramAttrs));
+    llvm::SmallVector<std::pair<unsigned, llvm::MDNode*>, 8> md;
+    kernel->getAllMetadata(md);
+    for (auto& [kind, node] : md) entry->setMetadata(kind, node);
+    return entry;
+  }
+
+  // kernel_arg_* metadata for arguments appended to `entry`'s, one per name, each a pointer in
   // `addressSpace` to `type` (the scratch: `__local ulong16*`), named as the source rewriter
   // names it.
-  void extendArgMetadata(llvm::Function* entry, unsigned hidden, unsigned addressSpace = 3,
-                         const char* type = "ulong16*",
-                         const std::function<std::string(unsigned)>& name = [](unsigned) {
-                           return std::string("__isg_scratch");
-                         }) {
-    if (hidden == 0) return;
+  void extendArgMetadata(llvm::Function* entry, unsigned addressSpace, const char* type,
+                         const std::vector<std::string>& names) {
+    if (names.empty()) return;
     auto str = [&](const std::string& s) -> llvm::Metadata* { return llvm::MDString::get(ctx_, s); };
     const std::pair<const char*, std::function<llvm::Metadata*(unsigned)>> extra[] = {
         {"kernel_arg_addr_space",
@@ -621,13 +624,13 @@ class ModuleRewriter {
         {"kernel_arg_type", [&](unsigned) { return str(type); }},
         {"kernel_arg_base_type", [&](unsigned) { return str(type); }},
         {"kernel_arg_type_qual", [&](unsigned) { return str(""); }},
-        {"kernel_arg_name", [&](unsigned i) { return str(name(i)); }},
+        {"kernel_arg_name", [&](unsigned i) { return str(names[i]); }},
     };
     for (const auto& [kind, make] : extra) {
       llvm::MDNode* old = entry->getMetadata(kind);
       if (!old) continue;
       std::vector<llvm::Metadata*> ops(old->op_begin(), old->op_end());
-      for (unsigned i = 0; i < hidden; ++i) ops.push_back(make(i));
+      for (unsigned i = 0; i < names.size(); ++i) ops.push_back(make(i));
       entry->setMetadata(kind, llvm::MDNode::get(ctx_, ops));
     }
   }
@@ -752,18 +755,7 @@ class ModuleRewriter {
       std::vector<llvm::Type*> params(type->param_begin(), type->param_end());
       for (unsigned i : images) params[i] = llvm::PointerType::get(writeOnly, 1);
       params.insert(params.end(), images.size(), bytes);
-      auto* entry = llvm::Function::Create(llvm::FunctionType::get(type->getReturnType(), params, false),
-                                           kernel->getLinkage(), kernel->getAddressSpace(), "", &m_);
-      entry->takeName(kernel);
-      entry->setCallingConv(kernel->getCallingConv());
-      llvm::AttributeList attrs = kernel->getAttributes();
-      std::vector<llvm::AttributeSet> paramAttrs;
-      for (unsigned i = 0; i < params.size(); ++i)
-        paramAttrs.push_back(i < kernel->arg_size() ? attrs.getParamAttrs(i) : llvm::AttributeSet());
-      entry->setAttributes(llvm::AttributeList::get(ctx_, attrs.getFnAttrs(), attrs.getRetAttrs(), paramAttrs));
-      llvm::SmallVector<std::pair<unsigned, llvm::MDNode*>, 8> md;
-      kernel->getAllMetadata(md);
-      for (auto& [kind, node] : md) entry->setMetadata(kind, node);
+      llvm::Function* entry = replacementKernel(kernel, params, std::vector<llvm::AttributeSet>(images.size()));
       if (llvm::MDNode* access = entry->getMetadata("kernel_arg_access_qual")) {
         std::vector<llvm::Metadata*> ops(access->op_begin(), access->op_end());
         for (unsigned i : images)
@@ -772,7 +764,7 @@ class ModuleRewriter {
       }
       std::vector<std::string> names;
       for (unsigned i : images) names.push_back(kernel->getArg(i)->getName().str() + "__isg_raw");
-      extendArgMetadata(entry, unsigned(images.size()), 1, "uchar*", [&](unsigned k) { return names[k]; });
+      extendArgMetadata(entry, 1, "uchar*", names);
       entry->getBasicBlockList().splice(entry->begin(), kernel->getBasicBlockList());
       llvm::IRBuilder<> b(&*entry->getEntryBlock().getFirstInsertionPt());
       for (unsigned i = 0; i < kernel->arg_size(); ++i) {

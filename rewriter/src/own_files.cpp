@@ -16,7 +16,7 @@
 namespace isg::detail {
 
 // The folder of the library or program that holds the rewriter.
-std::string ownDirectory() {
+static std::string ownDirectory() {
   Dl_info info{};
   if (!dladdr(reinterpret_cast<void*>(&ownDirectory), &info) || !info.dli_fname) return ".";
   std::string path = info.dli_fname;
