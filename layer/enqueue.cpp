@@ -70,7 +70,7 @@ class RoundedUp {
   // `l` with its global size rounded up where the kernel takes a launch shape and a dimension
   // is no multiple of the local size; otherwise `l` as it is.
   RoundedUp(const Launch& l, const KernelSummary& summary) : launch_(l) {
-    if (!summary.shapesLaunch || !unevenLaunch(l.workDim, l.globalSize, l.localSize)) return;
+    if (!summary.shapesLaunch() || !unevenLaunch(l.workDim, l.globalSize, l.localSize)) return;
     for (cl_uint d = 0; d < l.workDim; ++d) {
       rounded_[d] = l.globalSize[d];
       if (l.localSize[d] != 0 && l.globalSize[d] % l.localSize[d] != 0) {
@@ -252,8 +252,8 @@ cl_int launchWithStandIns(const Launch& l, cl_kernel k, const size_t* local,
 // with *refused when the driver refused this one for resources (register_cap.h).
 bool launchedWithoutRecord(const Launch& l, cl_kernel kernel, const KernelSummary& summary,
                            bool* refused, cl_int* err) {
-  if (summary.hasHiddenArgs || summary.checksImages || summary.checksRows) return false;
-  if (summary.shapesLaunch && unevenLaunch(l.workDim, l.globalSize, l.localSize)) return false;
+  if (summary.hasHiddenArgs() || summary.checksImages() || summary.checksRows()) return false;
+  if (summary.shapesLaunch() && unevenLaunch(l.workDim, l.globalSize, l.localSize)) return false;
   if (!summary.argStore) {
     *err = l.enqueue(kernel, l.localSize);
     return true;
@@ -326,7 +326,7 @@ cl_int enqueueNDRange(const Launch& application) {
 // without hidden arguments are told apart without a lock.
 bool needsHiddenArguments(cl_kernel kernel) noexcept {
   KernelSummary summary;
-  return kernelIndex().find(kernel, &summary) && summary.hasHiddenArgs;
+  return kernelIndex().find(kernel, &summary) && summary.hasHiddenArgs();
 }
 
 // A task is an ND-range of one work-item in one work-group (`task` says so).

@@ -41,8 +41,12 @@ class HandleIndex {
     const uintptr_t key = reinterpret_cast<uintptr_t>(handle);
     if (key <= kTombstone) return false;
     const Table* t = current_.load(std::memory_order_acquire);
-    for (size_t i = slotOf(key, t->mask), n = 0; n <= t->mask; i = (i + 1) & t->mask, ++n) {
-      const Slot& s = t->slots()[i];
+    // Few live values: the per-call entries that inline this must not need a frame. The probe
+    // ends at an empty slot, and a table is never more than half keys and tombstones (set).
+    const size_t mask = t->mask;
+    const Slot* slots = t->slots();
+    for (size_t i = slotOf(key, mask);; i = (i + 1) & mask) {
+      const Slot& s = slots[i];
       const uintptr_t k = s.key.load(std::memory_order_acquire);
       if (k == kEmpty) return false;
       if (k != key) continue;
@@ -54,7 +58,6 @@ class HandleIndex {
       if (extra) *extra = x;
       return true;
     }
-    return false;
   }
 
   // The caller serialises set and erase.

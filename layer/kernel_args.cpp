@@ -21,7 +21,7 @@ namespace {
 
 // Keeps the value of an argument of a kernel that may have to switch to its register-capped
 // build (register_cap.h); `svm` non-null for clSetKernelArgSVMPointer.
-void remember(KernelRecord::ArgStore& store, cl_uint index, size_t size, const void* value,
+[[gnu::always_inline]] inline void remember(KernelRecord::ArgStore& store, cl_uint index, size_t size, const void* value,
               const void* svm) {
   if (index >= store.values.size()) return;
   if (svm) store.values[index].setSvm(svm);
@@ -50,12 +50,12 @@ void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const 
 // What noteArg cannot do without allocating or locking: a value larger than ArgValue::small,
 // the format of a block IO image (through the record).
 [[gnu::noinline]] cl_int noteArgGuarded(const char* api, cl_kernel kernel,
-                                        const KernelSummary& summary, cl_uint index, size_t size,
+                                        const KernelSummary summary, cl_uint index, size_t size,
                                         const void* value, const void* svm,
                                         bool copyValue) noexcept {
   return guardedEntry(api, [&]() -> cl_int {
     if (copyValue) remember(*summary.argStore, index, size, value, svm);
-    if (!summary.checksImages || svm) return CL_SUCCESS;
+    if (!summary.checksImages() || svm) return CL_SUCCESS;
     if (std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel))
       checkBlockImageArg(*record, index, size, value);
     return CL_SUCCESS;
@@ -64,95 +64,99 @@ void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const 
 
 // What the layer keeps of a set argument: its value for the register-capped build (lock-free,
 // in place up to 16 bytes), the format of a block IO image.
-cl_int noteArg(const char* api, cl_kernel kernel, const KernelSummary& summary, cl_uint index,
-               size_t size, const void* value, const void* svm) noexcept {
+inline cl_int noteArg(const char* api, cl_kernel kernel, const KernelSummary summary, cl_uint index,
+                      size_t size, const void* value, const void* svm) noexcept {
   const bool inPlace = svm || !value || ArgValue::fitsInPlace(size);
   const bool copyValue = summary.argStore && !inPlace;
   if (summary.argStore && inPlace) remember(*summary.argStore, index, size, value, svm);
-  if (copyValue || (summary.checksImages && !svm))
+  if (copyValue || (summary.checksImages() && !svm)) [[unlikely]]
     return noteArgGuarded(api, kernel, summary, index, size, value, svm, copyValue);
   return CL_SUCCESS;
 }
 
 // clSetKernelArg and clSetKernelArgSVMPointer past the first check below: the kernel is one the
-// layer rewrote, or capture is on. `forward()` calls the next entry, `remember()` tells capture.
+// layer rewrote (summary.known()), or capture is on. `forward()` calls the next entry,
+// `remember()` tells capture.
 template <class Forward, class Remember>
-cl_int setArgument(const char* api, bool known, KernelSummary summary, cl_kernel kernel,
-                   cl_uint arg_index, size_t arg_size, const void* arg_value, const void* svm,
-                   const Forward& forward, const Remember& remember) noexcept {
-  if (known && arg_index >= summary.numUserArgs) return CL_INVALID_ARG_INDEX;
+inline cl_int setArgument(const char* api, const KernelSummary summary, cl_kernel kernel,
+                          cl_uint arg_index, size_t arg_size, const void* arg_value, const void* svm,
+                          const Forward& forward, const Remember& remember) noexcept {
+  const bool known = summary.known();
+  if (known && arg_index >= summary.numUserArgs()) return CL_INVALID_ARG_INDEX;
   const cl_int err = forward();
   if (err != CL_SUCCESS) return err;
-  if (capture::enabled()) remember();
+  if (capture::enabled()) [[unlikely]] remember();
   if (!known) return err;
   return noteArg(api, kernel, summary, arg_index, arg_size, arg_value, svm);
 }
 
-// The per-call path's first check (docs/performance.md, benchmark 6): true when the layer has
-// nothing to do with this call, which then is a tail call into the next entry; else *known
-// and *summary say what the layer knows of the kernel.
-inline bool passesThrough(cl_kernel kernel, bool* known, KernelSummary* summary) noexcept {
-  *known = kernelIndex().find(kernel, summary);
-  return !*known && !capture::enabled();
-}
-
-// Out of line, so that the pass-through path in the entries below has no frame to set up.
+// Out of line, so that the entries below have no frame to set up: everything they do ends in
+// a tail call. The summary travels in two registers (docs/performance.md, benchmark 6).
 [[gnu::noinline]] cl_int setKernelArgNoted(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
-                                           const void* arg_value, KernelSummary summary,
-                                           bool known) {
+                                           const void* arg_value, const KernelSummary summary) {
   return setArgument(
-      "clSetKernelArg", known, summary, kernel, arg_index, arg_size, arg_value, nullptr,
+      "clSetKernelArg", summary, kernel, arg_index, arg_size, arg_value, nullptr,
       [&] { return next().clSetKernelArg(kernel, arg_index, arg_size, arg_value); },
       [&] { capture::rememberArg(kernel, arg_index, arg_size, arg_value); });
 }
 
 [[gnu::noinline]] cl_int setKernelArgSvmNoted(cl_kernel kernel, cl_uint arg_index,
-                                              const void* arg_value, KernelSummary summary,
-                                              bool known) {
+                                              const void* arg_value, const KernelSummary summary) {
   return setArgument(
-      "clSetKernelArgSVMPointer", known, summary, kernel, arg_index, 0, nullptr, arg_value,
+      "clSetKernelArgSVMPointer", summary, kernel, arg_index, 0, nullptr, arg_value,
       [&] { return next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value); },
       [&] { capture::rememberSvmArg(kernel, arg_index, arg_value); });
 }
 
-}  // namespace
-
-namespace {
+// The per-call path's first check: a kernel the layer has no record of, with capture off, is a
+// tail call into the next entry.
+// The entry is read again after the probe rather than kept: the probe then needs no register
+// that the entry would have to save. Not noexcept: that would make the calls into the driver
+// ordinary calls (to end the process should one throw) instead of tail calls.
+[[gnu::always_inline]] inline cl_int setKernelArgPath(cl_kernel kernel, cl_uint arg_index,
+                                                      size_t arg_size, const void* arg_value) {
+  KernelSummary summary;
+  if (kernelIndex().find(kernel, &summary))
+    return setKernelArgNoted(kernel, arg_index, arg_size, arg_value, summary);
+  if (capture::enabled()) [[unlikely]]
+    return setKernelArgNoted(kernel, arg_index, arg_size, arg_value, KernelSummary{});
+  return next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
+}
 
 // A NULL value of a size other than a cl_mem's is local memory, which a global or constant
 // pointer argument cannot take: the spec's CL_INVALID_ARG_SIZE. NVIDIA's driver (580) accepts
 // it and corrupts its heap (the process ends at the kernel's release), so the layer answers
 // first, for every kernel whose argument's address space it can learn (the layer's manifest,
 // or the driver's argument information). Off the per-call path: only such calls ask.
-[[gnu::noinline]] bool localSizeForAPointer(cl_kernel kernel, cl_uint arg_index) noexcept {
+[[gnu::noinline]] cl_int setLocalSizedArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size) noexcept {
   cl_kernel_arg_address_qualifier address = 0;
-  return clGetKernelArgInfo_layer(kernel, arg_index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address,
-                                  nullptr) == CL_SUCCESS &&
-         (address == CL_KERNEL_ARG_ADDRESS_GLOBAL || address == CL_KERNEL_ARG_ADDRESS_CONSTANT);
+  if (kernel &&
+      clGetKernelArgInfo_layer(kernel, arg_index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address,
+                               &address, nullptr) == CL_SUCCESS &&
+      (address == CL_KERNEL_ARG_ADDRESS_GLOBAL || address == CL_KERNEL_ARG_ADDRESS_CONSTANT))
+    return CL_INVALID_ARG_SIZE;
+  return setKernelArgPath(kernel, arg_index, arg_size, nullptr);
 }
 
 }  // namespace
 
 cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                         const void* arg_value) {
-  const auto next_ = next().clSetKernelArg;
-  if (!next_) return CL_INVALID_OPERATION;
-  if (!arg_value && arg_size != sizeof(cl_mem) && arg_size != 0 && kernel && localSizeForAPointer(kernel, arg_index))
-    return CL_INVALID_ARG_SIZE;
-  bool known = false;
-  KernelSummary summary;
-  if (passesThrough(kernel, &known, &summary)) return next_(kernel, arg_index, arg_size, arg_value);
-  return setKernelArgNoted(kernel, arg_index, arg_size, arg_value, summary, known);
+  if (!next().clSetKernelArg) return CL_INVALID_OPERATION;
+  if (!arg_value && arg_size != sizeof(cl_mem) && arg_size != 0) [[unlikely]]
+    return setLocalSizedArg(kernel, arg_index, arg_size);
+  return setKernelArgPath(kernel, arg_index, arg_size, arg_value);
 }
 
 cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel, cl_uint arg_index,
                                                   const void* arg_value) {
-  const auto next_ = next().clSetKernelArgSVMPointer;
-  if (!next_) return CL_INVALID_OPERATION;
-  bool known = false;
+  if (!next().clSetKernelArgSVMPointer) return CL_INVALID_OPERATION;
   KernelSummary summary;
-  if (passesThrough(kernel, &known, &summary)) return next_(kernel, arg_index, arg_value);
-  return setKernelArgSvmNoted(kernel, arg_index, arg_value, summary, known);
+  if (kernelIndex().find(kernel, &summary))
+    return setKernelArgSvmNoted(kernel, arg_index, arg_value, summary);
+  if (capture::enabled()) [[unlikely]]
+    return setKernelArgSvmNoted(kernel, arg_index, arg_value, KernelSummary{});
+  return next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
 }
 
 }  // namespace isg

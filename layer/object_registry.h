@@ -130,29 +130,43 @@ inline const HiddenArg* launchShapeArg(const KernelManifest& m) {
 }
 
 // What clSetKernelArg and the enqueues need of a kernel record, readable without the registry's
-// mutex or a reference count: a record pointer could be freed by a concurrent release.
+// mutex or a reference count: a record pointer could be freed by a concurrent release. Two
+// words, as the index keeps them, decoded where read: the per-call path passes them on in two
+// registers.
 struct KernelSummary {
-  cl_uint numUserArgs = 0;
-  bool hasHiddenArgs = false;  // the enqueue must set them (setsHiddenArgs)
-  bool shapesLaunch = false;   // a non-uniform launch is rounded up (HiddenArg::Kind::LaunchShape)
-  bool checksImages = false;   // clSetKernelArg checks image formats (KernelRecord::images)
-  bool checksRows = false;     // the enqueue checks the work-group shape (KernelRecord::rowMultiple)
+  uint64_t bits = 0;
   // KernelRecord::cap.args, where clSetKernelArg keeps copies; null when it keeps none. Valid
   // while the kernel is, as the application's use of the kernel object is.
   KernelRecord::ArgStore* argStore = nullptr;
+
+  enum : unsigned {
+    kHasHiddenArgs = 32,  // the enqueue must set them (setsHiddenArgs)
+    kChecksImages,        // clSetKernelArg checks image formats (KernelRecord::images)
+    kChecksRows,          // the enqueue checks the work-group shape (KernelRecord::rowMultiple)
+    kShapesLaunch,        // a non-uniform launch is rounded up (HiddenArg::Kind::LaunchShape)
+    kKnown,               // set in every summary of a record; a kernel without one reads as 0
+  };
+  bool known() const { return (bits >> kKnown) & 1; }
+  cl_uint numUserArgs() const { return static_cast<cl_uint>(bits); }
+  bool hasHiddenArgs() const { return (bits >> kHasHiddenArgs) & 1; }
+  bool checksImages() const { return (bits >> kChecksImages) & 1; }
+  bool checksRows() const { return (bits >> kChecksRows) & 1; }
+  bool shapesLaunch() const { return (bits >> kShapesLaunch) & 1; }
+
+  static uint64_t encode(cl_uint numUserArgs, bool hasHiddenArgs, bool checksImages, bool checksRows,
+                         bool shapesLaunch) {
+    return uint64_t{numUserArgs} | uint64_t{hasHiddenArgs} << kHasHiddenArgs |
+           uint64_t{checksImages} << kChecksImages | uint64_t{checksRows} << kChecksRows |
+           uint64_t{shapesLaunch} << kShapesLaunch | uint64_t{1} << kKnown;
+  }
 };
 
 class KernelIndex {
  public:
   // Lock-free, one probe; false for kernels the layer passes through (no record).
   bool find(cl_kernel kernel, KernelSummary* out) const noexcept {
-    uint64_t v = 0, store = 0;
-    if (!index_.find(kernel, &v, &store)) return false;
-    out->numUserArgs = static_cast<cl_uint>(v);
-    out->hasHiddenArgs = ((v >> 32) & 1) != 0;
-    out->checksImages = ((v >> 33) & 1) != 0;
-    out->checksRows = ((v >> 34) & 1) != 0;
-    out->shapesLaunch = ((v >> 35) & 1) != 0;
+    uint64_t store = 0;
+    if (!index_.find(kernel, &out->bits, &store)) return false;
     out->argStore = reinterpret_cast<KernelRecord::ArgStore*>(store);
     return true;
   }
@@ -164,10 +178,9 @@ class KernelIndex {
   // (a release the driver refused), so a racing reader sees the same words.
   void set(cl_kernel kernel, const KernelRecord& r) {
     index_.set(kernel,
-               uint64_t{r.manifest.numUserArgs} | (uint64_t{setsHiddenArgs(r.manifest)} << 32) |
-                   (uint64_t{!r.manifest.blockImageArgs.empty()} << 33) |
-                   (uint64_t{r.rowMultiple != 0} << 34) |
-                   (uint64_t{launchShapeArg(r.manifest) != nullptr} << 35),
+               KernelSummary::encode(r.manifest.numUserArgs, setsHiddenArgs(r.manifest),
+                                     !r.manifest.blockImageArgs.empty(), r.rowMultiple != 0,
+                                     launchShapeArg(r.manifest) != nullptr),
                reinterpret_cast<uint64_t>(r.cap.args.get()));
   }
   void erase(cl_kernel kernel) { index_.erase(kernel); }

@@ -3,7 +3,8 @@
 // OPENCL_LAYERS once) starts this executable once per variant per round, the order rotated each
 // round (ABC, BCA, CAB, ...), so that the host's drift hits every variant alike. Each case's
 // figure is then the median over rounds of each process's median, its spread across rounds.
-// The child learns its variant from ISG_BENCH_VARIANT.
+// The child learns its variant from ISG_BENCH_VARIANT; it may measure more beside it, as
+// variants named "<variant>.<what>".
 #pragma once
 
 #include <cstdlib>
@@ -99,12 +100,16 @@ inline RoundResults runRounds(Report& r, const Options& opt, const std::string& 
         if (n.type == Json::Type::String && round == 0) r.note(v.name + ": " + n.text);
       for (const Json& c : root.get("cases") ? root.get("cases")->items : std::vector<Json>{}) {
         const Json* vs = c.get("variants");
-        const Json* m = vs ? vs->get(v.name) : nullptr;
-        if (!m || m->get("skipped")) continue;
-        out.medians[c.string("name")][v.name].push_back(m->number("median_ms"));
-        const Json* ok = m->get("verified");
-        int& flag = out.verified[c.string("name")].try_emplace(v.name, -1).first->second;
-        if (ok && ok->type == Json::Type::Bool) flag = flag != 0 && ok->b ? 1 : 0;
+        // The child's own variant, and what it measured beside it in the same process
+        // (variants named "<its name>.<what>").
+        for (const auto& [name, m] : vs ? vs->fields : std::vector<std::pair<std::string, Json>>{}) {
+          if (name != v.name && name.rfind(v.name + ".", 0) != 0) continue;
+          if (m.get("skipped")) continue;
+          out.medians[c.string("name")][name].push_back(m.number("median_ms"));
+          const Json* ok = m.get("verified");
+          int& flag = out.verified[c.string("name")].try_emplace(name, -1).first->second;
+          if (ok && ok->type == Json::Type::Bool) flag = flag != 0 && ok->b ? 1 : 0;
+        }
       }
     }
   }
