@@ -115,6 +115,8 @@ bool readKernel(Reader& r, KernelManifest* k) {
       h.kind = HiddenArg::Kind::RawImage;
     else if (kind == static_cast<uint32_t>(HiddenArg::Kind::LaunchShape))
       h.kind = HiddenArg::Kind::LaunchShape;
+    else if (kind == static_cast<uint32_t>(HiddenArg::Kind::ImageFacts) && h.imageArg < k->numUserArgs)
+      h.kind = HiddenArg::Kind::ImageFacts;
     else
       return false;
     if (h.index != k->numUserArgs + i) return false;

@@ -241,10 +241,23 @@ cl_int launchWithStandIns(const Launch& l, cl_kernel k, const size_t* local,
   RawViewLaunch views(l.queue, k, standIns, &record.images.views);
   cl_int err = views.prepare(l.numEvents, l.events);
   if (err != CL_SUCCESS) return err;
+  // A view's facts while it stands in for the application's image (the same size, another
+  // format), the image's again after.
+  auto facts = [&](bool ofViews) {
+    cl_int result = CL_SUCCESS;
+    for (const ImageStandIn& in : standIns)
+      if (!in.texelBuffer)
+        if (cl_int e = setImageFacts(k, record.manifest, in.arg,
+                                     ofViews ? record.images.views[in.arg].view : in.image))
+          result = e;
+    return result;
+  };
+  err = facts(true);
   cl_event launched = nullptr;
-  err = l.enqueue(k, local, views.numWaits(), views.waitList(), &launched);
+  if (err == CL_SUCCESS) err = l.enqueue(k, local, views.numWaits(), views.waitList(), &launched);
   const cl_int after = views.finish(err == CL_SUCCESS ? launched : nullptr, l.event);
-  return err != CL_SUCCESS ? err : after;
+  const cl_int restored = facts(false);
+  return err != CL_SUCCESS ? err : after != CL_SUCCESS ? after : restored;
 }
 
 // A launch of a kernel whose summary says there is nothing to set or check: without a lock.

@@ -59,6 +59,38 @@ void releaseEvent(cl_event& e) {
 
 }  // namespace
 
+cl_int setImageFacts(cl_kernel kernel, const KernelManifest& manifest, cl_uint imageArg,
+                     cl_mem image) {
+  cl_int facts[4] = {};
+  bool known = false;
+  for (const HiddenArg& h : manifest.hiddenArgs) {
+    if (h.kind != HiddenArg::Kind::ImageFacts || h.imageArg != imageArg) continue;
+    if (!known) {
+      known = true;
+      cl_mem_object_type type = 0;
+      cl_image_format format = {};
+      size_t width = 0, height = 0;
+      if (image && memValue(image, CL_MEM_TYPE, &type) == CL_SUCCESS &&
+          type == CL_MEM_OBJECT_IMAGE2D && imageValue(image, CL_IMAGE_FORMAT, &format) == CL_SUCCESS &&
+          imageValue(image, CL_IMAGE_WIDTH, &width) == CL_SUCCESS &&
+          imageValue(image, CL_IMAGE_HEIGHT, &height) == CL_SUCCESS) {
+        facts[0] = static_cast<cl_int>(format.image_channel_order);
+        facts[1] = static_cast<cl_int>(format.image_channel_data_type);
+        facts[2] = static_cast<cl_int>(width);
+        facts[3] = static_cast<cl_int>(height);
+      }
+    }
+    const cl_int err = next().clSetKernelArg(kernel, h.index, sizeof facts, facts);
+    if (err != CL_SUCCESS) {
+      ISG_LOG_ERROR("kernel " << manifest.name << ": setting the format of image argument "
+                              << imageArg << " (hidden argument " << h.index << ") failed with "
+                              << err);
+      return err;
+    }
+  }
+  return CL_SUCCESS;
+}
+
 bool exactForBlockIO(const cl_image_format& f, std::string* name) {
   switch (f.image_channel_order) {
     case CL_R: case CL_A: case CL_INTENSITY: case CL_LUMINANCE: case CL_RG: case CL_RA:

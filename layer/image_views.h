@@ -11,6 +11,9 @@
 // Texel buffers: a read_write image2d_t on a device without read-write images (HiddenArg::
 // Kind::RawImage) reaches the kernel as a buffer of its texels after a 32-byte header (width,
 // height, channel order, channel data type), copied back after the launch.
+// Image facts (HiddenArg::Kind::ImageFacts): the format and size of the image an argument
+// names, which the library would otherwise query per call; they follow the argument: every
+// clSetKernelArg of it, a view in its place for one launch.
 #pragma once
 
 #include <CL/cl.h>
@@ -19,7 +22,15 @@
 #include <string>
 #include <vector>
 
+#include "isg/rewriter.h"
+
 namespace isg {
+
+// Sets on `kernel` the facts of `image` (channel order, channel data type, width, height; zeros
+// for anything but a 2D image) as every ImageFacts argument of application argument
+// `imageArg` in `manifest`.
+cl_int setImageFacts(cl_kernel kernel, const KernelManifest& manifest, cl_uint imageArg,
+                     cl_mem image);
 
 // Whether block IO moves the bits of `format` exactly through read_image*/write_image*;
 // otherwise `name` says which part of the format is not exact, for the log.

@@ -29,10 +29,11 @@ namespace {
 }
 
 // After clSetKernelArg: whether argument `index`, if block or media IO reads or writes it, now
-// names an image whose format they cannot move exactly.
-void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const void* value) {
+// names an image whose format they cannot move exactly; and its facts for the kernel.
+cl_int checkBlockImageArg(cl_kernel kernel, KernelRecord& record, cl_uint index, size_t size,
+                          const void* value) {
   const auto& args = record.manifest.blockImageArgs;
-  if (std::find(args.begin(), args.end(), index) == args.end()) return;
+  if (std::find(args.begin(), args.end(), index) == args.end()) return CL_SUCCESS;
   std::string inexact;
   cl_mem mem = nullptr;
   if (value && size == sizeof mem) std::memcpy(&mem, value, sizeof mem);
@@ -45,6 +46,7 @@ void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const 
   record.images.bound[index] = type == CL_MEM_OBJECT_IMAGE2D ? mem : nullptr;
   if (inexact.empty()) record.images.inexact.erase(index);
   else record.images.inexact[index] = {mem, inexact};
+  return setImageFacts(kernel, record.manifest, index, record.images.bound[index]);
 }
 
 // What noteArg cannot do without allocating or locking: a value larger than ArgValue::small,
@@ -57,7 +59,7 @@ void checkBlockImageArg(KernelRecord& record, cl_uint index, size_t size, const 
     if (copyValue) remember(*summary.argStore, index, size, value, svm);
     if (!summary.checksImages() || svm) return CL_SUCCESS;
     if (std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel))
-      checkBlockImageArg(*record, index, size, value);
+      return checkBlockImageArg(kernel, *record, index, size, value);
     return CL_SUCCESS;
   });
 }

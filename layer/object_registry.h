@@ -117,10 +117,11 @@ struct KernelRecord {
 };
 
 // Whether an enqueue sets hidden arguments of the kernel (the scratch, texel buffers); the
-// launch shape is set when the kernel is created and around non-uniform launches only.
+// launch shape is set when the kernel is created and around non-uniform launches only, image
+// facts with the image (clSetKernelArg) and around its stand-in.
 inline bool setsHiddenArgs(const KernelManifest& m) {
   for (const HiddenArg& h : m.hiddenArgs)
-    if (h.kind != HiddenArg::Kind::LaunchShape) return true;
+    if (h.kind == HiddenArg::Kind::LocalScratch || h.kind == HiddenArg::Kind::RawImage) return true;
   return false;
 }
 inline const HiddenArg* launchShapeArg(const KernelManifest& m) {

@@ -257,6 +257,7 @@ std::string rewriteSummary(const RewriteResult& r) {
         case HiddenArg::Kind::LocalScratch: line << ", local scratch"; break;
         case HiddenArg::Kind::RawImage: line << ", texels of image " << h.imageArg; break;
         case HiddenArg::Kind::LaunchShape: line << ", launch shape"; break;
+        case HiddenArg::Kind::ImageFacts: line << ", format of image " << h.imageArg; break;
       }
       line << " as argument " << h.index;
     }

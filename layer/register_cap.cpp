@@ -8,6 +8,7 @@
 
 #include "device_strategy.h"
 #include "driver_queries.h"
+#include "image_views.h"
 #include "isg/build_options.h"
 #include "layer_api.h"
 #include "logger.h"
@@ -130,6 +131,13 @@ cl_kernel cappedKernelFor(KernelRecord& record, cl_device_id device, size_t item
     }
   }
   *err = replayArgs(*record.cap.args, record.cap.kernel);
+  for (const HiddenArg& h : record.manifest.hiddenArgs) {
+    if (*err != CL_SUCCESS) break;
+    if (h.kind != HiddenArg::Kind::ImageFacts) continue;
+    const auto bound = record.images.bound.find(h.imageArg);
+    *err = setImageFacts(record.cap.kernel, record.manifest, h.imageArg,
+                         bound == record.images.bound.end() ? nullptr : bound->second);
+  }
   return *err == CL_SUCCESS ? record.cap.kernel : nullptr;
 }
 

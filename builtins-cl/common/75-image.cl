@@ -184,20 +184,30 @@ static inline uint4 __isg_image_unpack32(uint bits, __isg_image_fmt_t f) {
 #define __ISG_REP_8(F) __ISG_REP_4(F) F(4) F(5) F(6) F(7)
 #define __ISG_REP_16(F) __ISG_REP_8(F) F(8) F(9) F(10) F(11) F(12) F(13) F(14) F(15)
 
-/* Per access qualifier: the format, reading n (<= 8) raw bytes at (bx, y), writing them. */
+/* The format from its four facts: channel order, channel data type, width, height. */
+static inline __isg_image_fmt_t __isg_image_fmt_of(int4 facts) {
+  __isg_image_fmt_t f;
+  f.order = facts.x;
+  f.type = facts.y;
+  f.cs = __isg_image_channel_bytes(f.type);
+  f.nch = __isg_image_channels(f.order);
+  f.es = f.cs * f.nch;
+  f.width = facts.z;
+  f.height = facts.w;
+  f.direct = f.nch == 1 && __isg_image_is_unsigned_int(f.type);
+  f.raw = 0;
+  return f;
+}
+
+/* Per access qualifier: the format, reading n (<= 8) raw bytes at (bx, y), writing them. On
+   NVIDIA each size query is a TXQ, which costs about what a texel read does (docs/
+   performance.md, benchmark 9): where a kernel hands its own image parameter to block or media
+   IO, the layer passes the four facts as a hidden argument instead (HiddenArg::Kind::
+   ImageFacts; the `facts` overloads of 80-block.cl and 85-media.cl). */
 #define __ISG_IMAGE_FMT_HELPER(ACCESS)                                                             \
   static inline __attribute__((overloadable)) __isg_image_fmt_t __isg_image_fmt(ACCESS image2d_t img) {\
-    __isg_image_fmt_t f;                                                                           \
-    f.order = get_image_channel_order(img);                                                        \
-    f.type = get_image_channel_data_type(img);                                                     \
-    f.cs = __isg_image_channel_bytes(f.type);                                                      \
-    f.nch = __isg_image_channels(f.order);                                                         \
-    f.es = f.cs * f.nch;                                                                           \
-    f.width = get_image_width(img);                                                                \
-    f.height = get_image_height(img);                                                              \
-    f.direct = f.nch == 1 && __isg_image_is_unsigned_int(f.type);                                  \
-    f.raw = 0;                                                                                     \
-    return f;                                                                                      \
+    return __isg_image_fmt_of((int4)(get_image_channel_order(img), get_image_channel_data_type(img),\
+                                     get_image_width(img), get_image_height(img)));                \
   }
 #define __ISG_IMAGE_READ_HELPER(ACCESS)                                                            \
   static inline __attribute__((overloadable)) uint4 __isg_image_raw_element(ACCESS image2d_t img,  \

@@ -14,24 +14,40 @@
  */
 #ifdef ISG_NEED_block
 
+/* Each with the format from the image's queries, or from the facts the layer passes where the
+   kernel names its own image parameter (75-image.cl, __isg_image_fmt_of). */
 #define __ISG_BLOCK_IMAGE_READ(rname, E, W, ACCESS)                                                \
-  __ISG_OVL __ISG_VEC_##W(E) __isg_##rname(__isg_ctx_t* ctx, __ISG_IMG(ACCESS) img, int2 coord) {  \
+  __ISG_OVL __ISG_VEC_##W(E) __isg_##rname##_fmt(__isg_ctx_t* ctx, __ISG_IMG(ACCESS) img,          \
+                                                 int2 coord, const __isg_image_fmt_t f) {          \
     E v[W];                                                                                        \
-    const __isg_image_fmt_t f = __isg_image_fmt(img);                                              \
     int bx = coord.x + (int)(sizeof(E) * ctx->sglid);                                              \
     for (int k = 0; k < W; ++k)                                                                    \
       v[k] = (E)__isg_image_read_bytes(img, f, bx, coord.y + k, (int)sizeof(E));                   \
     return __ISG_VLOAD_##W(v);                                                                     \
+  }                                                                                                \
+  __ISG_OVL __ISG_VEC_##W(E) __isg_##rname(__isg_ctx_t* ctx, __ISG_IMG(ACCESS) img, int2 coord) {  \
+    return __isg_##rname##_fmt(ctx, img, coord, __isg_image_fmt(img));                             \
+  }                                                                                                \
+  __ISG_OVL __ISG_VEC_##W(E) __isg_##rname(__isg_ctx_t* ctx, __ISG_IMG(ACCESS) img, int2 coord,    \
+                                           int4 facts) {                                           \
+    return __isg_##rname##_fmt(ctx, img, coord, __isg_image_fmt_of(facts));                        \
   }
 #define __ISG_BLOCK_IMAGE_WRITE(wname, E, W, ACCESS)                                               \
-  __ISG_OVL void __isg_##wname(__isg_ctx_t* ctx, __ISG_IMG(ACCESS) img, int2 coord,                \
-                               __ISG_VEC_##W(E) data) {                                            \
+  __ISG_OVL void __isg_##wname##_fmt(__isg_ctx_t* ctx, __ISG_IMG(ACCESS) img, int2 coord,          \
+                                     __ISG_VEC_##W(E) data, const __isg_image_fmt_t f) {           \
     E v[W];                                                                                        \
     __ISG_VSTORE_##W(data, v);                                                                     \
-    const __isg_image_fmt_t f = __isg_image_fmt(img);                                              \
     int bx = coord.x + (int)(sizeof(E) * ctx->sglid);                                              \
     for (int k = 0; k < W; ++k)                                                                    \
       __isg_image_write_bytes(img, f, bx, coord.y + k, (int)sizeof(E), (ulong)v[k]);               \
+  }                                                                                                \
+  __ISG_OVL void __isg_##wname(__isg_ctx_t* ctx, __ISG_IMG(ACCESS) img, int2 coord,                \
+                               __ISG_VEC_##W(E) data) {                                            \
+    __isg_##wname##_fmt(ctx, img, coord, data, __isg_image_fmt(img));                              \
+  }                                                                                                \
+  __ISG_OVL void __isg_##wname(__isg_ctx_t* ctx, __ISG_IMG(ACCESS) img, int2 coord,                \
+                               __ISG_VEC_##W(E) data, int4 facts) {                                \
+    __isg_##wname##_fmt(ctx, img, coord, data, __isg_image_fmt_of(facts));                         \
   }
 
 #ifdef __ISG_HAVE_READ_WRITE_IMAGES

@@ -27,30 +27,76 @@ static inline int __isg_media_pitch(int width, int es) {
 
 /* The fast path: unsigned-integer images whose element is as wide as the function's (R8UI for
    _uc, R16UI or RG8UI for _us, R32UI, RG16UI or RGBA8UI for _ui), as straight-line code per
-   value k over the builtin's locals below, so every read is issued before any value is used
-   (a GPU then overlaps them) and private arrays are indexed by constants only. */
+   value k over the builtin's locals below (private arrays indexed by constants only), one copy
+   per channel count N with the channel width sizeof(E) / N a constant: on NVIDIA the general
+   packing, with the format's channel count and width as run-time values, cost more than the
+   texel accesses themselves (docs/performance.md, benchmark 9). Each value is packed as soon
+   as it is read, so only its bits stay live. */
 #define __ISG_MEDIA_AT(k)                                                                          \
   (int2)(x0 + ((k) * S + lane) % pitch, offset.y + ((k) * S + lane) / pitch)
-#define __ISG_MEDIA_LOAD_U(k)                                                                      \
-  const int2 __isg_c##k = clamp(__ISG_MEDIA_AT(k), (int2)(0, 0), last);                            \
-  const uint4 __isg_raw##k = __isg_image_load_u(img, __isg_c##k);
-#define __ISG_MEDIA_PACK(k, PACK)                                                                  \
-  v[k] = __ISG_MEDIA_IN((k) * S + lane) ? PACK(__isg_raw##k, f) : 0u;
-#define __ISG_MEDIA_PACK_PLAIN(k)                                                                  \
-  __ISG_MEDIA_PACK(k, __isg_image_pack32_plain)
-#define __ISG_MEDIA_PACK_SWIZZLED(k)                                                               \
-  __ISG_MEDIA_PACK(k, __isg_image_pack32)
-#define __ISG_MEDIA_STORE(k, UNPACK)                                                               \
+/* The raw channels of an unsigned-integer element of N channels of B bytes, in memory order,
+   and back (a component order other than the plain one is swizzled around these). */
+#define __ISG_MEDIA_PACK_N(raw, N, B)                                                              \
+  ((raw).x & __isg_image_mask(B)) |                                                                \
+      ((N) > 1 ? ((raw).y & __isg_image_mask(B)) << ((8 * (B)) & 31) : 0u) |                       \
+      ((N) > 2 ? ((raw).z & __isg_image_mask(B)) << ((16 * (B)) & 31) : 0u) |                      \
+      ((N) > 3 ? ((raw).w & __isg_image_mask(B)) << ((24 * (B)) & 31) : 0u)
+#define __ISG_MEDIA_UNPACK_N(bits, N, B)                                                           \
+  (uint4)((bits) & __isg_image_mask(B),                                                            \
+          (N) > 1 ? ((bits) >> ((8 * (B)) & 31)) & __isg_image_mask(B) : 0u,                       \
+          (N) > 2 ? ((bits) >> ((16 * (B)) & 31)) & __isg_image_mask(B) : 0u,                      \
+          (N) > 3 ? ((bits) >> ((24 * (B)) & 31)) & __isg_image_mask(B) : 0u)
+/* Value k of a read, `SWIZZLE(raw)` bringing the components to memory order. */
+#define __ISG_MEDIA_LOAD(k, N, SWIZZLE)                                                            \
+  {                                                                                                \
+    const uint4 raw = __isg_image_load_u(img, clamp(__ISG_MEDIA_AT(k), (int2)(0, 0), last));       \
+    v[k] = __ISG_MEDIA_IN((k) * S + lane)                                                          \
+               ? __ISG_MEDIA_PACK_N(SWIZZLE(raw), N, (int)sizeof(v[0]) / (N))                      \
+               : 0u;                                                                               \
+  }
+#define __ISG_MEDIA_PLAIN(x) (x)
+#define __ISG_MEDIA_TO_MEMORY(x) __isg_image_to_memory_order((x), f.order)
+#define __ISG_MEDIA_FROM_MEMORY(x) __isg_image_from_memory_order((x), f.order)
+#define __ISG_MEDIA_LOAD_1(k) __ISG_MEDIA_LOAD(k, 1, __ISG_MEDIA_ALPHA)
+#define __ISG_MEDIA_ALPHA(x) (alpha ? (x).wxyz : (x))
+#define __ISG_MEDIA_LOAD_2(k) __ISG_MEDIA_LOAD(k, 2, __ISG_MEDIA_PLAIN)
+#define __ISG_MEDIA_LOAD_2S(k) __ISG_MEDIA_LOAD(k, 2, __ISG_MEDIA_TO_MEMORY)
+#define __ISG_MEDIA_LOAD_4(k) __ISG_MEDIA_LOAD(k, 4, __ISG_MEDIA_PLAIN)
+#define __ISG_MEDIA_LOAD_4S(k) __ISG_MEDIA_LOAD(k, 4, __ISG_MEDIA_TO_MEMORY)
+/* Value k of a write; writes outside the image are dropped. */
+#define __ISG_MEDIA_STORE(k, N, SWIZZLE)                                                           \
   {                                                                                                \
     const int2 c = __ISG_MEDIA_AT(k);                                                              \
     if (__ISG_MEDIA_IN((k) * S + lane) && c.x >= 0 && c.y >= 0 && c.x < f.width &&                \
         c.y < f.height)                                                                            \
-      __isg_image_store_u(img, c, UNPACK((uint)v[k], f));                                          \
+      __isg_image_store_u(img, c,                                                                  \
+                          SWIZZLE(__ISG_MEDIA_UNPACK_N((uint)v[k], N, (int)sizeof(v[0]) / (N))));  \
   }
-#define __ISG_MEDIA_STORE_PLAIN(k)                                                                 \
-  __ISG_MEDIA_STORE(k, __isg_image_unpack32_plain)
-#define __ISG_MEDIA_STORE_SWIZZLED(k)                                                              \
-  __ISG_MEDIA_STORE(k, __isg_image_unpack32)
+#define __ISG_MEDIA_STORE_1(k) __ISG_MEDIA_STORE(k, 1, __ISG_MEDIA_UNALPHA)
+#define __ISG_MEDIA_UNALPHA(x) (alpha ? (x).yzwx : (x))
+#define __ISG_MEDIA_STORE_2(k) __ISG_MEDIA_STORE(k, 2, __ISG_MEDIA_PLAIN)
+#define __ISG_MEDIA_STORE_2S(k) __ISG_MEDIA_STORE(k, 2, __ISG_MEDIA_FROM_MEMORY)
+#define __ISG_MEDIA_STORE_4(k) __ISG_MEDIA_STORE(k, 4, __ISG_MEDIA_PLAIN)
+#define __ISG_MEDIA_STORE_4S(k) __ISG_MEDIA_STORE(k, 4, __ISG_MEDIA_FROM_MEMORY)
+/* The fast path of W values of E for either direction (OP: LOAD or STORE), by channel count;
+   an element of E's width has 1 channel (R, A), 2 (RG, RA) or 4 (RGBA, BGRA, ARGB). */
+#define __ISG_MEDIA_FAST(OP, E, W)                                                                 \
+  if (f.nch == 1) {                                                                                \
+    const bool alpha = f.order == CLK_A;                                                           \
+    __ISG_REP_##W(__ISG_MEDIA_##OP##_1)                                                            \
+  } else if (sizeof(E) >= 2 && f.nch == 2) {                                                       \
+    if (f.order == CLK_RG) {                                                                       \
+      __ISG_REP_##W(__ISG_MEDIA_##OP##_2)                                                          \
+    } else {                                                                                       \
+      __ISG_REP_##W(__ISG_MEDIA_##OP##_2S)                                                         \
+    }                                                                                              \
+  } else if (sizeof(E) == 4 && f.nch == 4) {                                                       \
+    if (f.order == CLK_RGBA) {                                                                     \
+      __ISG_REP_##W(__ISG_MEDIA_##OP##_4)                                                          \
+    } else {                                                                                       \
+      __ISG_REP_##W(__ISG_MEDIA_##OP##_4S)                                                         \
+    }                                                                                              \
+  }
 /* Every other format and offset, an element at a time through 75-image.cl, in one out-of-line
    copy per access qualifier: inlined at every call site, its conversions (half, normalised,
    signed) multiplied the code NVIDIA's compiler had to build by the number of calls. */
@@ -75,22 +121,17 @@ __ISG_MEDIA_SLOW_WRITE(emulated)
 #endif
 
 #define __ISG_MEDIA_READ(rname, E, W, ACCESS)                                                      \
-  __ISG_OVL __ISG_VEC_##W(E) __isg_##rname(__isg_ctx_t* ctx, int2 offset, int width, int height,   \
-                                           __ISG_IMG(ACCESS) img) {                                \
+  __ISG_OVL __ISG_VEC_##W(E) __isg_##rname##_fmt(__isg_ctx_t* ctx, int2 offset, int width,         \
+                                                 int height, __ISG_IMG(ACCESS) img,                \
+                                                 const __isg_image_fmt_t f) {                      \
     E v[W];                                                                                        \
-    const __isg_image_fmt_t f = __isg_image_fmt(img);                                              \
     const int pitch = __isg_media_pitch(width, (int)sizeof(E)), area = pitch * height;             \
     const int S = (int)ctx->S, lane = (int)ctx->sglid;                                             \
     if (!f.raw && f.es == (int)sizeof(E) && offset.x % f.es == 0 &&                                \
         __isg_image_is_unsigned_int(f.type)) {                                                     \
       const int x0 = offset.x / f.es;                                                              \
       const int2 last = (int2)(f.width - 1, f.height - 1);                                         \
-      __ISG_REP_##W(__ISG_MEDIA_LOAD_U)                                                            \
-      if (__isg_image_plain_order(f.order)) {                                                      \
-        __ISG_REP_##W(__ISG_MEDIA_PACK_PLAIN)                                                      \
-      } else {                                                                                     \
-        __ISG_REP_##W(__ISG_MEDIA_PACK_SWIZZLED)                                                   \
-      }                                                                                            \
+      __ISG_MEDIA_FAST(LOAD, E, W)                                                                 \
     } else {                                                                                       \
       for (int k = 0; k < W; ++k) {                                                                \
         const int e = k * S + lane;                                                                \
@@ -101,23 +142,27 @@ __ISG_MEDIA_SLOW_WRITE(emulated)
       }                                                                                            \
     }                                                                                              \
     return __ISG_VLOAD_##W(v);                                                                     \
+  }                                                                                                \
+  __ISG_OVL __ISG_VEC_##W(E) __isg_##rname(__isg_ctx_t* ctx, int2 offset, int width, int height,   \
+                                           __ISG_IMG(ACCESS) img) {                                \
+    return __isg_##rname##_fmt(ctx, offset, width, height, img, __isg_image_fmt(img));             \
+  }                                                                                                \
+  __ISG_OVL __ISG_VEC_##W(E) __isg_##rname(__isg_ctx_t* ctx, int2 offset, int width, int height,   \
+                                           __ISG_IMG(ACCESS) img, int4 facts) {                    \
+    return __isg_##rname##_fmt(ctx, offset, width, height, img, __isg_image_fmt_of(facts));        \
   }
 #define __ISG_MEDIA_WRITE(wname, E, W, ACCESS)                                                     \
-  __ISG_OVL void __isg_##wname(__isg_ctx_t* ctx, int2 offset, int width, int height,               \
-                               __ISG_VEC_##W(E) texels, __ISG_IMG(ACCESS) img) {                   \
+  __ISG_OVL void __isg_##wname##_fmt(__isg_ctx_t* ctx, int2 offset, int width, int height,         \
+                                     __ISG_VEC_##W(E) texels, __ISG_IMG(ACCESS) img,               \
+                                     const __isg_image_fmt_t f) {                                  \
     E v[W];                                                                                        \
     __ISG_VSTORE_##W(texels, v);                                                                   \
-    const __isg_image_fmt_t f = __isg_image_fmt(img);                                              \
     const int pitch = __isg_media_pitch(width, (int)sizeof(E)), area = pitch * height;             \
     const int S = (int)ctx->S, lane = (int)ctx->sglid;                                             \
     if (!f.raw && f.es == (int)sizeof(E) && offset.x % f.es == 0 &&                                \
         __isg_image_is_unsigned_int(f.type)) {                                                     \
       const int x0 = offset.x / f.es;                                                              \
-      if (__isg_image_plain_order(f.order)) {                                                      \
-        __ISG_REP_##W(__ISG_MEDIA_STORE_PLAIN)                                                     \
-      } else {                                                                                     \
-        __ISG_REP_##W(__ISG_MEDIA_STORE_SWIZZLED)                                                  \
-      }                                                                                            \
+      __ISG_MEDIA_FAST(STORE, E, W)                                                                \
     } else {                                                                                       \
       for (int k = 0; k < W; ++k) {                                                                \
         const int e = k * S + lane;                                                                \
@@ -126,6 +171,14 @@ __ISG_MEDIA_SLOW_WRITE(emulated)
                                   offset.y + e / pitch, (int)sizeof(E), (ulong)v[k]);              \
       }                                                                                            \
     }                                                                                              \
+  }                                                                                                \
+  __ISG_OVL void __isg_##wname(__isg_ctx_t* ctx, int2 offset, int width, int height,               \
+                               __ISG_VEC_##W(E) texels, __ISG_IMG(ACCESS) img) {                   \
+    __isg_##wname##_fmt(ctx, offset, width, height, texels, img, __isg_image_fmt(img));            \
+  }                                                                                                \
+  __ISG_OVL void __isg_##wname(__isg_ctx_t* ctx, int2 offset, int width, int height,               \
+                               __ISG_VEC_##W(E) texels, __ISG_IMG(ACCESS) img, int4 facts) {       \
+    __isg_##wname##_fmt(ctx, offset, width, height, texels, img, __isg_image_fmt_of(facts));       \
   }
 #ifdef __ISG_HAVE_READ_WRITE_IMAGES
 #define __ISG_MEDIA_RW(rname, wname, E, W)                                                         \

@@ -150,10 +150,8 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
       current_->uses.push_back({b, exchangeBytes(*b, typeBytes)});
       builtinCalls.push_back({b, ce, current_->definition});
       // The image argument block and media IO reach (first for block IO, last for media IO).
-      const bool block = b->shape == Shape::BlockRead || b->shape == Shape::BlockWrite;
-      const bool media = b->shape == Shape::MediaRead || b->shape == Shape::MediaWrite;
-      if ((block || media) && ce->getNumArgs() > 0) {
-        const clang::Expr* image = ce->getArg(block ? 0 : ce->getNumArgs() - 1);
+      if (const int at = imageArgPosition(*b, ce->getNumArgs()); at >= 0) {
+        const clang::Expr* image = ce->getArg(unsigned(at));
         if (image->getType()->isImageType())
           if (const clang::ParmVarDecl* p = namedParam(image)) {
             current_->blockImages.insert(p);
@@ -210,6 +208,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
     const ManifestIndex manifestOf = buildManifests(ctx, c, closure, ed);
     editDeclarations(ctx, c, closure, manifestOf, ed);
     emulateReadWriteImages(ctx, c, manifestOf, ed);
+    passImageFacts(ctx, c, manifestOf, ed);
     alignLocalPointerArgs(ctx, c, ed);
     ed.checkSharedSites();
 
@@ -642,7 +641,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
       if (!byArity.count(primary)) primary = byArity.begin()->first;
       out_.macroArity.emplace_back(name, primary);
     }
-    std::set<std::pair<std::string, unsigned>> extras, converged;
+    std::set<std::pair<std::string, unsigned>> extras, converged, facts;
     for (const BuiltinCall& bc : c.builtinCalls) {
       const std::string& name = bc.builtin->name;
       const unsigned n = bc.expr->getNumArgs();
@@ -652,6 +651,12 @@ class AnalysisConsumer : public clang::ASTConsumer {
       auto paren = ed.callParen(bc.expr);
       if (paren && ed.isCtxSite(*paren)) {
         ed.rename(nameLoc, name, "__isg_" + name, bc.expr->getBeginLoc(), what);
+        continue;
+      }
+      if (const clang::ParmVarDecl* image = factsImage(c, bc, nameLoc)) {
+        ed.rename(nameLoc, name, "__ISG_IF" + std::to_string(n) + "_" + name, bc.expr->getBeginLoc(), what);
+        facts.emplace(name, n);
+        factsParams_.insert(image);
         continue;
       }
       if (nameLoc.isFileID() && wholeWarps(c, bc.function) && flow.reachedTogether(bc.function, bc.expr)) {
@@ -669,12 +674,63 @@ class AnalysisConsumer : public clang::ASTConsumer {
     }
     out_.extraArity.assign(extras.begin(), extras.end());
     out_.convergedArity.assign(converged.begin(), converged.end());
+    out_.factsArity.assign(facts.begin(), facts.end());
     // The program's own prototypes of builtins stay declarations of the names, which the
     // parentheses keep from expanding as the prelude's function-like macros.
     for (const clang::FunctionDecl* fd : c.prototypes) {
       std::string name = fd->getNameAsString();
       ed.rename(fd->getLocation(), name, "(" + name + ")", fd->getLocation(),
                 "the declaration of '" + name + "'");
+    }
+  }
+
+  // The kernel's image parameter a block or media IO call names as its image, spelled as the
+  // bare parameter name in the kernel's own text (its macro pastes `<name>__isg_facts` from it),
+  // when the kernel's parameter lists can take the facts: else null, and the call queries the
+  // format (75-image.cl). Read_write images the layer stands in for carry their own header.
+  const clang::ParmVarDecl* factsImage(const Collector& c, const BuiltinCall& bc,
+                                       SourceLocation nameLoc) const {
+    const int at = imageArgPosition(*bc.builtin, bc.expr->getNumArgs());
+    if (at < 0 || !nameLoc.isFileID() || !bc.function) return nullptr;
+    const clang::Expr* arg = bc.expr->getArg(unsigned(at));
+    const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(arg->IgnoreImpCasts());
+    const auto* p = ref ? llvm::dyn_cast<clang::ParmVarDecl>(ref->getDecl()) : nullptr;
+    if (!p || !arg->getType()->isImageType() || !ref->getLocation().isFileID() ||
+        p->getDeclContext() != bc.function || p->getName().empty())
+      return nullptr;
+    if (std::find(c.readWriteParams.begin(), c.readWriteParams.end(), p) != c.readWriteParams.end())
+      return nullptr;
+    const clang::FunctionDecl* canon = bc.function->getCanonicalDecl();
+    if (!isKernel(c, canon)) return nullptr;
+    for (const clang::FunctionDecl* fd : c.declarations) {
+      if (fd->getCanonicalDecl() != canon) continue;
+      const clang::FunctionTypeLoc ftl = fd->getFunctionTypeLoc();
+      if (!ftl || !ftl.getRParenLoc().isFileID() || fd->getNumParams() == 0) return nullptr;
+    }
+    return p;
+  }
+
+  // The facts parameters factsImage chose, after every other hidden parameter of the kernel.
+  void passImageFacts(clang::ASTContext& ctx, const Collector& c, const ManifestIndex& manifestOf,
+                      Editor& ed) {
+    if (factsParams_.empty()) return;
+    clang::SourceManager& sm = ctx.getSourceManager();
+    for (const clang::FunctionDecl* fd : c.declarations) {
+      const clang::FunctionDecl* canon = fd->getCanonicalDecl();
+      if (!isKernel(c, canon) || !manifestOf.count(canon)) continue;
+      const clang::FunctionDecl* def = c.funcs.at(canon).definition;
+      std::string hidden;
+      std::vector<unsigned> images;
+      for (unsigned i = 0; def && i < def->getNumParams(); ++i)
+        if (factsParams_.count(def->getParamDecl(i))) {
+          hidden += ", int4 " + def->getParamDecl(i)->getNameAsString() + "__isg_facts";
+          images.push_back(i);
+        }
+      if (images.empty()) continue;
+      ed.add(sm.getSpellingLoc(fd->getFunctionTypeLoc().getRParenLoc()), 0, 0, hidden,
+             fd->getLocation(), "the parameters of kernel '" + fd->getNameAsString() + "'");
+      if (fd == def)
+        for (unsigned i : images) addImageFacts(i, &out_.kernels[manifestOf.at(canon)]);
     }
   }
 
@@ -857,6 +913,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
   const FileNames& names_;
   Analysis& out_;
   std::map<const clang::FunctionDecl*, const ContextFunction*> externalContext_;
+  std::set<const clang::ParmVarDecl*> factsParams_;  // kernel images passed with their facts
 };
 
 // Records the program's #include directives and the files read from disk, for folding edited

@@ -58,4 +58,9 @@ void addTexelBuffer(unsigned imageArg, KernelManifest* km) {
     block.insert(std::upper_bound(block.begin(), block.end(), imageArg), imageArg);
 }
 
+void addImageFacts(unsigned imageArg, KernelManifest* km) {
+  km->hiddenArgs.push_back(
+      HiddenArg{HiddenArg::Kind::ImageFacts, km->numUserArgs + unsigned(km->hiddenArgs.size()), imageArg});
+}
+
 }  // namespace isg::detail

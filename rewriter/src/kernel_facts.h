@@ -41,6 +41,10 @@ void finishKernelManifest(const std::set<const Builtin*>& used, unsigned widest,
 // the image among the block IO images, whose formats the layer then knows.
 void addTexelBuffer(unsigned imageArg, KernelManifest* km);
 
+// Block and media IO calls in the kernel name image argument `imageArg` itself: its facts
+// (HiddenArg::Kind::ImageFacts) appended after km->hiddenArgs.
+void addImageFacts(unsigned imageArg, KernelManifest* km);
+
 // A result that fails the build with `log` (a newline is added if missing) (rewriter.cpp).
 RewriteResult errorResult(std::string log);
 

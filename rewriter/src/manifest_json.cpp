@@ -48,6 +48,8 @@ const char* hiddenKindName(HiddenArg::Kind k) {
       return "raw-image";
     case HiddenArg::Kind::LaunchShape:
       return "launch-shape";
+    case HiddenArg::Kind::ImageFacts:
+      return "image-facts";
   }
   return "unknown";
 }
@@ -72,7 +74,8 @@ std::string manifestToJson(const RewriteResult& r) {
         .beginArray(kInline);
     for (const HiddenArg& h : k.hiddenArgs) {
       w.beginObject(kInline).field("kind", hiddenKindName(h.kind)).field("index", h.index);
-      if (h.kind == HiddenArg::Kind::RawImage) w.field("imageArg", h.imageArg);
+      if (h.kind == HiddenArg::Kind::RawImage || h.kind == HiddenArg::Kind::ImageFacts)
+        w.field("imageArg", h.imageArg);
       w.end();
     }
     w.end().key("reqdWorkGroupSize").array(k.reqdWorkGroupSize);

@@ -66,7 +66,7 @@ std::string buildPrelude(const DeviceTraits& traits, const Analysis& a) {
   if (const EmbeddedFile* def = findEmbedded("builtins.def")) append(def->text());
   p += collectiveRows(a.families);
   for (const EmbeddedFile* f : libraryFiles(traits)) append(f->text());
-  p += builtinMacros(a.userDefined, a.macroArity, a.extraArity, a.convergedArity);
+  p += builtinMacros(a.userDefined, a.macroArity, a.extraArity, a.convergedArity, a.factsArity);
   return p;
 }
 

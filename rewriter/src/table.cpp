@@ -275,9 +275,24 @@ unsigned usualArity(const Builtin& b) {
   }
 }
 
+int imageArgPosition(const Builtin& b, unsigned count) {
+  switch (b.shape) {
+    case Shape::BlockRead:
+    case Shape::BlockWrite:
+      return count > 0 ? 0 : -1;
+    case Shape::MediaRead:
+    case Shape::MediaWrite:
+      return count > 0 ? int(count) - 1 : -1;
+    default:
+      return -1;
+  }
+}
+
 namespace {
+// `#define macro(a, b, ...) __isg_name(ctx, a, b, ...)`; with `factsOf` >= 0, that argument's
+// facts last (the argument is the kernel's image parameter, `<name>__isg_facts` its facts).
 std::string ctxMacro(const std::string& macro, const std::string& name, unsigned arity,
-                     const char* ctx = "__isg_ctx") {
+                     const char* ctx = "__isg_ctx", int factsOf = -1) {
   static const char* const params[] = {"__isg_a", "__isg_b", "__isg_c", "__isg_d", "__isg_e"};
   constexpr unsigned kMost = sizeof params / sizeof params[0];
   std::string list, args;
@@ -285,6 +300,8 @@ std::string ctxMacro(const std::string& macro, const std::string& name, unsigned
     list += (i ? ", " : "") + std::string(params[i]);
     args += std::string(", ") + params[i];
   }
+  if (factsOf >= 0 && unsigned(factsOf) < kMost)
+    args += std::string(", ") + params[factsOf] + "##__isg_facts";
   return "#define " + macro + "(" + list + ") __isg_" + name + "(" + ctx + args + ")\n";
 }
 }  // namespace
@@ -292,7 +309,8 @@ std::string ctxMacro(const std::string& macro, const std::string& name, unsigned
 std::string builtinMacros(const std::vector<std::string>& skip,
                           const std::vector<std::pair<std::string, unsigned>>& arity,
                           const std::vector<std::pair<std::string, unsigned>>& extra,
-                          const std::vector<std::pair<std::string, unsigned>>& converged) {
+                          const std::vector<std::pair<std::string, unsigned>>& converged,
+                          const std::vector<std::pair<std::string, unsigned>>& facts) {
   std::string out;
   std::vector<std::string> done;  // a name with rows in several extensions gets one macro
   for (const Builtin& b : builtins()) {
@@ -308,6 +326,10 @@ std::string builtinMacros(const std::vector<std::string>& skip,
     out += ctxMacro("__ISG_A" + std::to_string(count) + "_" + name, name, count);
   for (const auto& [name, count] : converged)
     out += ctxMacro("__ISG_CV" + std::to_string(count) + "_" + name, name, count, "__isg_cctx");
+  for (const auto& [name, count] : facts)
+    if (const Builtin* b = findBuiltin(name))
+      out += ctxMacro("__ISG_IF" + std::to_string(count) + "_" + name, name, count, "__isg_ctx",
+                      imageArgPosition(*b, count));
   return out;
 }
 

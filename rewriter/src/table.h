@@ -77,11 +77,18 @@ unsigned usualArity(const Builtin& b);
 
 // The `#define name(a, b) __isg_name(__isg_ctx, a, b)` lines of the prelude: one per table name
 // (but `skip`) with the arity `arity` gives it (else usualArity), one
-// `__ISG_A<count>_<name>` macro per entry of `extra`, and one `__ISG_CV<count>_<name>` macro,
-// which passes the converged context (__isg_cctx), per entry of `converged`.
+// `__ISG_A<count>_<name>` macro per entry of `extra`, one `__ISG_CV<count>_<name>` macro,
+// which passes the converged context (__isg_cctx), per entry of `converged`, and one
+// `__ISG_IF<count>_<name>` macro per entry of `facts`, which adds the image argument's facts
+// (`<image>__isg_facts`, the kernel's hidden parameter: its image argument is a parameter name).
 std::string builtinMacros(const std::vector<std::string>& skip,
                           const std::vector<std::pair<std::string, unsigned>>& arity,
                           const std::vector<std::pair<std::string, unsigned>>& extra,
-                          const std::vector<std::pair<std::string, unsigned>>& converged);
+                          const std::vector<std::pair<std::string, unsigned>>& converged,
+                          const std::vector<std::pair<std::string, unsigned>>& facts);
+
+// The position of the image among the arguments of a block or media IO call of `count`
+// arguments (block IO's first, media IO's last), or -1 where the shape takes none.
+int imageArgPosition(const Builtin& b, unsigned count);
 
 }  // namespace isg::detail

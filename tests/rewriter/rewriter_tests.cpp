@@ -748,6 +748,90 @@ TEST(Manifest, BlockImageArguments) {
   EXPECT_TRUE(kernel(r, "plain")->blockImageArgs.empty());
 }
 
+// Block and media IO calls that name their kernel's own image parameter get its facts (channel
+// order, data type, width, height: HiddenArg::Kind::ImageFacts) as a hidden argument after the
+// others, instead of querying them per call; through a helper, in parentheses, inside the
+// program's own macro, in a kernel whose parameter list a macro closes, or on a read_write
+// image the layer stands in for, a call keeps querying.
+TEST(Manifest, ImageFactsForTheKernelsOwnImages) {
+  isg::DeviceTraits t = localTraits();
+  t.images = true;
+  auto r = rewrite(
+      "#define READ(img) intel_sub_group_media_block_read_ui((int2)(0, 0), 4, 1, img)\n"
+      "uint helper(read_only image2d_t h) { return intel_sub_group_block_read(h, (int2)(0, 0)); }\n"
+      "kernel void k(global uint* o, read_only image2d_t a, read_only image2d_t b,\n"
+      "              write_only image2d_t c, read_only image2d_t d, read_only image2d_t e) {\n"
+      "  uint v = intel_sub_group_media_block_read_ui((int2)(0, 0), 4, 1, a) + helper(b);\n"
+      "  v += intel_sub_group_block_read((d), (int2)(0, 0)) + READ(e);\n"
+      "  intel_sub_group_block_write(c, (int2)(0, 0), v + intel_sub_group_block_read(a, (int2)(4, 0)));\n"
+      "  intel_sub_group_media_block_write_ui((int2)(0, 0), 4, 1, v, c);\n"
+      "}\n"
+      "#define KERNEL(name) kernel void name(global uint* o, read_only image2d_t a)\n"
+      "KERNEL(m) { o[0] = intel_sub_group_block_read(a, (int2)(0, 0)); }\n"
+      "#define PARAMS global uint* o, read_only image2d_t a\n"
+      "kernel void p(PARAMS) { o[0] = intel_sub_group_block_read(a, (int2)(0, 0)); }\n",
+      "", {}, t);
+  EXPECT_REWRITTEN(r);
+  const auto* k = kernel(r, "k");
+  ASSERT_NE(k, nullptr);
+  ASSERT_EQ(k->hiddenArgs.size(), 3u);
+  EXPECT_EQ(k->hiddenArgs[0].kind, isg::HiddenArg::Kind::LocalScratch);
+  for (unsigned i : {1u, 2u}) {
+    EXPECT_EQ(k->hiddenArgs[i].kind, isg::HiddenArg::Kind::ImageFacts);
+    EXPECT_EQ(k->hiddenArgs[i].index, 6 + i);
+  }
+  EXPECT_EQ(k->hiddenArgs[1].imageArg, 1u);
+  EXPECT_EQ(k->hiddenArgs[2].imageArg, 3u);
+  EXPECT_EQ(k->blockImageArgs, (std::vector<unsigned>{1, 2, 3, 4, 5}));
+  const std::string user = userPart(r);
+  EXPECT_NE(user.find("read_only image2d_t e, __local ulong16* __isg_scratch, int4 a__isg_facts, "
+                      "int4 c__isg_facts)"),
+            std::string::npos)
+      << user;
+  EXPECT_NE(user.find("__ISG_IF4_intel_sub_group_media_block_read_ui((int2)(0, 0), 4, 1, a)"),
+            std::string::npos)
+      << user;
+  EXPECT_NE(user.find("__ISG_IF2_intel_sub_group_block_read(a, (int2)(4, 0))"), std::string::npos)
+      << user;
+  EXPECT_NE(user.find("__ISG_IF3_intel_sub_group_block_write(c,"), std::string::npos) << user;
+  EXPECT_NE(user.find("__ISG_IF5_intel_sub_group_media_block_write_ui("), std::string::npos) << user;
+  EXPECT_NE(user.find("intel_sub_group_block_read((d)"), std::string::npos) << user;
+  EXPECT_NE(user.find("#define READ(img) intel_sub_group_media_block_read_ui("), std::string::npos)
+      << user;
+  EXPECT_NE(r.source.find("#define __ISG_IF4_intel_sub_group_media_block_read_ui(__isg_a, __isg_b, "
+                          "__isg_c, __isg_d) __isg_intel_sub_group_media_block_read_ui(__isg_ctx, "
+                          "__isg_a, __isg_b, __isg_c, __isg_d, __isg_d##__isg_facts)"),
+            std::string::npos);
+  const auto* m = kernel(r, "m");
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(m->hiddenArgs.size(), 1u);
+  EXPECT_EQ(m->hiddenArgs[0].kind, isg::HiddenArg::Kind::LocalScratch);
+  // Parameters from a macro, the list's ')' in the kernel's text: the facts go after it.
+  const auto* pk = kernel(r, "p");
+  ASSERT_NE(pk, nullptr);
+  ASSERT_EQ(pk->hiddenArgs.size(), 2u);
+  EXPECT_EQ(pk->hiddenArgs[1].kind, isg::HiddenArg::Kind::ImageFacts);
+  EXPECT_NE(user.find("kernel void p(PARAMS, __local ulong16* __isg_scratch, int4 a__isg_facts)"),
+            std::string::npos)
+      << user;
+
+  // A read_write image the layer stands in for has its header; the other image its facts.
+  t.readWriteImages = false;
+  r = rewrite("kernel void rw(global uint* o, read_write image2d_t x, read_only image2d_t y) {\n"
+              "  o[0] = intel_sub_group_block_read(x, (int2)(0, 0)) + intel_sub_group_block_read(y, (int2)(0, 0));\n"
+              "}\n",
+              "-cl-std=CL2.0", {}, t);
+  EXPECT_REWRITTEN(r);
+  const auto* rw = kernel(r, "rw");
+  ASSERT_NE(rw, nullptr);
+  ASSERT_EQ(rw->hiddenArgs.size(), 3u);
+  EXPECT_EQ(rw->hiddenArgs[1].kind, isg::HiddenArg::Kind::RawImage);
+  EXPECT_EQ(rw->hiddenArgs[1].imageArg, 1u);
+  EXPECT_EQ(rw->hiddenArgs[2].kind, isg::HiddenArg::Kind::ImageFacts);
+  EXPECT_EQ(rw->hiddenArgs[2].imageArg, 2u);
+  EXPECT_EQ(rw->hiddenArgs[2].index, 5u);
+}
+
 // Block IO images that other image functions use too, directly or through helpers, cannot take
 // the layer's raw-bits view of an image: the manifest names them.
 TEST(Manifest, MixedImageArguments) {

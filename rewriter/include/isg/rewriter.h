@@ -105,11 +105,15 @@ struct HiddenArg {
   // layer fills before the launch and copies back after it (docs/builtins.md). LaunchShape:
   // NVIDIA, the layer's PTX path: `ulong[3]` by value, the application's global size of a
   // non-uniform launch the layer rounds up to whole work-groups, zeros otherwise (set when
-  // the kernel is created and around each such launch).
-  enum class Kind { LocalScratch, RawImage, LaunchShape };
+  // the kernel is created and around each such launch). ImageFacts: `int4` by value, the
+  // channel order, channel data type, width and height of the image the kernel's image
+  // argument `imageArg` names, for the block and media IO calls that name that parameter in
+  // the kernel itself (set with every clSetKernelArg of the image, and around a stand-in):
+  // on NVIDIA each size query costs what a texel read does (docs/performance.md).
+  enum class Kind { LocalScratch, RawImage, LaunchShape, ImageFacts };
   Kind kind = Kind::LocalScratch;
   unsigned index = 0;     // argument index in the driver's kernel
-  unsigned imageArg = 0;  // RawImage: the application's image argument
+  unsigned imageArg = 0;  // RawImage, ImageFacts: the application's image argument
 };
 
 // What clGetKernelArgInfo answers for one of the application's kernel arguments, as the
