@@ -5,7 +5,10 @@
 // (scalar4, s4first: loads first, may alias; s4asm: the same through inline ld.global; s4alias:
 // load/store interleaved, what a plain OpenCL copy compiles to), as a vector load with a shuffle
 // transpose (vec4: 4 shuffles per element; vec4rot: 1 shuffle per element with rotated sends),
-// and one uint per thread (scalar1, the shape of read1). Each result is checked.
+// and one uint per thread (scalar1, the shape of read1). Then every shape bench_block times, as
+// CUDA: T = uint or ushort, W = 1, 2, 4, 8 elements per thread at p[lane + k*S] of a sub-group
+// of S = 8, 16, 32 lanes (loads first), 256 threads per block, against cudaMemcpy of the same
+// bytes: what the hardware gives each shape, whoever writes it. Each result is checked.
 //   nvcc -O3 -arch=sm_90 -o block_shapes bench/cuda/block_shapes.cu && ./block_shapes
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -86,6 +89,50 @@ __global__ void s4volatile(const unsigned* src, unsigned* dst) {  // loads first
 #pragma unroll
   for (int k = 0; k < 4; ++k) dst[base + 32 * k] = v[k];
 }
+// bench_block's shape: a sub-group of S lanes moves S x W elements of T, lane i element k at
+// p[i + k*S], all loads before the stores (as the layer's block read then write).
+template <class T, int W, int S>
+__global__ void subgroupShape(const T* __restrict__ src, T* __restrict__ dst) {
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t base = (t / S) * S * W + t % S;
+  T v[W];
+#pragma unroll
+  for (int k = 0; k < W; ++k) v[k] = src[base + k * S];
+#pragma unroll
+  for (int k = 0; k < W; ++k) dst[base + k * S] = v[k];
+}
+template <class T, int W, int S>
+void timeShape(const char* type, const void* a, void* b, size_t bytes, float memcpyMs, cudaEvent_t e0,
+               cudaEvent_t e1, const unsigned char* want) {
+  const size_t threads = bytes / sizeof(T) / W;
+  float best = 1e9;
+  for (int r = 0; r < 10; ++r) {
+    cudaMemset(b, 0, bytes);
+    cudaEventRecord(e0);
+    subgroupShape<T, W, S><<<threads / 256, 256>>>(static_cast<const T*>(a), static_cast<T*>(b));
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms;
+    cudaEventElapsedTime(&ms, e0, e1);
+    if (ms < best) best = ms;
+  }
+  unsigned char* g = (unsigned char*)malloc(bytes);
+  cudaMemcpy(g, b, bytes, cudaMemcpyDeviceToHost);
+  size_t bad = 0;
+  for (size_t i = 0; i < bytes; ++i) bad += g[i] != want[i];
+  free(g);
+  printf("| %s | %d | %d | %.3f | %.0f | %.3fx |%s\n", type, W, S, best, 2.0 * bytes / best / 1e6,
+         memcpyMs / best, bad ? " WRONG" : "");
+}
+template <class T, int S>
+void timeWidths(const char* type, const void* a, void* b, size_t bytes, float memcpyMs, cudaEvent_t e0,
+                cudaEvent_t e1, const unsigned char* want) {
+  timeShape<T, 1, S>(type, a, b, bytes, memcpyMs, e0, e1, want);
+  timeShape<T, 2, S>(type, a, b, bytes, memcpyMs, e0, e1, want);
+  timeShape<T, 4, S>(type, a, b, bytes, memcpyMs, e0, e1, want);
+  timeShape<T, 8, S>(type, a, b, bytes, memcpyMs, e0, e1, want);
+}
+
 int main() {
   const size_t n = size_t(1) << 27;  // 512 MiB of uint, as bench_block
   unsigned *a, *b; cudaMalloc(&a, n * 4); cudaMalloc(&b, n * 4);
@@ -109,4 +156,10 @@ int main() {
   printf("memcpy   %.3f ms  %.0f GB/s\n", best, 2.0 * n * 4 / best / 1e6);
   time("scalar4", scalar4); time("vec4", vec4); time("vec4rot", vec4rot);
   time("scalar1", scalar1, 1); time("s4alias", scalar4alias); time("s4first", s4first); time("s4asm", s4volatile);
+  printf("\n| T | W | S | ms | GB/s | / cudaMemcpy |\n|---|---:|---:|---:|---:|---:|\n");
+  const unsigned char* want = reinterpret_cast<const unsigned char*>(h);
+  for (auto* f : {timeWidths<unsigned, 8>, timeWidths<unsigned, 16>, timeWidths<unsigned, 32>})
+    f("uint", a, b, n * 4, best, e0, e1, want);
+  for (auto* f : {timeWidths<unsigned short, 8>, timeWidths<unsigned short, 16>, timeWidths<unsigned short, 32>})
+    f("ushort", a, b, n * 4, best, e0, e1, want);
 }
