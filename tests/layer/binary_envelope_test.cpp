@@ -21,7 +21,8 @@ isg::EnvelopePayload samplePayload() {
   k.families = {"identity", "shuffle", "block_read"};
   k.scratchBytesPerItem = 8;
   k.numUserArgs = 4;
-  k.hiddenArgs = {isg::HiddenArg{isg::HiddenArg::Kind::LocalScratch, 4}};
+  k.hiddenArgs = {isg::HiddenArg{isg::HiddenArg::Kind::LocalScratch, 4},
+                  isg::HiddenArg{isg::HiddenArg::Kind::ImageFacts, 5, 1}};
   k.reqdWorkGroupSize[0] = 64;
   k.reqdWorkGroupSize[1] = 2;
   k.reqdWorkGroupSize[2] = 1;
@@ -77,6 +78,10 @@ TEST(BinaryEnvelope, ReadsBackWhatItWrote) {
   EXPECT_EQ(p.kernels[0].reqdWorkGroupSize[1], 2u);
   EXPECT_EQ(p.kernels[0].blockImageArgs, (std::vector<unsigned>{1, 3}));
   EXPECT_EQ(p.kernels[0].mixedImageArgs, (std::vector<unsigned>{3}));
+  ASSERT_EQ(p.kernels[0].hiddenArgs.size(), 2u);
+  EXPECT_EQ(p.kernels[0].hiddenArgs[1].kind, isg::HiddenArg::Kind::ImageFacts);
+  EXPECT_EQ(p.kernels[0].hiddenArgs[1].index, 5u);
+  EXPECT_EQ(p.kernels[0].hiddenArgs[1].imageArg, 1u);
   EXPECT_EQ(p.strategy, isg::Strategy::Khr);
   EXPECT_EQ(p.appOptions, "-cl-std=CL2.0 -DSG=16");
   ASSERT_EQ(p.contextFunctions.size(), 1u);

@@ -109,6 +109,61 @@ TEST_F(ProgramBinaries, ProgramFromItsBinaryRunsWithTheSameKernels) {
   clReleaseProgram(p);
 }
 
+// A kernel whose media IO takes its image's facts as a hidden argument (HiddenArg::Kind::
+// ImageFacts) keeps them from its binary: the argument count, CL_INVALID_ARG_INDEX past it, and
+// the facts set from each image the application gives it (two widths, one kernel object).
+TEST(ProgramBinariesImages, ImageFactsComeBackWithTheBinary) {
+  ISG_REQUIRE_ENV();
+  if (!isgtest::programsTakeImages()) GTEST_SKIP() << "this run's programs take no images";
+  const std::string src =
+      "__attribute__((intel_reqd_sub_group_size(8)))\n"
+      "kernel void row(global uint* out, read_only image2d_t img) {\n"
+      "  out[get_global_id(0)] = intel_sub_group_media_block_read_ui((int2)(0, 0), 8, 1, img);\n"
+      "}\n";
+  std::string log;
+  cl_program built = isgtest::buildProgram(src, options(), &log);
+  ASSERT_NE(built, nullptr) << log;
+  const Binary binary = binaryOf(built);
+  clReleaseProgram(built);
+  cl_int err = CL_SUCCESS;
+  cl_program p = fromBinary(binary, &err, nullptr);
+  ASSERT_EQ(err, CL_SUCCESS);
+  ISG_CL_CHECK(clBuildProgram(p, 1, &env().device, options().c_str(), nullptr, nullptr));
+  cl_kernel k = clCreateKernel(p, "row", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  ASSERT_NO_FATAL_FAILURE(isgtest::expectKernelInfo(k, 2u, p));
+  cl_int4 notAnArgument = {};
+  EXPECT_EQ(clSetKernelArg(k, 2, sizeof notAnArgument, &notAnArgument), CL_INVALID_ARG_INDEX);
+  cl_mem out = clCreateBuffer(env().context, CL_MEM_READ_WRITE, 8 * sizeof(cl_uint), nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  for (size_t width : {size_t(8), size_t(5)}) {
+    SCOPED_TRACE("width " + std::to_string(width));
+    std::vector<cl_uint> texels(width);
+    for (size_t i = 0; i < width; ++i) texels[i] = cl_uint(0x01020304u * (i + 1) + width);
+    const cl_image_format format = {CL_R, CL_UNSIGNED_INT32};
+    cl_image_desc desc = {};
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = width;
+    desc.image_height = 1;
+    cl_mem img = clCreateImage(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &format,
+                               &desc, texels.data(), &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    ISG_CL_CHECK(clSetKernelArg(k, 0, sizeof out, &out));
+    ISG_CL_CHECK(clSetKernelArg(k, 1, sizeof img, &img));
+    const size_t global = 8, local = 8;
+    ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    std::vector<cl_uint> got(8);
+    ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, out, CL_TRUE, 0, 8 * sizeof(cl_uint), got.data(),
+                                     0, nullptr, nullptr));
+    // Member i reads element i; past the right edge, the last element (the spec's clamp).
+    for (size_t i = 0; i < 8; ++i) EXPECT_EQ(got[i], texels[std::min(i, width - 1)]) << i;
+    clReleaseMemObject(img);
+  }
+  clReleaseMemObject(out);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+}
+
 TEST_F(ProgramBinaries, KernelsInProgramFromBinaryHideTheirArguments) {
   cl_int err = CL_SUCCESS;
   cl_program p = fromBinary(binary_, &err, nullptr);
