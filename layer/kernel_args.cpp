@@ -21,8 +21,8 @@ namespace {
 
 // Keeps the value of an argument of a kernel that may have to switch to its register-capped
 // build (register_cap.h); `svm` non-null for clSetKernelArgSVMPointer.
-[[gnu::always_inline]] inline void remember(KernelRecord::ArgStore& store, cl_uint index, size_t size, const void* value,
-              const void* svm) {
+[[gnu::always_inline]] inline void remember(KernelRecord::ArgStore& store, cl_uint index,
+                                            size_t size, const void* value, const void* svm) {
   if (index >= store.values.size()) return;
   if (svm) store.values[index].setSvm(svm);
   else store.values[index].set(size, value);
