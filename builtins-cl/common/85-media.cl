@@ -25,17 +25,17 @@ static inline int __isg_media_pitch(int width, int es) {
 }
 #define __ISG_MEDIA_IN(e) ((e) < area && (e) % pitch < width)
 
-/* The fast path: unsigned-integer images whose element is as wide as the function's (R8UI for
-   _uc, R16UI or RG8UI for _us, R32UI, RG16UI or RGBA8UI for _ui), as straight-line code per
-   value k over the builtin's locals below (private arrays indexed by constants only), one copy
-   per channel count N with the channel width sizeof(E) / N a constant: on NVIDIA the general
-   packing, with the format's channel count and width as run-time values, cost more than the
-   texel accesses themselves (docs/performance.md, benchmark 9). Each value is packed as soon
-   as it is read, so only its bits stay live. */
+/* The fast path: unsigned-integer images whose element is as wide as the function's, one
+   channel (R8UI for _uc, R16UI for _us, R32UI for _ui; A too) or RGBA8UI for _ui, as
+   straight-line code per value k over the builtin's locals below (private arrays indexed by
+   constants only), with the channel count N and width sizeof(E) / N constants: on NVIDIA the
+   general packing, with the format's channel count and width as run-time values, cost more
+   than the texel accesses themselves (docs/performance.md, benchmark 9). Each value is packed
+   as soon as it is read, so only its bits stay live. */
 #define __ISG_MEDIA_AT(k)                                                                          \
   (int2)(x0 + ((k) * S + lane) % pitch, offset.y + ((k) * S + lane) / pitch)
 /* The raw channels of an unsigned-integer element of N channels of B bytes, in memory order,
-   and back (a component order other than the plain one is swizzled around these). */
+   and back (CLK_A's one channel is swizzled around these). */
 #define __ISG_MEDIA_PACK_N(raw, N, B)                                                              \
   ((raw).x & __isg_image_mask(B)) |                                                                \
       ((N) > 1 ? ((raw).y & __isg_image_mask(B)) << ((8 * (B)) & 31) : 0u) |                       \
@@ -55,14 +55,9 @@ static inline int __isg_media_pitch(int width, int es) {
                : 0u;                                                                               \
   }
 #define __ISG_MEDIA_PLAIN(x) (x)
-#define __ISG_MEDIA_TO_MEMORY(x) __isg_image_to_memory_order((x), f.order)
-#define __ISG_MEDIA_FROM_MEMORY(x) __isg_image_from_memory_order((x), f.order)
 #define __ISG_MEDIA_LOAD_1(k) __ISG_MEDIA_LOAD(k, 1, __ISG_MEDIA_ALPHA)
 #define __ISG_MEDIA_ALPHA(x) (alpha ? (x).wxyz : (x))
-#define __ISG_MEDIA_LOAD_2(k) __ISG_MEDIA_LOAD(k, 2, __ISG_MEDIA_PLAIN)
-#define __ISG_MEDIA_LOAD_2S(k) __ISG_MEDIA_LOAD(k, 2, __ISG_MEDIA_TO_MEMORY)
 #define __ISG_MEDIA_LOAD_4(k) __ISG_MEDIA_LOAD(k, 4, __ISG_MEDIA_PLAIN)
-#define __ISG_MEDIA_LOAD_4S(k) __ISG_MEDIA_LOAD(k, 4, __ISG_MEDIA_TO_MEMORY)
 /* Value k of a write; writes outside the image are dropped. */
 #define __ISG_MEDIA_STORE(k, N, SWIZZLE)                                                           \
   {                                                                                                \
@@ -74,29 +69,21 @@ static inline int __isg_media_pitch(int width, int es) {
   }
 #define __ISG_MEDIA_STORE_1(k) __ISG_MEDIA_STORE(k, 1, __ISG_MEDIA_UNALPHA)
 #define __ISG_MEDIA_UNALPHA(x) (alpha ? (x).yzwx : (x))
-#define __ISG_MEDIA_STORE_2(k) __ISG_MEDIA_STORE(k, 2, __ISG_MEDIA_PLAIN)
-#define __ISG_MEDIA_STORE_2S(k) __ISG_MEDIA_STORE(k, 2, __ISG_MEDIA_FROM_MEMORY)
 #define __ISG_MEDIA_STORE_4(k) __ISG_MEDIA_STORE(k, 4, __ISG_MEDIA_PLAIN)
-#define __ISG_MEDIA_STORE_4S(k) __ISG_MEDIA_STORE(k, 4, __ISG_MEDIA_FROM_MEMORY)
-/* The fast path of W values of E for either direction (OP: LOAD or STORE), by channel count;
-   an element of E's width has 1 channel (R, A), 2 (RG, RA) or 4 (RGBA, BGRA, ARGB). */
+/* The fast path of W values of E for either direction (OP: LOAD or STORE): one channel (R, A)
+   or, for _ui, RGBA8UI, the formats media kernels use; the other unsigned-integer formats (RG,
+   RA, BGRA, ARGB) take the per-element path below, as every copy here multiplies the code
+   every compiler of the program must optimise (Intel's, from SPIR-V, most of all). */
+#define __ISG_MEDIA_FAST_CASE(f, E)                                                                \
+  ((f).nch == 1 || (sizeof(E) == 4 && (f).nch == 4 && (f).order == CLK_RGBA))
 #define __ISG_MEDIA_FAST(OP, E, W)                                                                 \
   if (f.nch == 1) {                                                                                \
     const bool alpha = f.order == CLK_A;                                                           \
     __ISG_REP_##W(__ISG_MEDIA_##OP##_1)                                                            \
-  } else if (sizeof(E) >= 2 && f.nch == 2) {                                                       \
-    if (f.order == CLK_RG) {                                                                       \
-      __ISG_REP_##W(__ISG_MEDIA_##OP##_2)                                                          \
-    } else {                                                                                       \
-      __ISG_REP_##W(__ISG_MEDIA_##OP##_2S)                                                         \
-    }                                                                                              \
-  } else if (sizeof(E) == 4 && f.nch == 4) {                                                       \
-    if (f.order == CLK_RGBA) {                                                                     \
-      __ISG_REP_##W(__ISG_MEDIA_##OP##_4)                                                          \
-    } else {                                                                                       \
-      __ISG_REP_##W(__ISG_MEDIA_##OP##_4S)                                                         \
-    }                                                                                              \
+  } else if (sizeof(E) == 4) {                                                                     \
+    __ISG_REP_##W(__ISG_MEDIA_##OP##_4)                                                            \
   }
+
 /* Every other format and offset, an element at a time through 75-image.cl, in one out-of-line
    copy per access qualifier: inlined at every call site, its conversions (half, normalised,
    signed) multiplied the code NVIDIA's compiler had to build by the number of calls. */
@@ -128,7 +115,7 @@ __ISG_MEDIA_SLOW_WRITE(emulated)
     const int pitch = __isg_media_pitch(width, (int)sizeof(E)), area = pitch * height;             \
     const int S = (int)ctx->S, lane = (int)ctx->sglid;                                             \
     if (!f.raw && f.es == (int)sizeof(E) && offset.x % f.es == 0 &&                                \
-        __isg_image_is_unsigned_int(f.type)) {                                                     \
+        __isg_image_is_unsigned_int(f.type) && __ISG_MEDIA_FAST_CASE(f, E)) {                      \
       const int x0 = offset.x / f.es;                                                              \
       const int2 last = (int2)(f.width - 1, f.height - 1);                                         \
       __ISG_MEDIA_FAST(LOAD, E, W)                                                                 \
@@ -160,7 +147,7 @@ __ISG_MEDIA_SLOW_WRITE(emulated)
     const int pitch = __isg_media_pitch(width, (int)sizeof(E)), area = pitch * height;             \
     const int S = (int)ctx->S, lane = (int)ctx->sglid;                                             \
     if (!f.raw && f.es == (int)sizeof(E) && offset.x % f.es == 0 &&                                \
-        __isg_image_is_unsigned_int(f.type)) {                                                     \
+        __isg_image_is_unsigned_int(f.type) && __ISG_MEDIA_FAST_CASE(f, E)) {                      \
       const int x0 = offset.x / f.es;                                                              \
       __ISG_MEDIA_FAST(STORE, E, W)                                                                \
     } else {                                                                                       \
