@@ -60,7 +60,7 @@ void releaseEvent(cl_event& e) {
 }  // namespace
 
 cl_int setImageFacts(cl_kernel kernel, const KernelManifest& manifest, cl_uint imageArg,
-                     cl_mem image) {
+                     cl_mem image, const cl_image_format* format) {
   cl_int facts[4] = {};
   bool known = false;
   for (const HiddenArg& h : manifest.hiddenArgs) {
@@ -68,14 +68,15 @@ cl_int setImageFacts(cl_kernel kernel, const KernelManifest& manifest, cl_uint i
     if (!known) {
       known = true;
       cl_mem_object_type type = 0;
-      cl_image_format format = {};
+      cl_image_format queried = {};
       size_t width = 0, height = 0;
-      if (image && memValue(image, CL_MEM_TYPE, &type) == CL_SUCCESS &&
-          type == CL_MEM_OBJECT_IMAGE2D && imageValue(image, CL_IMAGE_FORMAT, &format) == CL_SUCCESS &&
-          imageValue(image, CL_IMAGE_WIDTH, &width) == CL_SUCCESS &&
+      if (image && !format && memValue(image, CL_MEM_TYPE, &type) == CL_SUCCESS &&
+          type == CL_MEM_OBJECT_IMAGE2D && imageValue(image, CL_IMAGE_FORMAT, &queried) == CL_SUCCESS)
+        format = &queried;
+      if (image && format && imageValue(image, CL_IMAGE_WIDTH, &width) == CL_SUCCESS &&
           imageValue(image, CL_IMAGE_HEIGHT, &height) == CL_SUCCESS) {
-        facts[0] = static_cast<cl_int>(format.image_channel_order);
-        facts[1] = static_cast<cl_int>(format.image_channel_data_type);
+        facts[0] = static_cast<cl_int>(format->image_channel_order);
+        facts[1] = static_cast<cl_int>(format->image_channel_data_type);
         facts[2] = static_cast<cl_int>(width);
         facts[3] = static_cast<cl_int>(height);
       }

@@ -28,9 +28,10 @@ namespace isg {
 
 // Sets on `kernel` the facts of `image` (channel order, channel data type, width, height; zeros
 // for anything but a 2D image) as every ImageFacts argument of application argument
-// `imageArg` in `manifest`.
+// `imageArg` in `manifest`. `format`, where the caller has it, is the format of `image`, a
+// 2D image: it is not asked again.
 cl_int setImageFacts(cl_kernel kernel, const KernelManifest& manifest, cl_uint imageArg,
-                     cl_mem image);
+                     cl_mem image, const cl_image_format* format = nullptr);
 
 // Whether block IO moves the bits of `format` exactly through read_image*/write_image*;
 // otherwise `name` says which part of the format is not exact, for the log.

@@ -39,14 +39,16 @@ cl_int checkBlockImageArg(cl_kernel kernel, KernelRecord& record, cl_uint index,
   if (value && size == sizeof mem) std::memcpy(&mem, value, sizeof mem);
   cl_mem_object_type type = 0;
   cl_image_format format = {};
-  if (mem && memValue(mem, CL_MEM_TYPE, &type) == CL_SUCCESS && type == CL_MEM_OBJECT_IMAGE2D &&
-      imageValue(mem, CL_IMAGE_FORMAT, &format) == CL_SUCCESS)
-    exactForBlockIO(format, &inexact);
+  const bool image2d =
+      mem && memValue(mem, CL_MEM_TYPE, &type) == CL_SUCCESS && type == CL_MEM_OBJECT_IMAGE2D;
+  const bool formatKnown = image2d && imageValue(mem, CL_IMAGE_FORMAT, &format) == CL_SUCCESS;
+  if (formatKnown) exactForBlockIO(format, &inexact);
   std::lock_guard<std::mutex> lock(record.enqueueMutex);
-  record.images.bound[index] = type == CL_MEM_OBJECT_IMAGE2D ? mem : nullptr;
+  record.images.bound[index] = image2d ? mem : nullptr;
   if (inexact.empty()) record.images.inexact.erase(index);
   else record.images.inexact[index] = {mem, inexact};
-  return setImageFacts(kernel, record.manifest, index, record.images.bound[index]);
+  return setImageFacts(kernel, record.manifest, index, image2d ? mem : nullptr,
+                       formatKnown ? &format : nullptr);
 }
 
 // What noteArg cannot do without allocating or locking: a value larger than ArgValue::small,

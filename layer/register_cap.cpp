@@ -131,13 +131,9 @@ cl_kernel cappedKernelFor(KernelRecord& record, cl_device_id device, size_t item
     }
   }
   *err = replayArgs(*record.cap.args, record.cap.kernel);
-  for (const HiddenArg& h : record.manifest.hiddenArgs) {
-    if (*err != CL_SUCCESS) break;
-    if (h.kind != HiddenArg::Kind::ImageFacts) continue;
-    const auto bound = record.images.bound.find(h.imageArg);
-    *err = setImageFacts(record.cap.kernel, record.manifest, h.imageArg,
-                         bound == record.images.bound.end() ? nullptr : bound->second);
-  }
+  // Image facts follow the images (an image never set leaves the launch to fail as it would).
+  for (const auto& [arg, image] : record.images.bound)
+    if (*err == CL_SUCCESS) *err = setImageFacts(record.cap.kernel, record.manifest, arg, image);
   return *err == CL_SUCCESS ? record.cap.kernel : nullptr;
 }
 

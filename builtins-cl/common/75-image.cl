@@ -120,62 +120,6 @@ static inline bool __isg_image_is_unsigned_int(int type) {
   return type == CLK_UNSIGNED_INT8 || type == CLK_UNSIGNED_INT16 || type == CLK_UNSIGNED_INT32;
 }
 
-/* An element of at most 4 bytes from its raw channel values (components as read) and back:
-   memory channel c holds bytes [c * cs, (c + 1) * cs). The channel order is a swizzle chosen
-   once per format: a component picked by a variable index would be a private array in local
-   memory on GPUs, and PoCL 3.1's optimiser turns the equivalent chains of selects into zeros. */
-static inline uint4 __isg_image_to_memory_order(uint4 raw, int order) {
-  switch (order) {
-    case CLK_A: return raw.wxyz;
-    case CLK_RA: return raw.xwyz;
-    case CLK_BGRA: return raw.zyxw;
-    case CLK_ARGB: return raw.wxyz;
-    default: return raw;
-  }
-}
-static inline uint4 __isg_image_from_memory_order(uint4 ch, int order) {
-  switch (order) {
-    case CLK_A: return (uint4)(0u, 0u, 0u, ch.x);
-    case CLK_RA: return (uint4)(ch.x, 0u, 0u, ch.y);
-    case CLK_BGRA: return ch.zyxw;
-    case CLK_ARGB: return ch.yzwx;
-    default: return ch;
-  }
-}
-/* Channel orders whose memory order is the component order (no swizzle). */
-static inline bool __isg_image_plain_order(int order) {
-  return order == CLK_R || order == CLK_RG || order == CLK_RGBA || order == CLK_INTENSITY ||
-         order == CLK_LUMINANCE;
-}
-/* pack32 and unpack32 for a plain channel order (the general ones swizzle around them): the
-   callers test the order once per call instead of once per element. */
-static inline uint __isg_image_pack32_plain(uint4 raw, __isg_image_fmt_t f) {
-  const uint4 ch = raw & (uint4)(__isg_image_mask(f.cs));
-  const int b = 8 * f.cs;
-  uint r = ch.x;
-  r |= f.nch > 1 ? ch.y << (b & 31) : 0u;
-  r |= f.nch > 2 ? ch.z << ((2 * b) & 31) : 0u;
-  r |= f.nch > 3 ? ch.w << ((3 * b) & 31) : 0u;
-  return r;
-}
-static inline uint __isg_image_pack32(uint4 raw, __isg_image_fmt_t f) {
-  return __isg_image_pack32_plain(__isg_image_to_memory_order(raw, f.order), f);
-}
-static inline uint __isg_image_channel_raw(uint bits, __isg_image_fmt_t f, int c) {
-  uint raw = (bits >> ((8 * c * f.cs) & 31)) & __isg_image_mask(f.cs);
-  const bool negative = __isg_image_is_signed(f.type) && f.cs < 4 && (raw >> (8 * f.cs - 1));
-  return negative ? raw | ~__isg_image_mask(f.cs) : raw;
-}
-static inline uint4 __isg_image_unpack32_plain(uint bits, __isg_image_fmt_t f) {
-  return (uint4)(__isg_image_channel_raw(bits, f, 0),
-                 f.nch > 1 ? __isg_image_channel_raw(bits, f, 1) : 0u,
-                 f.nch > 2 ? __isg_image_channel_raw(bits, f, 2) : 0u,
-                 f.nch > 3 ? __isg_image_channel_raw(bits, f, 3) : 0u);
-}
-static inline uint4 __isg_image_unpack32(uint bits, __isg_image_fmt_t f) {
-  return __isg_image_from_memory_order(__isg_image_unpack32_plain(bits, f), f.order);
-}
-
 /* F(0) F(1) ... F(N-1): straight-line code per vector component, so private arrays are only
    ever indexed by constants (and stay in registers). */
 #define __ISG_REP_1(F) F(0)

@@ -70,12 +70,16 @@ static inline int __isg_media_pitch(int width, int es) {
 #define __ISG_MEDIA_STORE_1(k) __ISG_MEDIA_STORE(k, 1, __ISG_MEDIA_UNALPHA)
 #define __ISG_MEDIA_UNALPHA(x) (alpha ? (x).yzwx : (x))
 #define __ISG_MEDIA_STORE_4(k) __ISG_MEDIA_STORE(k, 4, __ISG_MEDIA_PLAIN)
-/* The fast path of W values of E for either direction (OP: LOAD or STORE): one channel (R, A)
-   or, for _ui, RGBA8UI, the formats media kernels use; the other unsigned-integer formats (RG,
-   RA, BGRA, ARGB) take the per-element path below, as every copy here multiplies the code
-   every compiler of the program must optimise (Intel's, from SPIR-V, most of all). */
-#define __ISG_MEDIA_FAST_CASE(f, E)                                                                \
-  ((f).nch == 1 || (sizeof(E) == 4 && (f).nch == 4 && (f).order == CLK_RGBA))
+/* The fast path of W values of E for either direction (OP: LOAD or STORE), where
+   __ISG_MEDIA_FAST_CASE holds: an unsigned-integer element as wide as E at an element-aligned
+   offset, of one channel (R, A) or, for _ui, RGBA8UI, the formats media kernels use. The other
+   unsigned-integer orders (RG, RA, BGRA, ARGB) take the per-element path below: every copy
+   here multiplies the code every compiler of the program must optimise (Intel's, from SPIR-V,
+   most of all). */
+#define __ISG_MEDIA_FAST_CASE(f, E, offset)                                                        \
+  (!(f).raw && (f).es == (int)sizeof(E) && (offset).x % (f).es == 0 &&                            \
+   __isg_image_is_unsigned_int((f).type) &&                                                        \
+   ((f).nch == 1 || (sizeof(E) == 4 && (f).nch == 4 && (f).order == CLK_RGBA)))
 #define __ISG_MEDIA_FAST(OP, E, W)                                                                 \
   if (f.nch == 1) {                                                                                \
     const bool alpha = f.order == CLK_A;                                                           \
@@ -114,8 +118,7 @@ __ISG_MEDIA_SLOW_WRITE(emulated)
     E v[W];                                                                                        \
     const int pitch = __isg_media_pitch(width, (int)sizeof(E)), area = pitch * height;             \
     const int S = (int)ctx->S, lane = (int)ctx->sglid;                                             \
-    if (!f.raw && f.es == (int)sizeof(E) && offset.x % f.es == 0 &&                                \
-        __isg_image_is_unsigned_int(f.type) && __ISG_MEDIA_FAST_CASE(f, E)) {                      \
+    if (__ISG_MEDIA_FAST_CASE(f, E, offset)) {                                                     \
       const int x0 = offset.x / f.es;                                                              \
       const int2 last = (int2)(f.width - 1, f.height - 1);                                         \
       __ISG_MEDIA_FAST(LOAD, E, W)                                                                 \
@@ -146,8 +149,7 @@ __ISG_MEDIA_SLOW_WRITE(emulated)
     __ISG_VSTORE_##W(texels, v);                                                                   \
     const int pitch = __isg_media_pitch(width, (int)sizeof(E)), area = pitch * height;             \
     const int S = (int)ctx->S, lane = (int)ctx->sglid;                                             \
-    if (!f.raw && f.es == (int)sizeof(E) && offset.x % f.es == 0 &&                                \
-        __isg_image_is_unsigned_int(f.type) && __ISG_MEDIA_FAST_CASE(f, E)) {                      \
+    if (__ISG_MEDIA_FAST_CASE(f, E, offset)) {                                                     \
       const int x0 = offset.x / f.es;                                                              \
       __ISG_MEDIA_FAST(STORE, E, W)                                                                \
     } else {                                                                                       \

@@ -50,17 +50,23 @@ void finishKernelManifest(const std::set<const Builtin*>& used, unsigned widest,
     km->hiddenArgs.push_back(HiddenArg{hidden[i].kind, km->numUserArgs + unsigned(i)});
 }
 
-void addTexelBuffer(unsigned imageArg, KernelManifest* km) {
+namespace {
+// A hidden argument of `kind` for image argument `imageArg`, after km->hiddenArgs.
+void appendImageArg(HiddenArg::Kind kind, unsigned imageArg, KernelManifest* km) {
   km->hiddenArgs.push_back(
-      HiddenArg{HiddenArg::Kind::RawImage, km->numUserArgs + unsigned(km->hiddenArgs.size()), imageArg});
+      HiddenArg{kind, km->numUserArgs + unsigned(km->hiddenArgs.size()), imageArg});
+}
+}  // namespace
+
+void addTexelBuffer(unsigned imageArg, KernelManifest* km) {
+  appendImageArg(HiddenArg::Kind::RawImage, imageArg, km);
   std::vector<unsigned>& block = km->blockImageArgs;
   if (std::find(block.begin(), block.end(), imageArg) == block.end())
     block.insert(std::upper_bound(block.begin(), block.end(), imageArg), imageArg);
 }
 
 void addImageFacts(unsigned imageArg, KernelManifest* km) {
-  km->hiddenArgs.push_back(
-      HiddenArg{HiddenArg::Kind::ImageFacts, km->numUserArgs + unsigned(km->hiddenArgs.size()), imageArg});
+  appendImageArg(HiddenArg::Kind::ImageFacts, imageArg, km);
 }
 
 }  // namespace isg::detail
