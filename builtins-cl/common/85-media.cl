@@ -31,7 +31,9 @@ static inline int __isg_media_pitch(int width, int es) {
    constants only), with the channel count N and width sizeof(E) / N constants: on NVIDIA the
    general packing, with the format's channel count and width as run-time values, cost more
    than the texel accesses themselves (docs/performance.md, benchmark 9). Each value is packed
-   as soon as it is read, so only its bits stay live. */
+   as soon as it is read, so only its bits stay live. The fast path has its own array: one
+   array shared with the per-element loop, which indexes it with a run-time k, sat in local
+   memory (STL/LDL) on every path. */
 #define __ISG_MEDIA_AT(k)                                                                          \
   (int2)(x0 + ((k) * S + lane) % pitch, offset.y + ((k) * S + lane) / pitch)
 /* The raw channels of an unsigned-integer element of N channels of B bytes, in memory order,
@@ -58,15 +60,14 @@ static inline int __isg_media_pitch(int width, int es) {
 #define __ISG_MEDIA_LOAD_1(k) __ISG_MEDIA_LOAD(k, 1, __ISG_MEDIA_ALPHA)
 #define __ISG_MEDIA_ALPHA(x) (alpha ? (x).wxyz : (x))
 #define __ISG_MEDIA_LOAD_4(k) __ISG_MEDIA_LOAD(k, 4, __ISG_MEDIA_PLAIN)
-/* Value k of a write; writes outside the image are dropped. */
+/* Value k of a write, with no check: the fast write runs only where every one of the member's
+   elements is in the region and inside the image (__ISG_MEDIA_WHOLE). NVIDIA's write_imageui
+   queries the image's channel order (SUQ, which costs what a texel access does); for writes
+   under their own conditions the query was repeated for every value, while one straight-line
+   run of writes shares it. */
 #define __ISG_MEDIA_STORE(k, N, SWIZZLE)                                                           \
-  {                                                                                                \
-    const int2 c = __ISG_MEDIA_AT(k);                                                              \
-    if (__ISG_MEDIA_IN((k) * S + lane) && c.x >= 0 && c.y >= 0 && c.x < f.width &&                \
-        c.y < f.height)                                                                            \
-      __isg_image_store_u(img, c,                                                                  \
-                          SWIZZLE(__ISG_MEDIA_UNPACK_N((uint)v[k], N, (int)sizeof(v[0]) / (N))));  \
-  }
+  __isg_image_store_u(img, __ISG_MEDIA_AT(k),                                                      \
+                      SWIZZLE(__ISG_MEDIA_UNPACK_N((uint)v[k], N, (int)sizeof(v[0]) / (N))));
 #define __ISG_MEDIA_STORE_1(k) __ISG_MEDIA_STORE(k, 1, __ISG_MEDIA_UNALPHA)
 #define __ISG_MEDIA_UNALPHA(x) (alpha ? (x).yzwx : (x))
 #define __ISG_MEDIA_STORE_4(k) __ISG_MEDIA_STORE(k, 4, __ISG_MEDIA_PLAIN)
@@ -80,6 +81,12 @@ static inline int __isg_media_pitch(int width, int es) {
   (!(f).raw && (f).es == (int)sizeof(E) && (offset).x % (f).es == 0 &&                            \
    __isg_image_is_unsigned_int((f).type) &&                                                        \
    ((f).nch == 1 || (sizeof(E) == 4 && (f).nch == 4 && (f).order == CLK_RGBA)))
+/* Every element k * S + lane (k < W) of every member is in the region (rows without padding,
+   no more elements than the region has) and inside the image, so the write needs no check per
+   value; edge regions and padded rows take the per-element path. */
+#define __ISG_MEDIA_WHOLE(f, W, x0)                                                                \
+  (pitch == width && (W) * S <= area && (x0) >= 0 && offset.y >= 0 &&                            \
+   pitch <= (f).width - (x0) && ((W) * S - 1) / pitch < (f).height - offset.y)
 #define __ISG_MEDIA_FAST(OP, E, W)                                                                 \
   if (f.nch == 1) {                                                                                \
     const bool alpha = f.order == CLK_A;                                                           \
@@ -115,21 +122,22 @@ __ISG_MEDIA_SLOW_WRITE(emulated)
   __ISG_OVL __ISG_VEC_##W(E) __isg_##rname##_fmt(__isg_ctx_t* ctx, int2 offset, int width,         \
                                                  int height, __ISG_IMG(ACCESS) img,                \
                                                  const __isg_image_fmt_t f) {                      \
-    E v[W];                                                                                        \
     const int pitch = __isg_media_pitch(width, (int)sizeof(E)), area = pitch * height;             \
     const int S = (int)ctx->S, lane = (int)ctx->sglid;                                             \
     if (__ISG_MEDIA_FAST_CASE(f, E, offset)) {                                                     \
+      E v[W];                                                                                      \
       const int x0 = offset.x / f.es;                                                              \
       const int2 last = (int2)(f.width - 1, f.height - 1);                                         \
       __ISG_MEDIA_FAST(LOAD, E, W)                                                                 \
-    } else {                                                                                       \
-      for (int k = 0; k < W; ++k) {                                                                \
-        const int e = k * S + lane;                                                                \
-        v[k] = __ISG_MEDIA_IN(e) ? (E)__isg_media_read_bytes(img, f,                               \
-                                   offset.x + (e % pitch) * (int)sizeof(E), offset.y + e / pitch,  \
-                                   (int)sizeof(E))                                                 \
-                                 : (E)0;                                                           \
-      }                                                                                            \
+      return __ISG_VLOAD_##W(v);                                                                   \
+    }                                                                                              \
+    E v[W];                                                                                        \
+    for (int k = 0; k < W; ++k) {                                                                  \
+      const int e = k * S + lane;                                                                  \
+      v[k] = __ISG_MEDIA_IN(e) ? (E)__isg_media_read_bytes(img, f,                                 \
+                                 offset.x + (e % pitch) * (int)sizeof(E), offset.y + e / pitch,    \
+                                 (int)sizeof(E))                                                   \
+                               : (E)0;                                                             \
     }                                                                                              \
     return __ISG_VLOAD_##W(v);                                                                     \
   }                                                                                                \
@@ -145,20 +153,22 @@ __ISG_MEDIA_SLOW_WRITE(emulated)
   __ISG_OVL void __isg_##wname##_fmt(__isg_ctx_t* ctx, int2 offset, int width, int height,         \
                                      __ISG_VEC_##W(E) texels, __ISG_IMG(ACCESS) img,               \
                                      const __isg_image_fmt_t f) {                                  \
-    E v[W];                                                                                        \
-    __ISG_VSTORE_##W(texels, v);                                                                   \
     const int pitch = __isg_media_pitch(width, (int)sizeof(E)), area = pitch * height;             \
     const int S = (int)ctx->S, lane = (int)ctx->sglid;                                             \
-    if (__ISG_MEDIA_FAST_CASE(f, E, offset)) {                                                     \
+    if (__ISG_MEDIA_FAST_CASE(f, E, offset) && __ISG_MEDIA_WHOLE(f, W, offset.x / f.es)) {         \
+      E v[W];                                                                                      \
+      __ISG_VSTORE_##W(texels, v);                                                                 \
       const int x0 = offset.x / f.es;                                                              \
       __ISG_MEDIA_FAST(STORE, E, W)                                                                \
-    } else {                                                                                       \
-      for (int k = 0; k < W; ++k) {                                                                \
-        const int e = k * S + lane;                                                                \
-        if (__ISG_MEDIA_IN(e))                                                                     \
-          __isg_media_write_bytes(img, f, offset.x + (e % pitch) * (int)sizeof(E),                 \
-                                  offset.y + e / pitch, (int)sizeof(E), (ulong)v[k]);              \
-      }                                                                                            \
+      return;                                                                                      \
+    }                                                                                              \
+    E v[W];                                                                                        \
+    __ISG_VSTORE_##W(texels, v);                                                                   \
+    for (int k = 0; k < W; ++k) {                                                                  \
+      const int e = k * S + lane;                                                                  \
+      if (__ISG_MEDIA_IN(e))                                                                       \
+        __isg_media_write_bytes(img, f, offset.x + (e % pitch) * (int)sizeof(E),                   \
+                                offset.y + e / pitch, (int)sizeof(E), (ulong)v[k]);                \
     }                                                                                              \
   }                                                                                                \
   __ISG_OVL void __isg_##wname(__isg_ctx_t* ctx, int2 offset, int width, int height,               \
