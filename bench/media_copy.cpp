@@ -5,7 +5,9 @@
 // texels the media functions give it (region element k*S + lane), with read_imageui /
 // write_imageui. Bandwidth counts bytes read + written. Goal: layer >= 0.90x plain (the layer
 // reaches texels through the same image functions, plus the raw-bit bookkeeping of
-// builtins-cl/common/75-image.cl).
+// builtins-cl/common/75-image.cl). The block_* cases do the same with cl_intel_subgroups' block
+// IO on images (intel_sub_group_block_read/write*(image, byte_coord)): member i's k-th value is
+// the element at column i of row k, the media region's element k*16 + i for a 16-element row.
 #include <cstring>
 
 #include "common/cl_bench.h"
@@ -28,12 +30,16 @@ struct MediaCase {
   cl_channel_order order;
   cl_channel_type type;
   unsigned texelBytes;
+  bool block = false;  // block IO on images (W = 16, H = vec) instead of media block IO
 };
 const MediaCase kCases[] = {
     {"media_uc16/R8/16x16", "uchar", "uc", 1, 16, 16, 16, CL_R, CL_UNSIGNED_INT8, 1},
     {"media_us8/R16/16x8", "ushort", "us", 2, 8, 16, 8, CL_R, CL_UNSIGNED_INT16, 2},
     {"media_ui4/R32/4x16", "uint", "ui", 4, 4, 4, 16, CL_R, CL_UNSIGNED_INT32, 4},
     {"media_ui4/RGBA8/4x16", "uint", "ui", 4, 4, 4, 16, CL_RGBA, CL_UNSIGNED_INT8, 4},
+    {"block_uc16/R8/16x16", "uchar", "_uc", 1, 16, 16, 16, CL_R, CL_UNSIGNED_INT8, 1, true},
+    {"block_us8/R16/16x8", "ushort", "_us", 2, 8, 16, 8, CL_R, CL_UNSIGNED_INT16, 2, true},
+    {"block_ui4/R32/16x4", "uint", "", 4, 4, 16, 4, CL_R, CL_UNSIGNED_INT32, 4, true},
 };
 
 std::string vec(const MediaCase& c) { return std::string(c.element) + std::to_string(c.vec); }
@@ -52,6 +58,11 @@ std::string defines(const MediaCase& c) {
 
 std::string intelSource(const MediaCase& c) {
   const std::string sfx = c.suffix + std::to_string(c.vec);
+  if (c.block)
+    return defines(c) + "__attribute__((intel_reqd_sub_group_size(16)))\n"
+           "__kernel void copy(__read_only image2d_t src, __write_only image2d_t dst) {\n" +
+           kTile + "  " + vec(c) + " v = intel_sub_group_block_read" + sfx +
+           "(src, at);\n  intel_sub_group_block_write" + sfx + "(dst, at, v);\n}\n";
   return defines(c) + "__attribute__((intel_reqd_sub_group_size(16)))\n"
          "__kernel void copy(__read_only image2d_t src, __write_only image2d_t dst) {\n" +
          kTile + "  " + vec(c) + " v = intel_sub_group_media_block_read_" + sfx +

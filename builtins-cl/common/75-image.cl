@@ -341,8 +341,8 @@ int __attribute__((overloadable, const)) get_image_height(write_only image3d_t);
 int4 __attribute__((overloadable, const)) get_image_dim(write_only image3d_t);
 #endif
 #endif
-/* The media fast path is never taken for these (it tests f.raw), so the element access only has
-   to compile. */
+/* The media and block fast paths are never taken for these (they test f.raw and f.direct), so
+   the element access only has to compile. */
 static inline __attribute__((overloadable)) uint4 __isg_image_load_u(__isg_rw_image_t img, int2 c) {
   return (uint4)(0u);
 }

@@ -15,12 +15,31 @@
 #ifdef ISG_NEED_block
 
 /* Each with the format from the image's queries, or from the facts the layer passes where the
-   kernel names its own image parameter (75-image.cl, __isg_image_fmt_of). */
+   kernel names its own image parameter (75-image.cl, __isg_image_fmt_of).
+   One-channel unsigned-integer images whose element is as wide as E, at an element-aligned
+   column, take straight-line code of their own (the media fast path's reasons, 85-media.cl:
+   values in an array indexed by constants only; writes with no condition of their own, since
+   NVIDIA's write_imageui reads the channel order once for a straight run of writes and once per
+   write under its own condition), writes only where all W rows are inside the image. */
+#define __ISG_BLOCK_DIRECT(f, E, bx) ((f).direct && (f).es == (int)sizeof(E) && (bx) % (f).es == 0)
+#define __ISG_BLOCK_LOAD(k)                                                                        \
+  {                                                                                                \
+    const uint4 raw = __isg_image_load_u(img, (int2)(x, clamp(coord.y + (k), 0, f.height - 1)));   \
+    v[k] = alpha ? raw.w : raw.x;                                                                  \
+  }
+#define __ISG_BLOCK_STORE(k) __isg_image_store_u(img, (int2)(x, coord.y + (k)), (uint4)((uint)v[k]));
 #define __ISG_BLOCK_IMAGE_READ(rname, E, W, ACCESS)                                                \
   __ISG_OVL __ISG_VEC_##W(E) __isg_##rname##_fmt(__isg_ctx_t* ctx, __ISG_IMG(ACCESS) img,          \
                                                  int2 coord, const __isg_image_fmt_t f) {          \
-    E v[W];                                                                                        \
     int bx = coord.x + (int)(sizeof(E) * ctx->sglid);                                              \
+    if (__ISG_BLOCK_DIRECT(f, E, bx)) {                                                            \
+      E v[W];                                                                                      \
+      const int x = clamp(bx / f.es, 0, f.width - 1);                                              \
+      const bool alpha = f.order == CLK_A;                                                         \
+      __ISG_REP_##W(__ISG_BLOCK_LOAD)                                                              \
+      return __ISG_VLOAD_##W(v);                                                                   \
+    }                                                                                              \
+    E v[W];                                                                                        \
     for (int k = 0; k < W; ++k)                                                                    \
       v[k] = (E)__isg_image_read_bytes(img, f, bx, coord.y + k, (int)sizeof(E));                   \
     return __ISG_VLOAD_##W(v);                                                                     \
@@ -35,9 +54,17 @@
 #define __ISG_BLOCK_IMAGE_WRITE(wname, E, W, ACCESS)                                               \
   __ISG_OVL void __isg_##wname##_fmt(__isg_ctx_t* ctx, __ISG_IMG(ACCESS) img, int2 coord,          \
                                      __ISG_VEC_##W(E) data, const __isg_image_fmt_t f) {           \
+    int bx = coord.x + (int)(sizeof(E) * ctx->sglid);                                              \
+    if (__ISG_BLOCK_DIRECT(f, E, bx) && bx >= 0 && bx / f.es < f.width && coord.y >= 0 &&         \
+        (W) <= f.height - coord.y) {                                                               \
+      E v[W];                                                                                      \
+      __ISG_VSTORE_##W(data, v);                                                                   \
+      const int x = bx / f.es;                                                                     \
+      __ISG_REP_##W(__ISG_BLOCK_STORE)                                                             \
+      return;                                                                                      \
+    }                                                                                              \
     E v[W];                                                                                        \
     __ISG_VSTORE_##W(data, v);                                                                     \
-    int bx = coord.x + (int)(sizeof(E) * ctx->sglid);                                              \
     for (int k = 0; k < W; ++k)                                                                    \
       __isg_image_write_bytes(img, f, bx, coord.y + k, (int)sizeof(E), (ulong)v[k]);               \
   }                                                                                                \
