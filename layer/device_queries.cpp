@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "handle_kinds.h"
 #include "device_strategy.h"
 #include "driver_queries.h"
 #include "layer_api.h"
@@ -106,6 +107,7 @@ cl_int CL_API_CALL clGetDeviceInfo_layer(cl_device_id device, cl_device_info par
                                          size_t* param_value_size_ret) {
   return guardedEntry("clGetDeviceInfo", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clGetDeviceInfo);
+    if (const cl_int wrong = notAProgramOrKernel(device, CL_INVALID_DEVICE)) return wrong;
     auto forward = [&] {
       return next().clGetDeviceInfo(device, param_name, param_value_size, param_value,
                                     param_value_size_ret);

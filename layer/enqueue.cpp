@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "handle_kinds.h"
 #include "device_strategy.h"
 #include "driver_queries.h"
 #include "enqueue_capture.h"
@@ -46,6 +47,8 @@ struct Launch : capture::EnqueueCapture::Launch {
 cl_int nullLaunchArgument(cl_command_queue queue, cl_kernel kernel, cl_uint num_events,
                           const cl_event* wait_list) {
   if (queue && !kernel) return CL_INVALID_KERNEL;
+  if (const cl_int wrong = notAProgramOrKernel(queue, CL_INVALID_COMMAND_QUEUE)) return wrong;
+  if (const cl_int wrong = wrongKind(kernel, HandleKind::Kernel, CL_INVALID_KERNEL)) return wrong;
   if (queue && num_events && !wait_list) return CL_INVALID_EVENT_WAIT_LIST;
   return CL_SUCCESS;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "handle_kinds.h"
 #include "device_strategy.h"
 #include "driver_queries.h"
 #include "layer_api.h"
@@ -42,11 +43,27 @@ bool contextSupport(cl_context context, SpirvSupport* out) {
 
 using CreateWithIL = cl_program(CL_API_CALL*)(cl_context, const void*, size_t, cl_int*);
 
+template <class DriverCreate>
+cl_program createFromModule(const char* api, cl_context context, const void* il, size_t length,
+                            cl_int* errcode_ret, DriverCreate& driverCreate);
+
 // Creates the application's program for `il` with `driverCreate` (the driver's IL entry), or a
 // placeholder where a driver has none, and records the module.
 template <class DriverCreate>
 cl_program createFromIL(const char* api, cl_context context, const void* il, size_t length,
                         cl_int* errcode_ret, DriverCreate&& driverCreate) {
+  if (const cl_int wrong = notAProgramOrKernel(context, CL_INVALID_CONTEXT)) {
+    if (errcode_ret) *errcode_ret = wrong;
+    return nullptr;
+  }
+  cl_program program = createFromModule(api, context, il, length, errcode_ret, driverCreate);
+  handleKinds().created(program, HandleKind::Program);
+  return program;
+}
+
+template <class DriverCreate>
+cl_program createFromModule(const char* api, cl_context context, const void* il, size_t length,
+                            cl_int* errcode_ret, DriverCreate& driverCreate) {
   if (!admit(api, il, length, errcode_ret)) return nullptr;
   SpirvSupport facts;
   if (!contextSupport(context, &facts)) return driverCreate();  // the driver reports the context

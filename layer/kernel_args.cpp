@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "handle_kinds.h"
 #include "arg_values.h"
 #include "driver_queries.h"
 #include "enqueue_capture.h"
@@ -122,6 +123,8 @@ inline cl_int setArgument(const char* api, const KernelSummary summary, cl_kerne
   KernelSummary summary;
   if (kernelIndex().find(kernel, &summary))
     return setKernelArgNoted(kernel, arg_index, arg_size, arg_value, summary);
+  if (handleKinds().kindOf(kernel) == HandleKind::Program) [[unlikely]]
+    return CL_INVALID_KERNEL;
   if (capture::enabled()) [[unlikely]]
     return setKernelArgNoted(kernel, arg_index, arg_size, arg_value, KernelSummary{});
   return next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
@@ -158,6 +161,8 @@ cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel, cl_uint arg_
   KernelSummary summary;
   if (kernelIndex().find(kernel, &summary))
     return setKernelArgSvmNoted(kernel, arg_index, arg_value, summary);
+  if (handleKinds().kindOf(kernel) == HandleKind::Program) [[unlikely]]
+    return CL_INVALID_KERNEL;
   if (capture::enabled()) [[unlikely]]
     return setKernelArgSvmNoted(kernel, arg_index, arg_value, KernelSummary{});
   return next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);

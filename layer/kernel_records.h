@@ -28,6 +28,10 @@ inline cl_int setLaunchShape(cl_kernel kernel, const KernelManifest& m, const cl
 }
 constexpr cl_ulong kUniformLaunch[3] = {0, 0, 0};
 
+// clReleaseProgram for the layer's own reference to an application program (a kernel's
+// holdsAppProgram): the shadow goes with the last reference, as at the application's release.
+cl_int releaseProgram(cl_program program);
+
 // Remembers a kernel the driver created from record's driver program.
 void registerKernel(cl_kernel kernel, const ProgramRecord& record, const std::string& name);
 

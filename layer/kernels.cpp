@@ -9,6 +9,7 @@
 
 #include "device_strategy.h"
 #include "driver_queries.h"
+#include "handle_kinds.h"
 #include "enqueue_capture.h"
 #include "kernel_records.h"
 #include "layer_api.h"
@@ -118,14 +119,19 @@ cl_kernel CL_API_CALL clCreateKernel_layer(cl_program program, const char* kerne
                                            cl_int* errcode_ret) {
   return guardedCreate<cl_kernel>("clCreateKernel", errcode_ret, [&]() -> cl_kernel {
     ISG_REQUIRE_NEXT_CREATE(clCreateKernel, errcode_ret);
+    ISG_REJECT_WRONG_KIND_CREATE(program, Program, CL_INVALID_PROGRAM, errcode_ret);
     std::shared_ptr<ProgramRecord> record = programRegistry().find(program);
-    if (!record) return next().clCreateKernel(program, kernel_name, errcode_ret);
-    if (record->kind == ProgramRecord::Kind::RewriteFailed) {
+    cl_kernel kernel = nullptr;
+    if (!record) {
+      kernel = next().clCreateKernel(program, kernel_name, errcode_ret);
+    } else if (record->kind == ProgramRecord::Kind::RewriteFailed) {
       if (errcode_ret) *errcode_ret = CL_INVALID_PROGRAM_EXECUTABLE;
       return nullptr;
+    } else {
+      kernel = next().clCreateKernel(record->driverProgram(), kernel_name, errcode_ret);
+      if (kernel) registerKernel(kernel, *record, kernel_name);
     }
-    cl_kernel kernel = next().clCreateKernel(record->driverProgram(), kernel_name, errcode_ret);
-    if (kernel) registerKernel(kernel, *record, kernel_name);
+    handleKinds().created(kernel, HandleKind::Kernel);
     return kernel;
   });
 }
@@ -134,15 +140,16 @@ cl_int CL_API_CALL clCreateKernelsInProgram_layer(cl_program program, cl_uint nu
                                                   cl_kernel* kernels, cl_uint* num_kernels_ret) {
   return guardedEntry("clCreateKernelsInProgram", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clCreateKernelsInProgram);
+    ISG_REJECT_WRONG_KIND(program, Program, CL_INVALID_PROGRAM);
     std::shared_ptr<ProgramRecord> record = programRegistry().find(program);
-    if (!record)
-      return next().clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
-    if (record->kind == ProgramRecord::Kind::RewriteFailed) return CL_INVALID_PROGRAM_EXECUTABLE;
+    if (record && record->kind == ProgramRecord::Kind::RewriteFailed) return CL_INVALID_PROGRAM_EXECUTABLE;
     cl_uint created = 0;
-    cl_int err =
-        next().clCreateKernelsInProgram(record->driverProgram(), num_kernels, kernels, &created);
+    cl_int err = next().clCreateKernelsInProgram(record ? record->driverProgram() : program, num_kernels,
+                                                 kernels, &created);
     if (num_kernels_ret) *num_kernels_ret = created;
     if (err != CL_SUCCESS || !kernels) return err;
+    for (cl_uint i = 0; i < created; ++i) handleKinds().created(kernels[i], HandleKind::Kernel);
+    if (!record) return err;
     for (cl_uint i = 0; i < created; ++i) {
       std::string name;
       kernelString(kernels[i], CL_KERNEL_FUNCTION_NAME, &name);
@@ -155,7 +162,9 @@ cl_int CL_API_CALL clCreateKernelsInProgram_layer(cl_program program, cl_uint nu
 cl_kernel CL_API_CALL clCloneKernel_layer(cl_kernel source_kernel, cl_int* errcode_ret) {
   return guardedCreate<cl_kernel>("clCloneKernel", errcode_ret, [&]() -> cl_kernel {
     ISG_REQUIRE_NEXT_CREATE(clCloneKernel, errcode_ret);
+    ISG_REJECT_WRONG_KIND_CREATE(source_kernel, Kernel, CL_INVALID_KERNEL, errcode_ret);
     cl_kernel clone = next().clCloneKernel(source_kernel, errcode_ret);
+    handleKinds().created(clone, HandleKind::Kernel);
     if (clone && capture::enabled()) capture::copyArgs(source_kernel, clone);
     std::shared_ptr<KernelRecord> source = kernelRegistry().find(source_kernel);
     if (!clone || !source) return clone;
@@ -184,16 +193,24 @@ cl_kernel CL_API_CALL clCloneKernel_layer(cl_kernel source_kernel, cl_int* errco
 cl_int CL_API_CALL clRetainKernel_layer(cl_kernel kernel) {
   return guardedEntry("clRetainKernel", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clRetainKernel);
-    if (!kernelIndex().contains(kernel)) return next().clRetainKernel(kernel);
-    std::lock_guard<std::recursive_mutex> serial(releaseMutex());  // against a racing last release
-    const cl_int err = next().clRetainKernel(kernel);
-    if (err == CL_SUCCESS)
-      if (std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel)) ++record->appReferences;
+    ISG_REJECT_WRONG_KIND(kernel, Kernel, CL_INVALID_KERNEL);
+    cl_int err = CL_SUCCESS;
+    if (!kernelIndex().contains(kernel)) {
+      err = next().clRetainKernel(kernel);
+    } else {
+      std::lock_guard<std::recursive_mutex> serial(releaseMutex());  // against a racing last release
+      err = next().clRetainKernel(kernel);
+      if (err == CL_SUCCESS)
+        if (std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel)) ++record->appReferences;
+    }
+    if (err == CL_SUCCESS) handleKinds().retained(kernel, HandleKind::Kernel);
     return err;
   });
 }
 
-cl_int CL_API_CALL clReleaseKernel_layer(cl_kernel kernel) {
+namespace {
+
+cl_int releaseKernel(cl_kernel kernel) {
   return guardedEntry("clReleaseKernel", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clReleaseKernel);
     if (capture::enabled()) capture::beforeReleaseKernel(kernel);
@@ -218,9 +235,18 @@ cl_int CL_API_CALL clReleaseKernel_layer(cl_kernel kernel) {
             next().clReleaseProgram(record->cap.program);
           // Through the layer's own entry: this may be the application program's last
           // reference, and then its shadow goes too.
-          if (record->holdsAppProgram) clReleaseProgram_layer(record->appProgram);
+          if (record->holdsAppProgram) releaseProgram(record->appProgram);
         });
   });
+}
+
+}  // namespace
+
+cl_int CL_API_CALL clReleaseKernel_layer(cl_kernel kernel) {
+  ISG_REJECT_WRONG_KIND(kernel, Kernel, CL_INVALID_KERNEL);
+  const cl_int err = releaseKernel(kernel);
+  if (err == CL_SUCCESS) handleKinds().released(kernel, HandleKind::Kernel);
+  return err;
 }
 
 // CL_KERNEL_WORK_GROUP_SIZE of a kernel whose PTX the layer wrote: NVIDIA's driver answers 256
@@ -234,6 +260,8 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo_layer(cl_kernel kernel, cl_device_id
                                                   size_t* param_value_size_ret) {
   return guardedEntry("clGetKernelWorkGroupInfo", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clGetKernelWorkGroupInfo);
+    ISG_REJECT_WRONG_KIND(kernel, Kernel, CL_INVALID_KERNEL);
+    if (const cl_int wrong = notAProgramOrKernel(device, CL_INVALID_DEVICE)) return wrong;
     auto forward = [&] {
       return next().clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size, param_value,
                                              param_value_size_ret);
@@ -264,6 +292,7 @@ cl_int CL_API_CALL clGetKernelInfo_layer(cl_kernel kernel, cl_kernel_info param_
                                          size_t* param_value_size_ret) {
   return guardedEntry("clGetKernelInfo", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clGetKernelInfo);
+    ISG_REJECT_WRONG_KIND(kernel, Kernel, CL_INVALID_KERNEL);
     std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
     if (record) {
       switch (param_name) {
@@ -287,6 +316,7 @@ cl_int CL_API_CALL clGetKernelArgInfo_layer(cl_kernel kernel, cl_uint arg_index,
                                             void* param_value, size_t* param_value_size_ret) {
   return guardedEntry("clGetKernelArgInfo", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clGetKernelArgInfo);
+    ISG_REJECT_WRONG_KIND(kernel, Kernel, CL_INVALID_KERNEL);
     // The layer's hidden arguments are no arguments to the application.
     if (std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel)) {
       if (arg_index >= record->manifest.numUserArgs) return CL_INVALID_ARG_INDEX;

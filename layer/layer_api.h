@@ -16,11 +16,14 @@
 // the layer at least as many entries as the last one of them needs.
 #define ISG_INTERCEPTED_ENTRIES(X) \
   X(clGetDeviceInfo)               \
+  X(clCreateProgramWithSource)     \
   X(clCreateProgramWithBinary)     \
+  X(clCreateProgramWithBuiltInKernels) \
   X(clCreateProgramWithIL)         \
   X(clBuildProgram)                \
   X(clCompileProgram)              \
   X(clLinkProgram)                 \
+  X(clRetainProgram)               \
   X(clReleaseProgram)              \
   X(clGetProgramInfo)              \
   X(clGetProgramBuildInfo)         \

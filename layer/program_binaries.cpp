@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "handle_kinds.h"
 #include "program_binaries.h"
 
 #include <algorithm>
@@ -119,9 +120,17 @@ cl_program CL_API_CALL clCreateProgramWithBinary_layer(cl_context context, cl_ui
                                                        cl_int* errcode_ret) {
   return guardedCreate<cl_program>("clCreateProgramWithBinary", errcode_ret, [&]() -> cl_program {
     ISG_REQUIRE_NEXT_CREATE(clCreateProgramWithBinary, errcode_ret);
+    cl_int wrong = notAProgramOrKernel(context, CL_INVALID_CONTEXT);
+    if (!wrong) wrong = notAProgramOrKernelIn(num_devices, device_list, CL_INVALID_DEVICE);
+    if (wrong) {
+      if (errcode_ret) *errcode_ret = wrong;
+      return nullptr;
+    }
     auto create = [&](const size_t* driverLengths, const unsigned char** driverBinaries) {
-      return next().clCreateProgramWithBinary(context, num_devices, device_list, driverLengths,
-                                              driverBinaries, binary_status, errcode_ret);
+      cl_program p = next().clCreateProgramWithBinary(context, num_devices, device_list, driverLengths,
+                                                      driverBinaries, binary_status, errcode_ret);
+      handleKinds().created(p, HandleKind::Program);
+      return p;
     };
     // Malformed arguments are the driver's to report.
     if (num_devices == 0 || !device_list || !lengths || !binaries) return create(lengths, binaries);

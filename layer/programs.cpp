@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "device_strategy.h"
+#include "handle_kinds.h"
 #include "driver_queries.h"
 #include "kernel_records.h"
 #include "isg/build_options.h"
@@ -543,6 +544,8 @@ cl_int CL_API_CALL clBuildProgram_layer(cl_program program, cl_uint num_devices,
                                         ProgramCallback pfn_notify, void* user_data) {
   return guardedEntry("clBuildProgram", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clBuildProgram);
+    ISG_REJECT_WRONG_KIND(program, Program, CL_INVALID_PROGRAM);
+    if (const cl_int wrong = notAProgramOrKernelIn(num_devices, device_list, CL_INVALID_DEVICE)) return wrong;
     auto build = [&](cl_program target, const char* opts, ProgramCallback notify, void* data) {
       return next().clBuildProgram(target, num_devices, device_list, opts, notify, data);
     };
@@ -567,6 +570,11 @@ cl_int CL_API_CALL clCompileProgram_layer(cl_program program, cl_uint num_device
                                           ProgramCallback pfn_notify, void* user_data) {
   return guardedEntry("clCompileProgram", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clCompileProgram);
+    ISG_REJECT_WRONG_KIND(program, Program, CL_INVALID_PROGRAM);
+    if (const cl_int wrong = notAProgramOrKernelIn(num_devices, device_list, CL_INVALID_DEVICE)) return wrong;
+    if (input_headers)
+      for (cl_uint i = 0; i < num_input_headers; ++i)
+        ISG_REJECT_WRONG_KIND(input_headers[i], Program, CL_INVALID_PROGRAM);
     // The application's header programs until prepareHeaders swaps in rewritten ones.
     const cl_program* driverHeaderList = input_headers;
     auto compile = [&](cl_program target, const char* opts, ProgramCallback notify, void* data) {
@@ -735,9 +743,23 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
                                            cl_int* errcode_ret) {
   return guardedCreate<cl_program>("clLinkProgram", errcode_ret, [&]() -> cl_program {
     ISG_REQUIRE_NEXT_CREATE(clLinkProgram, errcode_ret);
+    cl_int wrong = notAProgramOrKernel(context, CL_INVALID_CONTEXT);
+    if (!wrong) wrong = notAProgramOrKernelIn(num_devices, device_list, CL_INVALID_DEVICE);
+    if (input_programs)
+      for (cl_uint i = 0; i < num_input_programs && !wrong; ++i)
+        wrong = wrongKind(input_programs[i], HandleKind::Program, CL_INVALID_PROGRAM);
+    if (wrong) {
+      if (errcode_ret) *errcode_ret = wrong;
+      return nullptr;
+    }
+    // Every program the application gets is in the table of handle kinds.
+    auto known = [](cl_program p) {
+      handleKinds().created(p, HandleKind::Program);
+      return p;
+    };
     auto forward = [&] {
-      return next().clLinkProgram(context, num_devices, device_list, options, num_input_programs,
-                                  input_programs, pfn_notify, user_data, errcode_ret);
+      return known(next().clLinkProgram(context, num_devices, device_list, options, num_input_programs,
+                                        input_programs, pfn_notify, user_data, errcode_ret));
     };
     // The spec's answer where NVIDIA's driver (580) alone ends the process.
     if (num_input_programs != 0 && !input_programs) {
@@ -751,8 +773,8 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
     }
 
     if (linksOnFrontEnd(num_input_programs, input_programs))
-      return linkOnFrontEnd(context, num_devices, device_list, options, num_input_programs, input_programs,
-                            pfn_notify, user_data, errcode_ret);
+      return known(linkOnFrontEnd(context, num_devices, device_list, options, num_input_programs,
+                                  input_programs, pfn_notify, user_data, errcode_ret));
     LinkPlan plan;
     std::string why;
     cl_int planned = planLink(num_devices, device_list, num_input_programs, input_programs, &plan, &why);
@@ -786,11 +808,11 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
     if (notification) notification.release();
     releaseRecompiled();
     if (linked) installLinkedRecord(linked, *prototype);
-    return linked;
+    return known(linked);
   });
 }
 
-cl_int CL_API_CALL clReleaseProgram_layer(cl_program program) {
+cl_int releaseProgram(cl_program program) {
   return guardedEntry("clReleaseProgram", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clReleaseProgram);
     if (!programRegistry().find(program) && !compiledObjects().find(program))
@@ -811,11 +833,63 @@ cl_int CL_API_CALL clReleaseProgram_layer(cl_program program) {
   });
 }
 
+cl_int CL_API_CALL clReleaseProgram_layer(cl_program program) {
+  ISG_REJECT_WRONG_KIND(program, Program, CL_INVALID_PROGRAM);
+  const cl_int err = releaseProgram(program);
+  if (err == CL_SUCCESS) handleKinds().released(program, HandleKind::Program);
+  return err;
+}
+
+cl_int CL_API_CALL clRetainProgram_layer(cl_program program) {
+  return guardedEntry("clRetainProgram", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clRetainProgram);
+    ISG_REJECT_WRONG_KIND(program, Program, CL_INVALID_PROGRAM);
+    const cl_int err = next().clRetainProgram(program);
+    if (err == CL_SUCCESS) handleKinds().retained(program, HandleKind::Program);
+    return err;
+  });
+}
+
+cl_program CL_API_CALL clCreateProgramWithSource_layer(cl_context context, cl_uint count,
+                                                       const char** strings, const size_t* lengths,
+                                                       cl_int* errcode_ret) {
+  return guardedCreate<cl_program>("clCreateProgramWithSource", errcode_ret, [&]() -> cl_program {
+    ISG_REQUIRE_NEXT_CREATE(clCreateProgramWithSource, errcode_ret);
+    if (const cl_int wrong = notAProgramOrKernel(context, CL_INVALID_CONTEXT)) {
+      if (errcode_ret) *errcode_ret = wrong;
+      return nullptr;
+    }
+    cl_program p = next().clCreateProgramWithSource(context, count, strings, lengths, errcode_ret);
+    handleKinds().created(p, HandleKind::Program);
+    return p;
+  });
+}
+
+cl_program CL_API_CALL clCreateProgramWithBuiltInKernels_layer(cl_context context, cl_uint num_devices,
+                                                               const cl_device_id* device_list,
+                                                               const char* kernel_names,
+                                                               cl_int* errcode_ret) {
+  return guardedCreate<cl_program>("clCreateProgramWithBuiltInKernels", errcode_ret, [&]() -> cl_program {
+    ISG_REQUIRE_NEXT_CREATE(clCreateProgramWithBuiltInKernels, errcode_ret);
+    cl_int wrong = notAProgramOrKernel(context, CL_INVALID_CONTEXT);
+    if (!wrong) wrong = notAProgramOrKernelIn(num_devices, device_list, CL_INVALID_DEVICE);
+    if (wrong) {
+      if (errcode_ret) *errcode_ret = wrong;
+      return nullptr;
+    }
+    cl_program p =
+        next().clCreateProgramWithBuiltInKernels(context, num_devices, device_list, kernel_names, errcode_ret);
+    handleKinds().created(p, HandleKind::Program);
+    return p;
+  });
+}
+
 cl_int CL_API_CALL clGetProgramInfo_layer(cl_program program, cl_program_info param_name,
                                           size_t param_value_size, void* param_value,
                                           size_t* param_value_size_ret) {
   return guardedEntry("clGetProgramInfo", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clGetProgramInfo);
+    ISG_REJECT_WRONG_KIND(program, Program, CL_INVALID_PROGRAM);
     cl_program target = program;
     switch (param_name) {
       // A program from SPIR-V: the application's module, also where the driver has no IL.
@@ -858,6 +932,8 @@ cl_int CL_API_CALL clGetProgramBuildInfo_layer(cl_program program, cl_device_id 
                                                size_t* param_value_size_ret) {
   return guardedEntry("clGetProgramBuildInfo", [&]() -> cl_int {
     ISG_REQUIRE_NEXT(clGetProgramBuildInfo);
+    ISG_REJECT_WRONG_KIND(program, Program, CL_INVALID_PROGRAM);
+    if (const cl_int wrong = notAProgramOrKernel(device, CL_INVALID_DEVICE)) return wrong;
     auto forwardTo = [&](cl_program target) {
       return next().clGetProgramBuildInfo(target, device, param_name, param_value_size, param_value,
                                           param_value_size_ret);

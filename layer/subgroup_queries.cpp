@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "handle_kinds.h"
 #include "device_strategy.h"
 #include "driver_queries.h"
 #include "layer_api.h"
@@ -131,7 +132,9 @@ cl_int CL_API_CALL clGetKernelSubGroupInfo_layer(cl_kernel kernel, cl_device_id 
                                                  size_t input_value_size, const void* input_value,
                                                  size_t param_value_size, void* param_value,
                                                  size_t* param_value_size_ret) {
-  return guardedEntry("clGetKernelSubGroupInfo", [&] {
+  return guardedEntry("clGetKernelSubGroupInfo", [&]() -> cl_int {
+    ISG_REJECT_WRONG_KIND(kernel, Kernel, CL_INVALID_KERNEL);
+    if (const cl_int wrong = notAProgramOrKernel(device, CL_INVALID_DEVICE)) return wrong;
     return kernelSubGroupInfo(SubGroupEntry::Core, kernel, device, param_name, input_value_size,
                               input_value, param_value_size, param_value, param_value_size_ret);
   });
@@ -143,7 +146,9 @@ cl_int CL_API_CALL clGetKernelSubGroupInfoKHR_layer(cl_kernel kernel, cl_device_
                                                     const void* input_value,
                                                     size_t param_value_size, void* param_value,
                                                     size_t* param_value_size_ret) {
-  return guardedEntry("clGetKernelSubGroupInfoKHR", [&] {
+  return guardedEntry("clGetKernelSubGroupInfoKHR", [&]() -> cl_int {
+    ISG_REJECT_WRONG_KIND(kernel, Kernel, CL_INVALID_KERNEL);
+    if (const cl_int wrong = notAProgramOrKernel(device, CL_INVALID_DEVICE)) return wrong;
     return kernelSubGroupInfo(SubGroupEntry::Khr, kernel, device, param_name, input_value_size,
                               input_value, param_value_size, param_value, param_value_size_ret);
   });

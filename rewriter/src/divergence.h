@@ -20,7 +20,6 @@ class ASTContext;
 class CallExpr;
 class Expr;
 class FunctionDecl;
-class ParentMap;
 class Stmt;
 class VarDecl;
 }  // namespace clang
