@@ -473,11 +473,39 @@ cl_int retryOnLayerFrontEnd(cl_program program, const RewritePlan& plan, const c
 // either on the application's program as it is or on a shadow of the rewritten source.
 // `prepare(plan)` runs before the shadow exists and may refuse with an error (the compile's
 // rewritten headers must exist before its driver call).
+// `options` for the driver of a build on `devices` (the program's where the list is empty):
+// without the options only Intel's compiler takes (isg::onlyForIntelsCompiler), unless every
+// device is Intel's own driver, which takes them. What was dropped is said at ISG_LOG=info.
+std::string optionsForDriver(cl_program program, cl_uint num_devices, const cl_device_id* device_list,
+                             const char* options) {
+  if (!options) return std::string();
+  std::vector<std::string> dropped;
+  std::string kept = withoutIntelCompilerOptions(options, &dropped);
+  if (dropped.empty()) return options;
+  std::vector<cl_device_id> devices(device_list, device_list + (device_list ? num_devices : 0));
+  if (devices.empty()) programDevices(program, &devices);
+  bool allNative = !devices.empty();
+  for (cl_device_id d : devices) {
+    const DeviceProfile* profile = DeviceStrategy::of(d);
+    allNative = allNative && profile && profile->strategy == Strategy::Native;
+  }
+  if (allNative) return options;
+  std::string list;
+  for (const std::string& w : dropped) list += (list.empty() ? "" : " ") + w;
+  ISG_LOG_INFO("build options only Intel's compiler takes, left out for the driver: " << list);
+  return kept;
+}
+
 template <class Prepare, class DriverCall>
 cl_int rewriteAndCall(cl_program program, cl_uint num_devices, const cl_device_id* device_list,
                       const char* options, std::vector<SourceFile> headers,
                       bool compiledObject, ProgramCallback pfn_notify, void* user_data,
                       Prepare&& prepare, DriverCall&& driverCall) {
+  // The application's options stay what CL_PROGRAM_BUILD_OPTIONS answers; the driver and the
+  // rewriter get them without those only Intel's compiler takes.
+  const char* appOptions = options;
+  const std::string driverOptions = optionsForDriver(program, num_devices, device_list, options);
+  options = driverOptions.c_str();
   auto forward = [&] { return driverCall(program, options, pfn_notify, user_data); };
   // The driver's build alone, one at a time per program (BuildsInProgress).
   auto forwardAfterOthers = [&] {
@@ -502,7 +530,7 @@ cl_int rewriteAndCall(cl_program program, cl_uint num_devices, const cl_device_i
         // A program from SPIR-V keeps its module for the next build and CL_PROGRAM_IL.
         std::shared_ptr<ProgramRecord> keep;
         if (plan.il) {
-          keep = recordFor(program, plan, options);
+          keep = recordFor(program, plan, appOptions);
           keep->kind = ProgramRecord::Kind::FromIL;
         }
         installRecord(program, keep);
@@ -515,7 +543,7 @@ cl_int rewriteAndCall(cl_program program, cl_uint num_devices, const cl_device_i
   }
   if (cl_int err = prepare(plan); err != CL_SUCCESS) return err;
   cl_int err = CL_SUCCESS;
-  auto record = recordFor(program, plan, options);
+  auto record = recordFor(program, plan, appOptions);
   record->shadow = createShadow(program, plan.result, &err);
   if (!record->shadow) return err;
   // Installed before the driver call: a callback may query the program from inside it.

@@ -64,6 +64,50 @@ TEST(PassThrough, PlainProgramBuildErrorIsTheDriversOwn) {
   EXPECT_NE(log.find("FACTOR"), std::string::npos) << log;
 }
 
+// Options that only Intel's compiler takes (issue 49.4): Intel-targeted projects pass them to
+// every build (oneDNN: -cl-no-subgroup-ifp; register-file and buffer-size options), and other
+// drivers refuse them (PoCL "Invalid build option", NVIDIA "Don't understand command line
+// argument"). Through the layer the build succeeds and computes, for a plain program and for a
+// rewritten one, with the options real projects pass beside them; the application still reads
+// its own options back from a rewritten program. On Intel's own driver the layer leaves them to
+// it (its CPU runtime takes -cl-no-subgroup-ifp only: the GPU options are not its).
+TEST(PassThrough, OptionsOnlyIntelsCompilerTakesDoNotFailTheBuild) {
+  ISG_REQUIRE_ENV();
+  char platform[256] = "";
+  clGetPlatformInfo(env().platform, CL_PLATFORM_NAME, sizeof platform, platform, nullptr);
+  const bool intelsDriver = std::string(platform).rfind("Intel(R) OpenCL", 0) == 0;
+  const std::string options =
+      std::string("-cl-std=CL1.2 -cl-mad-enable -DFACTOR=5 -cl-no-subgroup-ifp") +
+      (intelsDriver ? "" : " -cl-intel-256-GRF-per-thread -cl-intel-greater-than-4GB-buffer-required "
+                           "-cl-intel-enable-auto-large-GRF-mode -cl-intel-no-prera-scheduling");
+  const std::string intelSource =
+      "kernel void scale(global const int* in, global int* out) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  out[i] = intel_sub_group_shuffle(in[i], get_sub_group_local_id()) * 3 + FACTOR;\n"
+      "}\n";
+  for (const std::string& source : {std::string(kPlainSource), intelSource}) {
+    std::string log;
+    cl_program p = isgtest::buildProgram(source, options, &log);
+    ASSERT_NE(p, nullptr) << options << "\n" << log;
+    if (source == intelSource) {
+      size_t size = 0;
+      ISG_CL_CHECK(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, 0, nullptr, &size));
+      std::string seen(size, '\0');
+      ISG_CL_CHECK(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, size, seen.data(), nullptr));
+      EXPECT_NE(seen.find("-cl-no-subgroup-ifp"), std::string::npos) << seen;
+    }
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(p, "scale", &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    const size_t n = 256;
+    std::vector<cl_int> in = isgtest::iota(n), out;
+    isgtest::runIntKernel(k, in, &out, n, 0);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] * 3 + 5) << i;
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+  }
+}
+
 TEST(PassThrough, RewrittenProgramStillShowsTheUsersSource) {
   ISG_REQUIRE_ENV();
   const std::string source = isgtest::rotateKernelSource("");

@@ -72,4 +72,39 @@ inline std::string invalidLinkOptions(const std::string& options) {
   return invalid;
 }
 
+// Options that only tune Intel's compiler or name what the layer provides itself, which other
+// drivers refuse ("Invalid build option"), so a build Intel's driver accepts would fail through
+// the layer (issue 49.4). Intel-targeted projects pass them to every build: oneDNN
+// -cl-no-subgroup-ifp (OpenCL 3.0: sub-groups without independent forward progress, which is
+// what the layer's are), and Intel's compute-runtime reads -cl-intel-* (register-file size
+// -cl-intel-256-GRF-per-thread, -cl-intel-enable-auto-large-GRF-mode, large buffers
+// -cl-intel-greater-than-4GB-buffer-required, scheduling -cl-intel-no-prera-scheduling, ...).
+inline bool onlyForIntelsCompiler(const std::string& word) {
+  return word == "-cl-no-subgroup-ifp" || word.rfind("-cl-intel-", 0) == 0;
+}
+
+// `options` without the words onlyForIntelsCompiler takes, each appended to *dropped; the
+// options as they are when there is none (quoting kept).
+inline std::string withoutIntelCompilerOptions(const std::string& options, std::vector<std::string>* dropped) {
+  std::vector<std::string> words = splitBuildOptions(options);
+  std::string kept;
+  bool any = false;
+  for (const std::string& w : words) {
+    if (onlyForIntelsCompiler(w)) {
+      any = true;
+      if (dropped) dropped->push_back(w);
+      continue;
+    }
+    // A word that needs no quotes keeps none: drivers differ in the quoting they take.
+    const bool plain = !w.empty() && w.find_first_of(" \t\n\r\"'\\") == std::string::npos;
+    std::string word = plain ? w : "\"";
+    if (!plain) {
+      for (char c : w) word += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+      word += '"';
+    }
+    kept += (kept.empty() ? "" : " ") + word;
+  }
+  return any ? kept : options;
+}
+
 }  // namespace isg
