@@ -282,7 +282,9 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   applyStrategyDefaults(p->strategy, p->traits.nativeSubGroupSize, &p->traits);
   if (!p->isNative()) applySubGroupSizeControl(&p->traits, name);
   if (p->strategy == Strategy::NvidiaPtx) p->traits.nvidiaComputeCapability = nvidiaCc;
-  p->traits.subGroupSizeFromLaunch = p->strategy == Strategy::NvidiaPtx && config().SUB_GROUP_SIZE_FROM_LAUNCH;
+  // A size the user named is every such kernel's: the rows decide only where none is named.
+  p->traits.subGroupSizeFromLaunch =
+      !p->isNative() && config().SUB_GROUP_SIZE_FROM_LAUNCH && config().SUB_GROUP_SIZE == 0;
 
   DeviceTraits& t = p->traits;
   t.fp16 = hasExtension(extensions, "cl_khr_fp16");

@@ -60,6 +60,7 @@ cl_int kernelSubGroupInfo(SubGroupEntry entry, cl_kernel kernel, cl_device_id de
     subGroupSize = profile->traits.defaultSubGroupSize;  // a pass-through kernel
   }
   subGroupSize = std::max<size_t>(subGroupSize, 1);
+  const unsigned defaultS = static_cast<unsigned>(subGroupSize);  // a launch kernel's manifest S
 
   // The work-group size the layer answers (its PTX's .maxntid, where NVIDIA's driver says 256),
   // so that the counts agree with it.
@@ -75,11 +76,11 @@ cl_int kernelSubGroupInfo(SubGroupEntry entry, cl_kernel kernel, cl_device_id de
     const size_t* local = static_cast<const size_t*>(input_value);
     *items = 1;
     for (size_t d = 0; d < input_value_size / sizeof(size_t); ++d) *items *= local[d];
-    if (fromLaunch) subGroupSize = launchSubGroupSize(local[0]);  // that launch's sub-groups
+    if (fromLaunch) subGroupSize = launchSubGroupSize(local[0], defaultS);  // that launch's sub-groups
     return true;
   };
   // Kernels whose S follows the launch: the most sub-groups come from the smallest S.
-  const size_t smallestS = fromLaunch ? launchSubGroupSize(8) : subGroupSize;
+  const size_t smallestS = fromLaunch ? launchSubGroupSize(8, defaultS) : subGroupSize;
 
   switch (param_name) {
     case CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE: {

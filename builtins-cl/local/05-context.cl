@@ -47,3 +47,17 @@ static inline void __isg_exchange_done(__isg_ctx_t* ctx) { ctx->toggle ^= 1u; }
 /* Slot of member `i` of this sub-group; out-of-range ids are wrapped into the sub-group's own
  * slots so that an undefined index reads garbage, never memory outside the scratch. */
 static inline uint __isg_member_slot(__isg_ctx_t* ctx, uint i) { return ctx->base + i % ctx->S; }
+
+/* Whether any work-item of the work-group holds `c`: a loop the rewriter made every work-item run
+ * (rewriter/src/predication.h) goes on while one still takes it, since each exchange in it is a
+ * work-group barrier. Every taker stores the same 1, so the stores need no atomics. */
+static inline int __isg_flow_any(__isg_ctx_t* ctx, int c) {
+  volatile __local uint* f = (volatile __local uint*)__isg_exchange_area(ctx);
+  if (ctx->lid == 0u) *f = 0u;
+  __isg_exchange_sync();
+  if (c) *f = 1u;
+  __isg_exchange_sync();
+  const int any = *f != 0u;
+  __isg_exchange_done(ctx);
+  return any;
+}

@@ -120,3 +120,7 @@ static inline uint __isg_ballot(__isg_ctx_t* ctx, int predicate) {
 #if __OPENCL_C_VERSION__ >= 200 && !defined(memory_scope_sub_group)
 #define memory_scope_sub_group memory_scope_work_group
 #endif
+
+/* Whether any member of this sub-group holds `c`: a loop the rewriter made every member run
+ * (rewriter/src/predication.h) goes on while one still takes it. */
+static inline int __isg_flow_any(__isg_ctx_t* ctx, int c) { return __isg_ballot(ctx, c) != 0u; }

@@ -28,6 +28,8 @@
 #include "editor.h"
 #include "isg/build_options.h"
 #include "kernel_facts.h"
+#include "predication.h"
+#include "prescan.h"
 #include "table.h"
 
 namespace isg::detail {
@@ -187,20 +189,36 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
   Func* current_ = nullptr;
 };
 
+// Where the program expands the stand-in of an Intel-internal builtin (prescan.h).
+using InternalUses = std::vector<std::pair<std::string, SourceLocation>>;
+class InternalBuiltinUses : public clang::PPCallbacks {
+ public:
+  explicit InternalBuiltinUses(InternalUses& out) : out_(out) {}
+  void MacroExpands(const clang::Token& name, const clang::MacroDefinition&, clang::SourceRange range,
+                    const clang::MacroArgs*) override {
+    const clang::IdentifierInfo* id = name.getIdentifierInfo();
+    if (id && id->getName().startswith(llvm::StringRef(kIntelInternalPrefix.data(), kIntelInternalPrefix.size())))
+      out_.emplace_back(id->getName().str(), range.getBegin());
+  }
+
+ private:
+  InternalUses& out_;
+};
+
 class AnalysisConsumer : public clang::ASTConsumer {
  public:
-  AnalysisConsumer(const RewriteInput& in, const FileNames& names, Analysis& out)
-      : in_(in), names_(names), out_(out) {}
+  AnalysisConsumer(const RewriteInput& in, const FileNames& names, Analysis& out, const InternalUses& internal)
+      : in_(in), names_(names), out_(out), internalUses_(internal) {}
 
   void HandleTranslationUnit(clang::ASTContext& ctx) override {
     if (ctx.getDiagnostics().hasErrorOccurred()) return;
     Collector c(ctx, in_.traits.readWriteImages);
     c.TraverseDecl(ctx.getTranslationUnitDecl());
     Editor ed(ctx.getSourceManager(), ctx.getLangOpts(), names_);
+    checkIntelInternal(ctx, c, ed);
     checkMediaRegions(ctx, c, ed);
     findExternalContext(c);
     const Closure closure = contextClosure(c);
-    if (in_.traits.strategy == Strategy::Local) warnDivergentCalls(ctx, c, ed);
     summarise(c, closure);
     editCallSites(c, closure, ed);
     editBuiltinCalls(ctx, c, ed);
@@ -210,6 +228,9 @@ class AnalysisConsumer : public clang::ASTConsumer {
     emulateReadWriteImages(ctx, c, manifestOf, ed);
     passImageFacts(ctx, c, manifestOf, ed);
     alignLocalPointerArgs(ctx, c, ed);
+    // Last: it must see every other edit, which its own may not overlap (predication.h).
+    const std::set<const clang::FunctionDecl*> predicated = predicateDivergentFlow(ctx, c, closure, ed);
+    if (in_.traits.strategy == Strategy::Local) warnDivergentCalls(ctx, c, predicated, ed);
     ed.checkSharedSites();
 
     if (!ed.errors.empty()) {
@@ -225,6 +246,60 @@ class AnalysisConsumer : public clang::ASTConsumer {
   // The phases of the analysis, in the order HandleTranslationUnit runs them.
   using Closure = std::set<const clang::FunctionDecl*>;
   using ManifestIndex = std::map<const clang::FunctionDecl*, std::size_t>;  // in out_.kernels
+
+  // Intel-internal builtins (prescan.h): a call no kernel can reach keeps its stand-in (the
+  // driver compiles the function and never runs it, as Intel's own compiler does); one a kernel
+  // reaches, or one outside any function, fails the build at its line, since no other driver
+  // has the builtin and a stand-in would compute something else. In a compiled object a
+  // function with external linkage may serve another object's kernel: only static ones count
+  // as unreachable there.
+  void checkIntelInternal(clang::ASTContext& ctx, const Collector& c, Editor& ed) {
+    if (internalUses_.empty()) return;
+    const clang::SourceManager& sm = ctx.getSourceManager();
+    std::map<const clang::FunctionDecl*, const clang::FunctionDecl*> kernelOf;  // reached -> a kernel
+    std::vector<const clang::FunctionDecl*> work;
+    for (const auto& [fd, f] : c.funcs)
+      if (f.kernel || (in_.compiledObject && f.definition && f.definition->getStorageClass() != clang::SC_Static)) {
+        kernelOf.emplace(fd, fd);
+        work.push_back(fd);
+      }
+    while (!work.empty()) {
+      const clang::FunctionDecl* fd = work.back();
+      work.pop_back();
+      auto it = c.funcs.find(fd);
+      if (it == c.funcs.end()) continue;
+      for (const Call& call : it->second.calls)
+        if (kernelOf.emplace(call.callee, kernelOf[fd]).second) work.push_back(call.callee);
+    }
+    for (const auto& [name, loc] : internalUses_) {
+      const SourceLocation at = sm.getExpansionLoc(loc);
+      if (FileNames::internal(sm.getFilename(at))) continue;
+      const clang::FunctionDecl* within = nullptr;
+      for (const auto& [fd, f] : c.funcs) {
+        if (!f.definition) continue;
+        const SourceLocation b = sm.getExpansionLoc(f.definition->getBeginLoc());
+        const SourceLocation e = sm.getExpansionLoc(f.definition->getEndLoc());
+        if (!sm.isBeforeInTranslationUnit(at, b) && !sm.isBeforeInTranslationUnit(e, at)) within = fd;
+      }
+      auto reached = within ? kernelOf.find(within) : kernelOf.end();
+      if (!within || reached != kernelOf.end()) {
+        const std::string by = !within ? "it is outside any function"
+                               : reached->second == within
+                                   ? (c.funcs.at(within).kernel ? "kernel '" : "function '") +
+                                         within->getNameAsString() + "' calls it" +
+                                         (c.funcs.at(within).kernel ? "" : " and may serve another object's kernel")
+                                   : "kernel '" + reached->second->getNameAsString() + "' reaches it through '" +
+                                         within->getNameAsString() + "'";
+        ed.error(loc, "'" + name + "' is internal to Intel's GPU compiler and no other driver has it; " + by +
+                          ", so the layer cannot run this program (only code no kernel reaches may name it)");
+        continue;
+      }
+      auto same = [&](const std::pair<std::string, unsigned>& p) { return p.first == name; };
+      if (std::none_of(out_.intelInternal.begin(), out_.intelInternal.end(), same))
+        for (const auto& [n, arity] : intelInternalBuiltins(in_))
+          if (n == name) out_.intelInternal.emplace_back(n, arity);
+    }
+  }
 
   static bool isKernel(const Collector& c, const clang::FunctionDecl* canon) {
     auto it = c.funcs.find(canon);
@@ -457,14 +532,41 @@ class AnalysisConsumer : public clang::ASTConsumer {
     }
   }
 
+  // Whether every member of a sub-group must reach a call of `b` (an exchange, or a barrier).
+  static bool exchanges(const Builtin& b) { return b.family == "barrier" || exchangeBytes(b, 4) != 0; }
+
+  // Kernels whose exchanges in control flow that only some work-items take now give every
+  // work-item a part in them (predication.h): the canonical declarations of those rewritten.
+  std::set<const clang::FunctionDecl*> predicateDivergentFlow(clang::ASTContext& ctx, const Collector& c,
+                                                              const Closure& closure, Editor& ed) const {
+    std::set<const clang::FunctionDecl*> done;
+    if (in_.traits.strategy == Strategy::Native) return done;
+    DivergenceCheck check(ctx);
+    for (const clang::FunctionDecl* canon : c.order) {
+      const Func& f = c.funcs.at(canon);
+      if (!f.kernel) continue;
+      KernelExchanges k;
+      k.kernel = f.definition;
+      for (const BuiltinCall& bc : c.builtinCalls)
+        if (bc.function == f.definition && exchanges(*bc.builtin)) k.builtins[bc.expr] = bc.builtin;
+      for (const Call& call : f.calls)
+        if (closure.count(call.callee)) k.helpers.insert(call.expr);
+      if (predicateKernel(ctx, check, k, ed)) done.insert(canon);
+    }
+    return done;
+  }
+
   // The local strategy exchanges through work-group barriers: a builtin that only some
-  // work-items of a work-group reach hangs there (divergence.h). One warning per call.
-  void warnDivergentCalls(clang::ASTContext& ctx, const Collector& c, Editor& ed) const {
+  // work-items of a work-group reach, where predication could not give the others a part, breaks
+  // there (divergence.h). One warning per call.
+  void warnDivergentCalls(clang::ASTContext& ctx, const Collector& c,
+                          const std::set<const clang::FunctionDecl*>& predicated, Editor& ed) const {
     DivergenceCheck check(ctx);
     std::set<unsigned> reported;
     for (const BuiltinCall& bc : c.builtinCalls) {
       const Builtin& b = *bc.builtin;
-      if (b.family != "barrier" && exchangeBytes(b, 4) == 0) continue;  // needs no barrier
+      if (!exchanges(b)) continue;  // needs no barrier
+      if (bc.function && predicated.count(bc.function->getCanonicalDecl())) continue;
       const clang::Expr* guard = check.guardOf(bc.function, bc.expr);
       std::set<const clang::FunctionDecl*> visited;
       if (!guard && bc.function) guard = guardInCallers(check, c, bc.function->getCanonicalDecl(), &visited);
@@ -475,7 +577,8 @@ class AnalysisConsumer : public clang::ASTConsumer {
                  "'" + b.name + "' may be reached by only some work-items of a work-group (see " +
                      ed.where(guard->getBeginLoc()) + "); the local sub-group strategy "
                      "exchanges through work-group barriers, which every work-item must reach, "
-                     "so such a launch hangs (README, known limits)");
+                     "so such a launch may hang or give results that differ from Intel's (README, "
+                     "known limits)");
     }
   }
 
@@ -789,9 +892,10 @@ class AnalysisConsumer : public clang::ASTConsumer {
       }
       const auto* w = def->getAttr<clang::ReqdWorkGroupSizeAttr>();
       if (!km.requiredSubGroupSize && in_.traits.subGroupSizeFromLaunch) {
-        // S from the launch: known now where the work-group size is.
-        km.subGroupSize = launchSubGroupSize(w ? w->getXDim() : 0);
-        km.launchSubGroupSize = !w;
+        // S from the rows: known now where the work-group size is, else at each launch where
+        // the strategy's library can take it then.
+        km.subGroupSize = launchSubGroupSize(w ? w->getXDim() : 0, in_.traits.defaultSubGroupSize);
+        km.launchSubGroupSize = !w && factsOf(in_.traits.strategy).launchSubGroupSize;
       }
       if (std::string why = unsupportedSize(km, in_.traits); !why.empty())
         ed.error(def->getLocation(), why);
@@ -912,6 +1016,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
   const RewriteInput& in_;
   const FileNames& names_;
   Analysis& out_;
+  const InternalUses& internalUses_;
   std::map<const clang::FunctionDecl*, const ContextFunction*> externalContext_;
   std::set<const clang::ParmVarDecl*> factsParams_;  // kernel images passed with their facts
 };
@@ -1001,13 +1106,15 @@ class AnalysisAction : public clang::ASTFrontendAction {
                                                         llvm::StringRef) override {
     ci.getPreprocessor().addPPCallbacks(
         std::make_unique<IncludeRecorder>(ci.getSourceManager(), names_, out_));
-    return std::make_unique<AnalysisConsumer>(in_, names_, out_);
+    ci.getPreprocessor().addPPCallbacks(std::make_unique<InternalBuiltinUses>(internalUses_));
+    return std::make_unique<AnalysisConsumer>(in_, names_, out_, internalUses_);
   }
 
  private:
   const RewriteInput& in_;
   const FileNames& names_;
   Analysis& out_;
+  InternalUses internalUses_;
   std::map<const clang::FunctionDecl*, const ContextFunction*> externalContext_;
 };
 

@@ -50,6 +50,9 @@ struct Analysis {
   // own image parameter and pass its facts (HiddenArg::Kind::ImageFacts).
   std::vector<std::pair<std::string, unsigned>> factsArity;
   std::vector<KernelManifest> kernels;     // in source order
+  // Intel-internal builtins (prescan.h) the program names only where no kernel reaches: (name,
+  // argument count) of the stand-in macro the driver's text defines for each.
+  std::vector<std::pair<std::string, unsigned>> intelInternal;
   bool compiledObject = false;                    // RewriteInput::compiledObject
   std::vector<ContextFunction> contextFunctions;  // RewriteResult::contextFunctions
   std::vector<std::string> externalFunctions;  // RewriteResult::externalFunctions

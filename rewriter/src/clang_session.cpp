@@ -32,6 +32,7 @@
 
 #include "isg/build_options.h"
 #include "embedded.h"
+#include "prescan.h"
 #include "table.h"
 
 namespace isg::detail {
@@ -358,6 +359,12 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
   if (!codegen) {
     args.push_back("-include");
     args.push_back(kDeclsPath.str());
+    // Intel-internal builtins parse as their stand-ins, as the driver's text will have them
+    // (prelude.cpp); the analysis refuses the calls a kernel reaches.
+    for (const auto& [name, arity] : intelInternalBuiltins(in)) {
+      args.push_back("-D");
+      args.push_back(intelInternalStandIn(name, arity) + "=0");
+    }
   }
   // Drivers resolve quoted includes against the process directory too.
   if (haveCwd) {

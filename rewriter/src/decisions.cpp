@@ -41,19 +41,20 @@ void applyStrategyDefaults(Strategy strategy, unsigned nativeSize, DeviceTraits*
 const char* strategyName(Strategy s) { return factsOf(s).name; }
 
 namespace {
-constexpr unsigned kLaunchSizes[] = {8, 16};  // below the warp; anything else gets 32
+constexpr unsigned kRowSizes[] = {8, 16};  // Intel's GPU widths below the widest
 }  // namespace
 
-unsigned launchSubGroupSize(std::size_t localX) {
-  for (unsigned s : kLaunchSizes)
-    if (localX == s) return s;
-  return 32;
+unsigned launchSubGroupSize(std::size_t localX, unsigned defaultS) {
+  for (unsigned s : kRowSizes)
+    if (localX == s && s < defaultS) return s;
+  return defaultS;
 }
 
-std::string launchSubGroupSizeMacro() {
+std::string launchSubGroupSizeMacro(unsigned defaultS) {
   std::string m = "#define __ISG_LAUNCH_S(x) (";
-  for (unsigned s : kLaunchSizes) m += "(x) == " + std::to_string(s) + "u ? " + std::to_string(s) + "u : ";
-  return m + "32u)\n";
+  for (unsigned s : kRowSizes)
+    if (s < defaultS) m += "(x) == " + std::to_string(s) + "u ? " + std::to_string(s) + "u : ";
+  return m + std::to_string(defaultS) + "u)\n";
 }
 
 bool parseStrategy(std::string_view text, Strategy* out) {

@@ -149,6 +149,10 @@ const clang::Expr* DivergenceCheck::enclosingGuard(FunctionFacts& f, const clang
   return nullptr;
 }
 
+bool DivergenceCheck::dependsOnWorkItem(const clang::FunctionDecl* fn, const clang::Expr* e) {
+  return fn && fn->getBody() && dependent(e, factsOf(fn).tainted);
+}
+
 const clang::Expr* DivergenceCheck::guardOf(const clang::FunctionDecl* fn, const clang::Stmt* call) {
   if (!fn || !fn->getBody()) return nullptr;
   FunctionFacts& f = factsOf(fn);

@@ -33,6 +33,8 @@ class DivergenceCheck {
 
   // The work-item dependent condition that guards `call` inside `fn` (a definition), or nullptr.
   const clang::Expr* guardOf(const clang::FunctionDecl* fn, const clang::Stmt* call);
+  // Whether `e`, inside `fn` (a definition), depends on a work-item id by this check's rule.
+  bool dependsOnWorkItem(const clang::FunctionDecl* fn, const clang::Expr* e);
 
  private:
   struct FunctionFacts;

@@ -9,6 +9,7 @@
 
 #include "embedded.h"
 #include "kernel_facts.h"
+#include "prescan.h"
 #include "table.h"
 
 namespace isg::detail {
@@ -34,6 +35,7 @@ std::vector<const EmbeddedFile*> libraryFiles(const DeviceTraits& traits) {
 std::string buildPrelude(const DeviceTraits& traits, const Analysis& a) {
   std::string p;
   for (const std::string& f : a.families) p += "#define ISG_NEED_" + f + " 1\n";
+  for (const auto& [name, arity] : a.intelInternal) p += "#define " + intelInternalStandIn(name, arity) + " 0\n";
   if (traits.strategy == Strategy::Khr) {
     // One S for every kernel that calls a builtin: the khr library uses it as a constant.
     std::vector<unsigned> sizes;
@@ -54,7 +56,7 @@ std::string buildPrelude(const DeviceTraits& traits, const Analysis& a) {
   if (traits.strategy == Strategy::NvidiaPtx && traits.nvidiaComputeCapability != 0)
     p += "#define __ISG_NV_SM " + std::to_string(traits.nvidiaComputeCapability) + "\n";
   if (std::any_of(a.kernels.begin(), a.kernels.end(), [](const KernelManifest& k) { return k.launchSubGroupSize; }))
-    p += launchSubGroupSizeMacro();
+    p += launchSubGroupSizeMacro(traits.defaultSubGroupSize);
   if (traits.strategy == Strategy::Khr && traits.khrTestDouble) {
     p += "#define __ISG_KHR_REFERENCE_SIZE " + std::to_string(traits.nativeSubGroupSize) + "u\n";
     if (!traits.khrTestMinimal) p += "#define __ISG_KHR_REFERENCE_OPTIONAL 1\n";

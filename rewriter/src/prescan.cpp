@@ -4,6 +4,7 @@
 
 #include "printf_format.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <fstream>
 #include <unordered_set>
@@ -75,7 +76,8 @@ bool textMayNeedRewrite(std::string_view text) {
     return w;
   }();
   return anyIdentifier(text, [&](std::string_view id) {
-    return words.count(id) || id.find("sub_group") != std::string_view::npos;
+    return words.count(id) || id.find("sub_group") != std::string_view::npos ||
+           id.rfind(kIntelInternalPrefix, 0) == 0;
   });
 }
 
@@ -162,6 +164,49 @@ bool programTextMatches(const RewriteInput& input, const TextMatch& textMatches,
   for (const SourceFile& h : input.headers)
     if (textMatches(h.text)) return true;
   return diskIncludesMatch(input, textMatches, unreadable);
+}
+
+std::vector<std::pair<std::string, unsigned>> intelInternalBuiltins(const RewriteInput& input) {
+  std::vector<std::pair<std::string, unsigned>> found;
+  programTextMatches(input, [&](std::string_view text) {
+    for (std::size_t at = text.find(kIntelInternalPrefix); at != std::string_view::npos;
+         at = text.find(kIntelInternalPrefix, at + 1)) {
+      if (at > 0 && isIdentChar(text[at - 1])) continue;
+      std::size_t end = at;
+      while (end < text.size() && isIdentChar(text[end])) ++end;
+      const std::string name(text.substr(at, end - at));
+      // The arguments of the call, if one follows: top-level commas up to the matching ')'.
+      std::size_t i = end;
+      while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+      unsigned arity = 0;
+      if (i < text.size() && text[i] == '(') {
+        int depth = 0;
+        bool any = false;
+        for (++i; i < text.size(); ++i) {
+          const char c = text[i];
+          if (c == '(' || c == '[' || c == '{') ++depth;
+          else if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+          else if (c == ')') break;
+          else if (c == ',' && depth == 0) ++arity;
+          if (c != ' ' && c != '\t' && c != '\n' && c != '\r') any = true;
+        }
+        arity = any ? arity + 1 : 0;
+      }
+      auto same = [&](const auto& f) { return f.first == name; };
+      if (std::find_if(found.begin(), found.end(), same) == found.end()) found.emplace_back(name, arity);
+    }
+    return false;  // every file
+  });
+  return found;
+}
+
+// The stand-in for an Intel-internal builtin (intelInternalBuiltins): a macro of its argument
+// count (OpenCL C before 3.0 has no variadic macros) whose value converts to any scalar,
+// vector or pointer the call's result is used as, in code no kernel runs.
+std::string intelInternalStandIn(const std::string& name, unsigned arity) {
+  std::string params;
+  for (unsigned i = 0; i < arity; ++i) params += (i ? ",a" : "a") + std::to_string(i);
+  return name + "(" + params + ")";
 }
 
 const char* namedIdentifier(std::string_view text, const std::vector<const char*>& names) {

@@ -38,6 +38,16 @@ bool textMayUseIntegerDot(std::string_view text);
 using TextMatch = std::function<bool(std::string_view)>;
 bool programTextMatches(const RewriteInput& input, const TextMatch& textMatches, bool* unreadable = nullptr);
 
+// Builtins internal to Intel's GPU compiler (IGC: `__builtin_IB_*`), which oneDNN's kernels call
+// in functions their kernels reach only on Intel's GPUs: every one the program's text (its
+// files, disk includes too) names, with the argument count of its first call (0 where none is
+// spelled). No other compiler has them; the analysis gives each a stand-in macro and refuses the
+// program where a kernel reaches one (analysis.cpp).
+constexpr std::string_view kIntelInternalPrefix = "__builtin_IB_";
+std::vector<std::pair<std::string, unsigned>> intelInternalBuiltins(const RewriteInput& input);
+// The left-hand side of its stand-in macro: `name(a0,a1)`; the macro's body is `0`.
+std::string intelInternalStandIn(const std::string& name, unsigned arity);
+
 // The first of `names` that `text` has as a whole identifier, or nullptr.
 const char* namedIdentifier(std::string_view text, const std::vector<const char*>& names);
 

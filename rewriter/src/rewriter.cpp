@@ -83,7 +83,7 @@ RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>
   for (std::size_t i = before; i < edits.size() && !blanked; ++i)
     for (const auto& [file, offset] : a.activeExtensionPragmas)
       blanked |= file == edits[i].file && offset >= edits[i].offset && offset < edits[i].offset + edits[i].length;
-  if (!a.usesSubGroups && !blanked) return RewriteResult{};  // PassThrough
+  if (!a.usesSubGroups && !blanked && a.intelInternal.empty()) return RewriteResult{};  // PassThrough
 
   RewriteResult r;
   r.status = RewriteResult::Status::Rewritten;

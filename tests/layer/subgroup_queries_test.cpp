@@ -5,6 +5,7 @@
 #include <CL/cl_ext.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -96,19 +97,24 @@ class KernelSubGroupInfo : public ::testing::TestWithParam<EntryPoint> {
     EXPECT_EQ(ret, sizeof(size_t));
     return value;
   }
-  // Every query for a kernel whose sub-group size is S (required or not).
-  void expectQueriesFor(cl_kernel k, size_t S, bool required) {
+  // Every query for a kernel whose sub-group size is S (required or not). `rows`: the kernel
+  // takes S from each launch's rows (docs/design.md, "Intel's execution model": an x size of 8
+  // or 16 below the default S is the sub-group), so a launch's answers follow its x size.
+  void expectQueriesFor(cl_kernel k, size_t S, bool required, bool rows = false) {
     const size_t wg = kernelWorkGroupSize(k);
     ASSERT_GE(wg, S);
+    auto sizeFor = [&](size_t x) { return rows && (x == 8 || x == 16) && x < S ? x : S; };
     for (const std::vector<size_t>& local :
-         std::vector<std::vector<size_t>>{{64}, {10}, {8, 8}, {5, 3, 2}, {1}}) {
+         std::vector<std::vector<size_t>>{{64}, {10}, {8, 8}, {16, 2}, {5, 3, 2}, {1}}) {
       size_t items = 1;
       for (size_t l : local) items *= l;
-      EXPECT_EQ(query(k, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, local), S);
-      EXPECT_EQ(query(k, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, local), (items + S - 1) / S);
+      const size_t s = sizeFor(local[0]);
+      EXPECT_EQ(query(k, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, local), s) << local[0];
+      EXPECT_EQ(query(k, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, local), (items + s - 1) / s) << local[0];
     }
     EXPECT_EQ(query(k, CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL, {}), required ? S : 0u);
-    EXPECT_EQ(query(k, CL_KERNEL_MAX_NUM_SUB_GROUPS, {}), (wg + S - 1) / S);
+    const size_t smallest = sizeFor(8);  // the most sub-groups any launch has
+    EXPECT_EQ(query(k, CL_KERNEL_MAX_NUM_SUB_GROUPS, {}), (wg + smallest - 1) / smallest);
     EXPECT_EQ(query(k, CL_KERNEL_COMPILE_NUM_SUB_GROUPS, {}), 0u);
 
     // CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT: the dimensions are what param_value holds.
@@ -154,6 +160,21 @@ TEST_P(KernelSubGroupInfo, RequiredSizes) {
   }
 }
 
+// Whether kernels without intel_reqd_sub_group_size take S from their rows in this run: the
+// default (ISG_SUB_GROUP_SIZE_FROM_LAUNCH on, no size named by ISG_SUB_GROUP_SIZE) on the
+// strategies whose library takes a run-time S (not khr: docs/controls.md), for programs from
+// OpenCL C.
+bool rowsRule() {
+  auto set = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v ? std::string(v) : std::string();
+  };
+  const std::string size = set("ISG_SUB_GROUP_SIZE"), fromLaunch = set("ISG_SUB_GROUP_SIZE_FROM_LAUNCH");
+  const bool off = fromLaunch == "0" || fromLaunch == "no" || fromLaunch == "false" || fromLaunch == "off";
+  // Programs from SPIR-V keep the default S (docs/spirv.md).
+  return (size.empty() || size == "0") && !off && set("ISG_STRATEGY") != "khr" && !isgtest::spirvMode();
+}
+
 TEST_P(KernelSubGroupInfo, DefaultSizeIsADeviceSize) {
   cl_kernel k = kernel("kdefault");
   ASSERT_NE(k, nullptr);
@@ -161,7 +182,7 @@ TEST_P(KernelSubGroupInfo, DefaultSizeIsADeviceSize) {
   size_t S = query(k, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, {local});
   std::vector<size_t> sizes = deviceSubGroupSizes();
   EXPECT_NE(std::find(sizes.begin(), sizes.end(), S), sizes.end()) << S;
-  expectQueriesFor(k, S, false);
+  expectQueriesFor(k, S, false, rowsRule());
   expectRuntimeSize(k, S);
 }
 

@@ -505,15 +505,20 @@ TEST(Rewrite, CallsTheWholeWorkGroupReachesTogetherTakeTheConvergedContext) {
   EXPECT_TRUE(converged(rewriteWith(reqd64, "", isg::Strategy::Local)).empty());
 }
 
-// ISG_SUB_GROUP_SIZE_FROM_LAUNCH (nvidia-ptx): a kernel without intel_reqd_sub_group_size takes
-// its S from each launch's x size (isg::launchSubGroupSize), or from its reqd_work_group_size.
+// ISG_SUB_GROUP_SIZE_FROM_LAUNCH: a kernel without intel_reqd_sub_group_size takes its S from
+// each launch's x size (isg::launchSubGroupSize), or from its reqd_work_group_size.
 TEST(Rewrite, SubGroupSizeFromTheLaunch) {
-  EXPECT_EQ(isg::launchSubGroupSize(8), 8u);
-  EXPECT_EQ(isg::launchSubGroupSize(16), 16u);
-  EXPECT_EQ(isg::launchSubGroupSize(32), 32u);
-  EXPECT_EQ(isg::launchSubGroupSize(64), 32u);
-  EXPECT_EQ(isg::launchSubGroupSize(12), 32u);
-  EXPECT_EQ(isg::launchSubGroupSize(1), 32u);
+  EXPECT_EQ(isg::launchSubGroupSize(8, 32), 8u);
+  EXPECT_EQ(isg::launchSubGroupSize(16, 32), 16u);
+  EXPECT_EQ(isg::launchSubGroupSize(32, 32), 32u);
+  EXPECT_EQ(isg::launchSubGroupSize(64, 32), 32u);
+  EXPECT_EQ(isg::launchSubGroupSize(12, 32), 32u);
+  EXPECT_EQ(isg::launchSubGroupSize(1, 32), 32u);
+  EXPECT_EQ(isg::launchSubGroupSize(4, 16), 16u);
+  EXPECT_EQ(isg::launchSubGroupSize(8, 16), 8u);
+  EXPECT_EQ(isg::launchSubGroupSize(16, 16), 16u);
+  EXPECT_EQ(isg::launchSubGroupSize(8, 8), 8u);
+  EXPECT_EQ(isg::launchSubGroupSize(16, 64), 16u);
   isg::DeviceTraits t = localTraits();
   isg::applyStrategyDefaults(isg::Strategy::NvidiaPtx, 32, &t);
   t.nvidiaComputeCapability = 90;
@@ -1714,6 +1719,36 @@ TEST(FuzzRegression, AsTypeOfAnOverloadedNameIsAnErrorNotACrash) {
       "  o[0] = as_uint(intel_sub_group_shuffle(f.x, 1u)) + as_uint(as_char4(o[1])) + as_uint((uchar4)(c[0], 1, 2, 3));\n"
       "}\n", "-cl-std=CL2.0 -Werror");
   EXPECT_REWRITTEN(fine);
+}
+
+}  // namespace
+
+namespace {
+
+// Issue 49.3: the rows rule on every strategy. reqd_work_group_size(8, 4, 1) without
+// intel_reqd_sub_group_size makes S = 8 on local, nvidia-ptx and khr (Intel's CPU runtime gives
+// such a kernel sub-groups of 8, one per row); without reqd_work_group_size, S follows the
+// launch where the strategy's library takes a run-time S (local, nvidia-ptx) and is the default
+// on khr, whose clustered reductions need a constant.
+TEST(Rewrite, SubGroupSizeFromTheRowsOnEveryStrategy) {
+  const std::string source =
+      "__attribute__((reqd_work_group_size(8, 4, 1)))\n"
+      "kernel void gemm(global float* o) { o[get_global_id(0)] = intel_sub_group_shuffle(o[0], 1); }\n"
+      "kernel void free_shape(global float* o) { o[get_global_id(0)] = intel_sub_group_shuffle(o[0], 1); }\n";
+  for (isg::Strategy s : {isg::Strategy::Local, isg::Strategy::NvidiaPtx, isg::Strategy::Khr}) {
+    isg::DeviceTraits t = localTraits();
+    isg::applyStrategyDefaults(s, 32, &t);
+    t.subGroupSizeFromLaunch = true;
+    const RewriteResult r = rewrite(source, "", {}, t);
+    EXPECT_REWRITTEN(r);
+    const isg::KernelManifest* gemm = kernel(r, "gemm");
+    const isg::KernelManifest* free = kernel(r, "free_shape");
+    ASSERT_TRUE(gemm && free) << isg::strategyName(s);
+    EXPECT_EQ(gemm->subGroupSize, 8u) << isg::strategyName(s);
+    EXPECT_FALSE(gemm->launchSubGroupSize) << isg::strategyName(s);
+    EXPECT_EQ(free->subGroupSize, t.defaultSubGroupSize) << isg::strategyName(s);
+    EXPECT_EQ(free->launchSubGroupSize, s != isg::Strategy::Khr) << isg::strategyName(s);
+  }
 }
 
 }  // namespace

@@ -46,8 +46,10 @@ struct DeviceTraits {
   // nvidia-ptx only: compute capability as major * 10 + minor (e.g. 90); instructions newer
   // than sm_70 (redux.sync, sm_80) are used only where it allows them. 0 = unknown (sm_70).
   unsigned nvidiaComputeCapability = 0;
-  // nvidia-ptx (ISG_SUB_GROUP_SIZE_FROM_LAUNCH): kernels without intel_reqd_sub_group_size take
-  // their sub-group size from each launch (launchSubGroupSize), or from reqd_work_group_size.
+  // ISG_SUB_GROUP_SIZE_FROM_LAUNCH (on unless ISG_SUB_GROUP_SIZE names a size): kernels without
+  // intel_reqd_sub_group_size take their sub-group size from their rows (launchSubGroupSize):
+  // from reqd_work_group_size on every strategy, else from each launch where the strategy's
+  // library takes an S known only then (StrategyFacts::launchSubGroupSize).
   bool subGroupSizeFromLaunch = false;
   // khr only. The khr builtins come from the test double builtins-cl/khr-test/ (a reference
   // implementation with native size nativeSubGroupSize over the local scratch) instead of the
@@ -62,14 +64,15 @@ struct DeviceTraits {
 // The layer's device profiles and isg-rewrite both take these facts from here.
 void applyStrategyDefaults(Strategy strategy, unsigned nativeSize, DeviceTraits* traits);
 
-// The sub-group size of a launch whose work-group is `localX` wide in x, for kernels that take
-// theirs from the launch (DeviceTraits::subGroupSizeFromLaunch): the x size where it is one of
-// the warp's segment sizes below 32, else 32. Intel-targeted code that sizes a work-group's rows
-// to the sub-groups it expects (ggml: 16 x 2 for a kernel reduced per row, 32 x 1 for another)
-// gets the sub-groups it was written for.
-unsigned launchSubGroupSize(std::size_t localX);
+// The sub-group size of a work-group `localX` wide in x, for kernels that take theirs from
+// their rows (DeviceTraits::subGroupSizeFromLaunch) on a device whose default S is `defaultS`:
+// the x size where it is one of Intel's GPU widths (8, 16) and narrower than the default, else
+// the default. Intel's runtimes never make a sub-group span two rows narrower than their width
+// (Intel's CPU runtime makes each row its own: docs/design.md, "Intel's execution model"), and
+// Intel-targeted code sizes its rows to the sub-groups it expects (a GEMM's 8 x 4, ggml's 16 x 2).
+unsigned launchSubGroupSize(std::size_t localX, unsigned defaultS);
 // The same rule as OpenCL C, for the library's prologue: `#define __ISG_LAUNCH_S(x) ...`.
-std::string launchSubGroupSizeMacro();
+std::string launchSubGroupSizeMacro(unsigned defaultS);
 
 struct SourceFile {
   std::string name;  // as the program names it: "<source>" for the main text, header include names

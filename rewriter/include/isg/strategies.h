@@ -25,12 +25,13 @@ struct StrategyFacts {
   unsigned minSlot;
   unsigned defaultSubGroupSize;  // 0: the native size
   unsigned minSubGroupSize, maxSubGroupSize;  // max 0: up to max(64, native size)
+  bool launchSubGroupSize;  // its library takes an S known only at launch
 };
 
 inline const std::vector<StrategyFacts>& strategies() {
   static const std::vector<StrategyFacts> rows = {
-#define ISG_STRATEGY_ROW(e, name_, folder_, scratch_, minSlot_, defaultS_, minS_, maxS_) \
-  {Strategy::e, name_, folder_, scratch_ != 0, minSlot_, defaultS_, minS_, maxS_},
+#define ISG_STRATEGY_ROW(e, name_, folder_, scratch_, minSlot_, defaultS_, minS_, maxS_, launchS_) \
+  {Strategy::e, name_, folder_, scratch_ != 0, minSlot_, defaultS_, minS_, maxS_, launchS_ != 0},
       ISG_STRATEGIES(ISG_STRATEGY_ROW)
 #undef ISG_STRATEGY_ROW
   };

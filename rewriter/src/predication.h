@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// Intel's execution model for builtins in control flow that not every work-item takes (issue 49,
+// docs/design.md "Intel's execution model"). On Intel's runtimes a work-item that skips a branch
+// still holds its values: a shuffle or broadcast inside the branch reads them, while reductions,
+// scans and votes there combine only the work-items that took it (measured on Intel's CPU
+// runtime). The layer's strategies need every member to reach each exchange: local exchanges
+// through work-group barriers, nvidia-ptx reads only lanes that execute the shuffle. So inside
+// each kernel the rewriter makes the work-items that skipped a branch, left a loop or returned
+// early take part in every exchange without effects:
+//
+//   if (c) { A; x = shuffle(v, k); }   ->  { const bool p = (c); if (p) { A; }
+//                                              T h = shuffle(v, k);   // every work-item
+//                                              if (p) { x = h; } }
+//   for (i = s; c; i += d) { ..reduce.. } ->  { i = s; bool c1 = (c); while (flow_any(c1)) {
+//                                              ..reduce((c1) ? v : identity)..
+//                                              if (c1) { i += d; c1 = (c); } } }
+//   if (c) return; rest                  ->  bool live = true; if (c) live = false; rest under live
+//
+// The work-items outside give a shuffle the value of its operand where that is a value they hold
+// (a variable, arithmetic of variables) and 0 where it needs memory or a call (Intel's value is
+// then whatever their register held); reductions, scans and votes get the operation's identity
+// from them. The loop goes on while any work-item that shares the exchange (the work-group on
+// local, the sub-group elsewhere) still runs it (__isg_flow_any in each strategy's library).
+// What the rewrite cannot express in the program's own text (an exchange spelled inside a macro
+// that also spells the rest of its statement, `break`/`continue` out of such a loop, an early
+// return inside a loop, a helper function that exchanges, called under such control flow) stays
+// as it was, and the build log says so at the line: results may then differ from Intel's.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+class CallExpr;
+class FunctionDecl;
+}  // namespace clang
+
+namespace isg::detail {
+
+struct Builtin;
+class DivergenceCheck;
+class Editor;
+
+// One kernel's exchanging calls: builtins that need every member (DivergenceCheck's rule), and
+// calls of the program's functions that reach one.
+struct KernelExchanges {
+  const clang::FunctionDecl* kernel = nullptr;
+  std::map<const clang::CallExpr*, const Builtin*> builtins;
+  std::set<const clang::CallExpr*> helpers;
+};
+
+// Adds to `ed` the edits that give `k`'s exchanges in divergent control flow every member, or,
+// where the kernel has a shape the rewrite cannot express, none, with a warning that says where
+// and why. Returns whether the kernel was rewritten.
+bool predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k, Editor& ed);
+
+}  // namespace isg::detail
