@@ -338,6 +338,15 @@ cl_int planRewrite(cl_program program, cl_uint num_devices, const cl_device_id* 
                                               << strategyName(traits.strategy) << ":\n"
                                               << plan->result.log);
       ISG_LOG_INFO(rewriteSummary(plan->result));
+      // Applications print a build log only when the build fails: what may give other results
+      // than Intel's driver reaches the layer's log at its default level.
+      for (std::size_t at = 0; at < plan->result.log.size();) {
+        std::size_t end = plan->result.log.find('\n', at);
+        if (end == std::string::npos) end = plan->result.log.size();
+        const std::string line = plan->result.log.substr(at, end - at);
+        if (line.find("differ from Intel's") != std::string::npos) ISG_LOG_WARNING(line);
+        at = end + 1;
+      }
       break;
     case RewriteResult::Status::Error:
       plan->action = RewritePlan::Action::Fail;

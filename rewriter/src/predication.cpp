@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 #include <tuple>
+#include <unordered_map>
 #include <string_view>
 
 #include <clang/AST/ASTContext.h>
@@ -413,7 +414,6 @@ class Rewrite {
       return;
     }
     const auto* c = llvm::dyn_cast<clang::CompoundStmt>(body);
-    if (!c) refuse(s->getBeginLoc(), "a loop whose body has no braces");
     if (const clang::Stmt* e = escapeIn(body))
       refuse(e->getBeginLoc(), "a return, break or continue in a loop that work-items leave at different times");
     auto [sb, se] = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the loop");
@@ -438,21 +438,45 @@ class Rewrite {
       inc = flat(b, e, s->getBeginLoc());
     }
     const std::string k = fresh("c");
-    const unsigned lbrace = bytesOr(c->getLBracLoc(), s->getBeginLoc(), "the loop's brace").first;
-    const unsigned rbrace = bytesOr(c->getRBracLoc(), s->getBeginLoc(), "the loop's brace").first;
-    replace(sb, lbrace, "{ " + init + " bool " + k + " = " + (pred.empty() ? "" : "(" + pred + ") && ") + "(" + condText +
-                            "); while (__isg_flow_any(__isg_ctx, " + k + ")) ");
+    // The body's own braces, or a pair the rewrite adds around a single statement.
+    const unsigned open = c ? bytesOr(c->getLBracLoc(), s->getBeginLoc(), "the loop's brace").first
+                            : bytesOr(body->getSourceRange(), s->getBeginLoc(), "the loop's body").first;
+    const unsigned close = c ? bytesOr(c->getRBracLoc(), s->getBeginLoc(), "the loop's brace").first : stmtEnd(body);
+    replace(sb, open, "{ " + init + " bool " + k + " = " + (pred.empty() ? "" : "(" + pred + ") && ") + "(" + condText +
+                          "); while (__isg_flow_any(__isg_ctx, " + k + ")) " + (c ? "" : "{ "));
     (void)later;
-    for (const clang::Stmt* child : c->body()) statement(child, k, true);
-    insert(rbrace, f ? " if (" + k + ") { " + inc + "; " + k + " = (" + condText + "); } "
-                     : " if (" + k + ") " + k + " = (" + condText + "); ");
+    if (c) {
+      for (const clang::Stmt* child : c->body()) statement(child, k, true);
+    } else {
+      statement(body, k, true);
+    }
+    insert(close, (f ? " if (" + k + ") { " + inc + "; " + k + " = (" + condText + "); } "
+                     : " if (" + k + ") " + k + " = (" + condText + "); ") + (c ? "" : " }"));
     (void)se;
     insert(stmtEnd(s), " }");
   }
 
   // A declaration or expression statement holding exchanges, under `pred`.
   void leaf(const clang::Stmt* s, const std::string& pred) {
-    if (pred.empty()) return;
+    if (pred.empty()) {
+      // Reached by all, unless an operand of ?:, && or || decides per work-item.
+      auto divergentOperand = [&](const clang::CallExpr* call) {
+        for (const clang::Stmt* p = parentOf(call), *child = call; p && child != s; child = p, p = parentOf(p)) {
+          if (const auto* c = llvm::dyn_cast<clang::ConditionalOperator>(p); c && c->getCond() != child)
+            if (divergent(c->getCond())) return true;
+          if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(p); b && b->isLogicalOp() && b->getRHS() == child)
+            if (divergent(b->getLHS())) return true;
+        }
+        return false;
+      };
+      for (const auto& [call, b] : k_.builtins)
+        if (within(call, s) && divergentOperand(call))
+          refuse(call->getBeginLoc(), "an exchange on one side of ?:, && or || that decides per work-item");
+      for (const clang::CallExpr* call : k_.helpers)
+        if (within(call, s) && divergentOperand(call))
+          refuse(call->getBeginLoc(), "a function that exchanges, on one side of ?:, && or || that decides per work-item");
+      return;
+    }
     auto [sb, se] = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement");
     (void)se;
     // The exchanges outermost in the statement, in order.
@@ -515,7 +539,7 @@ class Rewrite {
   const clang::LangOptions& lo_;
   DivergenceCheck& check_;
   const KernelExchanges& k_;
-  std::map<const clang::Stmt*, const clang::Stmt*> parents_;
+  std::unordered_map<const clang::Stmt*, const clang::Stmt*> parents_;
   std::set<const clang::Stmt*> hot_;
   unsigned next_ = 0;
 };
@@ -524,6 +548,11 @@ class Rewrite {
 
 bool predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k, Editor& ed) {
   if (!k.kernel || (k.builtins.empty() && k.helpers.empty())) return false;
+  // Most kernels reach every exchange together: nothing to walk.
+  bool guarded = false;
+  for (const auto& [call, b] : k.builtins) guarded = guarded || check.guardOf(k.kernel, call);
+  for (const clang::CallExpr* call : k.helpers) guarded = guarded || check.guardOf(k.kernel, call);
+  if (!guarded) return false;
   Rewrite r(ctx, check, k);
   try {
     r.run();

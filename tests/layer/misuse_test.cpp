@@ -928,15 +928,16 @@ TEST(Misuse, MacrosThatExpandExponentiallyBuildInTimeProportionalToTheDriver) {
   const double layer = secondsToBuild(exponentialMacros(depth, true));
   std::printf("[misuse] 2^%d expanded literals: %.2f s through the layer, %.2f s the driver alone (%.2fx)\n", depth,
               layer, driver, layer / driver);
-  // Measured on PoCL 3.1 (2 cores): 4.0x; the layer's own Clang session over the expanded text
-  // costs about three times the driver's whole build. With the superlinear step the ratio grew
-  // with the size (17x at 2^22). The slack is for a loaded host; a sanitizer build instruments
-  // the layer's own passes over the program and not the driver.
+  // Measured on PoCL 3.1 (2 cores): 4.0x alone, 4.7x beside another build; the layer's own
+  // Clang session over the expanded text costs about three times the driver's whole build. With
+  // the superlinear step the ratio grew with the size (17x at 2^22), which this bound catches
+  // from 2^21 on; the slack is for a loaded host. A sanitizer build instruments the layer's own
+  // passes over the program and not the driver.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  const double bound = 10.0;
-  std::printf("[misuse] sanitizer build: the bound is %.0fx the driver, not 5x\n", bound);
+  const double bound = 12.0;
+  std::printf("[misuse] sanitizer build: the bound is %.0fx the driver, not 6x\n", bound);
 #else
-  const double bound = 5.0;
+  const double bound = 6.0;
 #endif
   EXPECT_LT(layer, bound * driver + 2.0);
 }

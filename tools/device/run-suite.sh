@@ -20,7 +20,16 @@ for t in "$here"/bin/*; do
   # Suites that compare the layer with the driver alone record the driver first, without the
   # layer, as CTest does (tests/layer/CMakeLists.txt: <Suite>.RecordTheDriverAlone).
   record=$("$t" --gtest_list_tests 2>/dev/null | awk '/^[^ ]/{suite=$1} /^  RecordTheDriverAlone/{print suite "RecordTheDriverAlone"}')
-  if [ -n "$record" ]; then
+  if [ "$name" = execution_model_test ]; then
+    # Against the record of Intel's CPU runtime made at staging, on nvidia-ptx and on local.
+    [ -f "$here/execution-model-reference.txt" ] || { echo "no execution-model reference staged"; status=1; continue; }
+    for strategy in "" local; do
+      step "$out/$name${strategy:+.$strategy}.log" "$name ${strategy:-default strategy}" \
+        env ISG_EXECUTION_MODEL_REFERENCE="$here/execution-model-reference.txt" ${strategy:+ISG_STRATEGY=$strategy} \
+        "$t" --gtest_filter="$filter-ExecutionModel.RecordIntelsDriver" \
+        --gtest_output="json:$out/$name${strategy:+.$strategy}.json"
+    done
+  elif [ -n "$record" ]; then
     case "$filter" in *-*) rest="$filter:$record" ;; *) rest="$filter-$record" ;; esac
     step "$out/$name.driver_alone.log" "$name driver alone" env -u OPENCL_LAYERS "$t" --gtest_filter="$record"
     step "$out/$name.log" "$name" "$t" --gtest_filter="$rest" --gtest_output="json:$out/$name.json"

@@ -22,7 +22,11 @@ libdir=$(dirname "$(find "$prefix" -name libIntelSubgroupsLayer.so)")
 mv "$libdir/libIntelSubgroupsLayer.so" "$libdir/intel-subgroups-layer" "$out/"
 cp "$build/layer/nvptx64--nvidiacl.bc" "$out/intel-subgroups-layer/"
 if [ -n "$cache" ]; then mkdir -p "$out/spirv-cache" && cp "$cache"/*.spv "$out/spirv-cache/"; fi
-for dir in tests/layer tests/e2e tests/realworld tests/nvidia tools/isg-demo tools/isg-binary bench; do
+# Intel's execution model (tests/execution_model): the GPU run compares with what Intel's CPU
+# runtime recorded here (CTest execution_model.intel).
+reference="$build/tests/execution_model/execution-model-reference.txt"
+[ -f "$reference" ] && cp "$reference" "$out/"
+for dir in tests/layer tests/e2e tests/realworld tests/nvidia tests/execution_model tools/isg-demo tools/isg-binary bench; do
   [ -d "$build/$dir" ] || continue
   find "$build/$dir" -maxdepth 1 -type f -perm -u+x -exec cp {} "$out/bin/" \;
 done
