@@ -224,14 +224,16 @@ TEST(NvidiaPtx, CallsReachedTogetherTakeTheFullMaskAndBranchesTheirLanes) {
   }
 }
 
-// ISG_SUB_GROUP_SIZE_FROM_LAUNCH=1: a kernel without intel_reqd_sub_group_size gets the
-// sub-groups each launch's x size implies (16 x 2: rows of 16; 8 x 4: rows of 8; else 32), in
-// the kernel (sizes, ids, a reduction per row against a host model) and in the queries. The
-// GPU runs set the control (tools/device); elsewhere the test says it needs it.
+// ISG_SUB_GROUP_SIZE_FROM_LAUNCH (on by default): a kernel without intel_reqd_sub_group_size
+// gets the sub-groups each launch's x size implies (16 x 2: rows of 16; 8 x 4: rows of 8; else
+// 32), in the kernel (sizes, ids, a reduction per row against a host model) and in the queries.
+// A run that turns the rule off (the control at 0, or ISG_SUB_GROUP_SIZE naming a size) says so.
 TEST(NvidiaPtx, SubGroupSizeFollowsTheLaunchWhereAsked) {
   ISG_REQUIRE_NVIDIA_PTX();
   const char* asked = std::getenv("ISG_SUB_GROUP_SIZE_FROM_LAUNCH");
-  if (!asked || std::string(asked) != "1") GTEST_SKIP() << "needs ISG_SUB_GROUP_SIZE_FROM_LAUNCH=1";
+  const char* size = std::getenv("ISG_SUB_GROUP_SIZE");
+  if ((asked && std::string(asked) == "0") || (size && std::string(size) != "0" && *size))
+    GTEST_SKIP() << "the run turns the rows rule off (ISG_SUB_GROUP_SIZE_FROM_LAUNCH=0 or ISG_SUB_GROUP_SIZE)";
   const std::string src = R"(
     kernel void rows(global const uint* in, global uint* out) {
       const uint g = get_global_id(0) + get_global_id(1) * get_global_size(0);
