@@ -63,6 +63,12 @@ cl_int notAProgramOrKernelIn(cl_uint count, const Handle* list, cl_int error) no
   return CL_SUCCESS;
 }
 
+// A creation's context and device list.
+inline cl_int wrongContextOrDevices(cl_context context, cl_uint count, const cl_device_id* devices) noexcept {
+  if (const cl_int wrong = notAProgramOrKernel(context, CL_INVALID_CONTEXT)) return wrong;
+  return notAProgramOrKernelIn(count, devices, CL_INVALID_DEVICE);
+}
+
 }  // namespace isg
 
 // An entry's first lines: return the spec's error for a handle of the wrong kind.

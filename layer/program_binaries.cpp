@@ -120,9 +120,7 @@ cl_program CL_API_CALL clCreateProgramWithBinary_layer(cl_context context, cl_ui
                                                        cl_int* errcode_ret) {
   return guardedCreate<cl_program>("clCreateProgramWithBinary", errcode_ret, [&]() -> cl_program {
     ISG_REQUIRE_NEXT_CREATE(clCreateProgramWithBinary, errcode_ret);
-    cl_int wrong = notAProgramOrKernel(context, CL_INVALID_CONTEXT);
-    if (!wrong) wrong = notAProgramOrKernelIn(num_devices, device_list, CL_INVALID_DEVICE);
-    if (wrong) {
+    if (const cl_int wrong = wrongContextOrDevices(context, num_devices, device_list)) {
       if (errcode_ret) *errcode_ret = wrong;
       return nullptr;
     }

@@ -780,8 +780,7 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
                                            cl_int* errcode_ret) {
   return guardedCreate<cl_program>("clLinkProgram", errcode_ret, [&]() -> cl_program {
     ISG_REQUIRE_NEXT_CREATE(clLinkProgram, errcode_ret);
-    cl_int wrong = notAProgramOrKernel(context, CL_INVALID_CONTEXT);
-    if (!wrong) wrong = notAProgramOrKernelIn(num_devices, device_list, CL_INVALID_DEVICE);
+    cl_int wrong = wrongContextOrDevices(context, num_devices, device_list);
     if (input_programs)
       for (cl_uint i = 0; i < num_input_programs && !wrong; ++i)
         wrong = wrongKind(input_programs[i], HandleKind::Program, CL_INVALID_PROGRAM);
@@ -908,9 +907,7 @@ cl_program CL_API_CALL clCreateProgramWithBuiltInKernels_layer(cl_context contex
                                                                cl_int* errcode_ret) {
   return guardedCreate<cl_program>("clCreateProgramWithBuiltInKernels", errcode_ret, [&]() -> cl_program {
     ISG_REQUIRE_NEXT_CREATE(clCreateProgramWithBuiltInKernels, errcode_ret);
-    cl_int wrong = notAProgramOrKernel(context, CL_INVALID_CONTEXT);
-    if (!wrong) wrong = notAProgramOrKernelIn(num_devices, device_list, CL_INVALID_DEVICE);
-    if (wrong) {
+    if (const cl_int wrong = wrongContextOrDevices(context, num_devices, device_list)) {
       if (errcode_ret) *errcode_ret = wrong;
       return nullptr;
     }
