@@ -294,7 +294,8 @@ class AnalysisConsumer : public clang::ASTConsumer {
                           ", so the layer cannot run this program (only code no kernel reaches may name it)");
         continue;
       }
-      auto same = [&](const std::pair<std::string, unsigned>& p) { return p.first == name; };
+      const std::string& builtin = name;  // C++17 lambdas cannot capture a structured binding
+      auto same = [&](const std::pair<std::string, unsigned>& p) { return p.first == builtin; };
       if (std::none_of(out_.intelInternal.begin(), out_.intelInternal.end(), same))
         for (const auto& [n, arity] : intelInternalBuiltins(in_))
           if (n == name) out_.intelInternal.emplace_back(n, arity);

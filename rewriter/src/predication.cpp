@@ -72,7 +72,7 @@ const clang::Stmt* escapeIn(const clang::Stmt* s) {
 class Rewrite {
  public:
   Rewrite(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k)
-      : ctx_(ctx), sm_(ctx.getSourceManager()), lo_(ctx.getLangOpts()), check_(check), k_(k) {
+      : sm_(ctx.getSourceManager()), lo_(ctx.getLangOpts()), check_(check), k_(k) {
     for (const auto& [call, b] : k.builtins) markHot(call);
     for (const clang::CallExpr* call : k.helpers) markHot(call);
   }
@@ -534,7 +534,6 @@ class Rewrite {
     insert(stmtEnd(s), " }");
   }
 
-  clang::ASTContext& ctx_;
   const clang::SourceManager& sm_;
   const clang::LangOptions& lo_;
   DivergenceCheck& check_;
