@@ -207,8 +207,9 @@ class InternalBuiltinUses : public clang::PPCallbacks {
 
 class AnalysisConsumer : public clang::ASTConsumer {
  public:
-  AnalysisConsumer(const RewriteInput& in, const FileNames& names, Analysis& out, const InternalUses& internal)
-      : in_(in), names_(names), out_(out), internalUses_(internal) {}
+  AnalysisConsumer(const RewriteInput& in, const FileNames& names, Analysis& out, const InternalUses& internal,
+                   const IntelInternalBuiltins& builtins)
+      : in_(in), names_(names), out_(out), internalUses_(internal), internalBuiltins_(builtins) {}
 
   void HandleTranslationUnit(clang::ASTContext& ctx) override {
     if (ctx.getDiagnostics().hasErrorOccurred()) return;
@@ -297,7 +298,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
       const std::string& builtin = name;  // C++17 lambdas cannot capture a structured binding
       auto same = [&](const std::pair<std::string, unsigned>& p) { return p.first == builtin; };
       if (std::none_of(out_.intelInternal.begin(), out_.intelInternal.end(), same))
-        for (const auto& [n, arity] : intelInternalBuiltins(in_))
+        for (const auto& [n, arity] : internalBuiltins_)
           if (n == name) out_.intelInternal.emplace_back(n, arity);
     }
   }
@@ -1018,6 +1019,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
   const FileNames& names_;
   Analysis& out_;
   const InternalUses& internalUses_;
+  const IntelInternalBuiltins& internalBuiltins_;  // every one the program's text names
   std::map<const clang::FunctionDecl*, const ContextFunction*> externalContext_;
   std::set<const clang::ParmVarDecl*> factsParams_;  // kernel images passed with their facts
 };
@@ -1101,14 +1103,14 @@ class IncludeRecorder : public clang::PPCallbacks {
 
 class AnalysisAction : public clang::ASTFrontendAction {
  public:
-  AnalysisAction(const RewriteInput& in, const FileNames& names, Analysis& out)
-      : in_(in), names_(names), out_(out) {}
+  AnalysisAction(const RewriteInput& in, const FileNames& names, Analysis& out, const IntelInternalBuiltins& builtins)
+      : in_(in), names_(names), out_(out), internalBuiltins_(builtins) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
                                                         llvm::StringRef) override {
     ci.getPreprocessor().addPPCallbacks(
         std::make_unique<IncludeRecorder>(ci.getSourceManager(), names_, out_));
     ci.getPreprocessor().addPPCallbacks(std::make_unique<InternalBuiltinUses>(internalUses_));
-    return std::make_unique<AnalysisConsumer>(in_, names_, out_, internalUses_);
+    return std::make_unique<AnalysisConsumer>(in_, names_, out_, internalUses_, internalBuiltins_);
   }
 
  private:
@@ -1116,7 +1118,7 @@ class AnalysisAction : public clang::ASTFrontendAction {
   const FileNames& names_;
   Analysis& out_;
   InternalUses internalUses_;
-  std::map<const clang::FunctionDecl*, const ContextFunction*> externalContext_;
+  const IntelInternalBuiltins& internalBuiltins_;
 };
 
 }  // namespace
@@ -1126,8 +1128,9 @@ Analysis analyzeProgram(const RewriteInput& in) {
   out.compiledObject = in.compiledObject;
   FileNames names(in);
   std::string log;
-  bool ok = runClang(in, /*codegen=*/false, CodegenTarget::Spir, std::make_unique<AnalysisAction>(in, names, out), names,
-                     &log);
+  const IntelInternalBuiltins internal = intelInternalBuiltins(in);  // read once: disk includes too
+  bool ok = runClang(in, /*codegen=*/false, CodegenTarget::Spir,
+                     std::make_unique<AnalysisAction>(in, names, out, internal), names, &log, &internal);
   if (!ok || !out.ok) {
     std::string diagnostics = log;
     if (!out.log.empty()) diagnostics += out.log;

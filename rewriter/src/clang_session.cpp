@@ -263,7 +263,8 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> programFileSystem(const R
 // khr sub-group builtins stay declared (the khr library calls them) and the table's
 // declarations are not included (the library defines what it needs).
 std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, CodegenTarget target,
-                                    const llvm::SmallString<256>& cwd, bool haveCwd) {
+                                    const llvm::SmallString<256>& cwd, bool haveCwd,
+                                    const IntelInternalBuiltins* internal) {
   const bool nvptx = codegen && target != CodegenTarget::Spir;
   const bool typed = !codegen || target != CodegenTarget::Nvptx;
   const DeviceTraits& t = in.traits;
@@ -361,7 +362,8 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
     args.push_back(kDeclsPath.str());
     // Intel-internal builtins parse as their stand-ins, as the driver's text will have them
     // (prelude.cpp); the analysis refuses the calls a kernel reaches.
-    for (const auto& [name, arity] : intelInternalBuiltins(in)) {
+    const IntelInternalBuiltins read = internal ? IntelInternalBuiltins{} : intelInternalBuiltins(in);
+    for (const auto& [name, arity] : internal ? *internal : read) {
       args.push_back("-D");
       args.push_back(intelInternalStandIn(name, arity) + "=0");
     }
@@ -380,11 +382,12 @@ std::vector<std::string> driverArgs(const RewriteInput& in, bool codegen, Codege
 }  // namespace
 
 bool runClang(const RewriteInput& in, bool codegen, CodegenTarget target,
-              std::unique_ptr<clang::FrontendAction> action, const FileNames& names, std::string* log) {
+              std::unique_ptr<clang::FrontendAction> action, const FileNames& names, std::string* log,
+              const IntelInternalBuiltins* internal) {
   llvm::SmallString<256> cwd;
   bool haveCwd = false;
   auto overlay = programFileSystem(in, !codegen, &cwd, &haveCwd);
-  std::vector<std::string> args = driverArgs(in, codegen, target, cwd, haveCwd);
+  std::vector<std::string> args = driverArgs(in, codegen, target, cwd, haveCwd, internal);
   std::string text;
   llvm::raw_string_ostream logStream(text);
   LogConsumer consumer(logStream);

@@ -14,6 +14,7 @@
 #include <llvm/ADT/StringRef.h>
 
 #include "isg/rewriter.h"
+#include "prescan.h"
 
 namespace clang {
 class FrontendAction;
@@ -63,7 +64,10 @@ class FileNames {
 // application builds programs from); no crash handler is installed, so the process keeps its
 // own. False when Clang failed or reported errors; *log has its diagnostics. `codegen`: the
 // program is the layer's own, compiled to IR for `target` (else it is parsed for the analysis).
+// `internal`: the program's Intel-internal builtins where the caller has them (a parse gives
+// each its stand-in); null reads them from the program.
 bool runClang(const RewriteInput& in, bool codegen, CodegenTarget target,
-              std::unique_ptr<clang::FrontendAction> action, const FileNames& names, std::string* log);
+              std::unique_ptr<clang::FrontendAction> action, const FileNames& names, std::string* log,
+              const IntelInternalBuiltins* internal = nullptr);
 
 }  // namespace isg::detail

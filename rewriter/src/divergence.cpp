@@ -165,6 +165,10 @@ const clang::Expr* DivergenceCheck::guardOf(const clang::FunctionDecl* fn, const
   return nullptr;
 }
 
+const clang::Stmt* DivergenceCheck::parentOf(const clang::FunctionDecl* fn, const clang::Stmt* s) {
+  return fn && fn->getBody() ? factsOf(fn).parents.getParent(s) : nullptr;
+}
+
 // ---------------------------------------------------------------------------------------------
 // UniformFlow
 

@@ -92,24 +92,10 @@ class Rewrite {
  private:
   // ---- where the exchanges are ---------------------------------------------------------------
   void markHot(const clang::Stmt* s) {
-    // Parents by a walk of the body, built once.
-    if (parents_.empty()) index(k_.kernel->getBody(), nullptr);
     for (; s; s = parentOf(s)) hot_.insert(s);
   }
-  void index(const clang::Stmt* s, const clang::Stmt* parent) {
-    std::vector<std::pair<const clang::Stmt*, const clang::Stmt*>> todo{{s, parent}};
-    while (!todo.empty()) {
-      auto [n, p] = todo.back();
-      todo.pop_back();
-      if (!n) continue;
-      parents_[n] = p;
-      for (const clang::Stmt* c : n->children()) todo.push_back({c, n});
-    }
-  }
-  const clang::Stmt* parentOf(const clang::Stmt* s) const {
-    auto it = parents_.find(s);
-    return it == parents_.end() ? nullptr : it->second;
-  }
+  // The divergence check's index of the kernel's body, which its questions have built already.
+  const clang::Stmt* parentOf(const clang::Stmt* s) const { return check_.parentOf(k_.kernel, s); }
   bool hot(const clang::Stmt* s) const { return hot_.count(s) != 0; }
 
   // ---- text --------------------------------------------------------------------------------
@@ -290,8 +276,7 @@ class Rewrite {
       if (const auto* i = llvm::dyn_cast<clang::IfStmt>(s); i && top && !hot(s) && anyHotAfter(it, b)) {
         if (const clang::ReturnStmt* r = earlyReturn(i); r && (divergent(i->getCond()) || !pred.empty())) {
           const std::string live = fresh("live");
-          auto [sb, se] = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the early return");
-          (void)se;
+          const unsigned sb = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the early return").first;
           auto [rb, re] = bytesOr(clang::SourceRange(r->getReturnLoc(), r->getReturnLoc()), r->getReturnLoc(), "the return");
           insert(sb, "bool " + live + " = true; " + (pred.empty() ? "" : "if (" + pred + ") { "));
           replace(rb, re, live + " = false");
@@ -336,7 +321,7 @@ class Rewrite {
     }
     if (const auto* c = llvm::dyn_cast<clang::CompoundStmt>(s)) return block(c, pred, later);
     if (const auto* i = llvm::dyn_cast<clang::IfStmt>(s)) return branch(i, pred, later);
-    if (llvm::isa<clang::ForStmt, clang::WhileStmt>(s)) return loop(s, pred, later);
+    if (llvm::isa<clang::ForStmt, clang::WhileStmt>(s)) return loop(s, pred);
     if (llvm::isa<clang::DeclStmt, clang::Expr>(s)) return leaf(s, pred);
     refuse(s->getBeginLoc(), "an exchange inside this kind of statement");
   }
@@ -369,9 +354,7 @@ class Rewrite {
       }
       return;
     }
-    auto [b, e] = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement");
-    (void)e;
-    insert(b, "if (" + pred + ") { ");
+    insert(bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first, "if (" + pred + ") { ");
     insert(stmtEnd(s), " }");
   }
 
@@ -401,7 +384,8 @@ class Rewrite {
     insert(stmtEnd(i), " }");
   }
 
-  void loop(const clang::Stmt* s, const std::string& pred, bool later) {
+  // Exchanges of the next iteration follow every statement of the body, whatever follows the loop.
+  void loop(const clang::Stmt* s, const std::string& pred) {
     const auto* f = llvm::dyn_cast<clang::ForStmt>(s);
     const auto* w = llvm::dyn_cast<clang::WhileStmt>(s);
     const clang::Expr* cond = f ? f->getCond() : w->getCond();
@@ -416,7 +400,7 @@ class Rewrite {
     const auto* c = llvm::dyn_cast<clang::CompoundStmt>(body);
     if (const clang::Stmt* e = escapeIn(body))
       refuse(e->getBeginLoc(), "a return, break or continue in a loop that work-items leave at different times");
-    auto [sb, se] = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the loop");
+    const unsigned sb = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the loop").first;
     // A while's condition between its parentheses; a for's between its two ';'.
     unsigned cb = 0, ce = 0;
     if (w) {
@@ -444,7 +428,6 @@ class Rewrite {
     const unsigned close = c ? bytesOr(c->getRBracLoc(), s->getBeginLoc(), "the loop's brace").first : stmtEnd(body);
     replace(sb, open, "{ " + init + " bool " + k + " = " + (pred.empty() ? "" : "(" + pred + ") && ") + "(" + condText +
                           "); while (__isg_flow_any(__isg_ctx, " + k + ")) " + (c ? "" : "{ "));
-    (void)later;
     if (c) {
       for (const clang::Stmt* child : c->body()) statement(child, k, true);
     } else {
@@ -452,7 +435,6 @@ class Rewrite {
     }
     insert(close, (f ? " if (" + k + ") { " + inc + "; " + k + " = (" + condText + "); } "
                      : " if (" + k + ") " + k + " = (" + condText + "); ") + (c ? "" : " }"));
-    (void)se;
     insert(stmtEnd(s), " }");
   }
 
@@ -477,8 +459,7 @@ class Rewrite {
           refuse(call->getBeginLoc(), "a function that exchanges, on one side of ?:, && or || that decides per work-item");
       return;
     }
-    auto [sb, se] = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement");
-    (void)se;
+    const unsigned sb = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first;
     // The exchanges outermost in the statement, in order.
     std::vector<const clang::CallExpr*> calls;
     for (const auto& [call, b] : k_.builtins)
@@ -490,7 +471,6 @@ class Rewrite {
       return sm_.isBeforeInTranslationUnit(a->getBeginLoc(), b->getBeginLoc());
     });
     std::string hoisted;
-    std::vector<std::pair<unsigned, unsigned>> taken;
     for (const clang::CallExpr* call : calls) {
       for (const clang::Stmt* p = parentOf(call); p && p != s; p = parentOf(p)) {
         if (k_.builtins.count(llvm::dyn_cast<clang::CallExpr>(p)))
@@ -512,33 +492,20 @@ class Rewrite {
       hoisted += (isVoid ? "" : typeText(call->getType(), call->getBeginLoc()) + " " + h + " = ") +
                  std::string(text(nb, ne)) + "(" + args + "); ";
       replace(cb, ce, isVoid ? "(void)0" : h);
-      taken.emplace_back(cb, ce);
     }
     insert(sb, hoisted);
-    guardAround(s, pred, taken);
+    guard(s, pred, false);  // its exchanges are out of it now
   }
   bool within(const clang::Stmt* inner, const clang::Stmt* outer) const {
     for (const clang::Stmt* p = inner; p; p = parentOf(p))
       if (p == outer) return true;
     return false;
   }
-  // `guard` for a statement whose exchanges were taken out (their bytes already replaced).
-  void guardAround(const clang::Stmt* s, const std::string& pred, const std::vector<std::pair<unsigned, unsigned>>&) {
-    if (const auto* d = llvm::dyn_cast<clang::DeclStmt>(s)) {
-      guard(d, pred, false);
-      return;
-    }
-    auto [b, e] = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement");
-    (void)e;
-    insert(b, "if (" + pred + ") { ");
-    insert(stmtEnd(s), " }");
-  }
 
   const clang::SourceManager& sm_;
   const clang::LangOptions& lo_;
   DivergenceCheck& check_;
   const KernelExchanges& k_;
-  std::unordered_map<const clang::Stmt*, const clang::Stmt*> parents_;
   std::set<const clang::Stmt*> hot_;
   unsigned next_ = 0;
 };

@@ -166,8 +166,8 @@ bool programTextMatches(const RewriteInput& input, const TextMatch& textMatches,
   return diskIncludesMatch(input, textMatches, unreadable);
 }
 
-std::vector<std::pair<std::string, unsigned>> intelInternalBuiltins(const RewriteInput& input) {
-  std::vector<std::pair<std::string, unsigned>> found;
+IntelInternalBuiltins intelInternalBuiltins(const RewriteInput& input) {
+  IntelInternalBuiltins found;
   programTextMatches(input, [&](std::string_view text) {
     for (std::size_t at = text.find(kIntelInternalPrefix); at != std::string_view::npos;
          at = text.find(kIntelInternalPrefix, at + 1)) {

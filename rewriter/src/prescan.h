@@ -44,7 +44,8 @@ bool programTextMatches(const RewriteInput& input, const TextMatch& textMatches,
 // spelled). No other compiler has them; the analysis gives each a stand-in macro and refuses the
 // program where a kernel reaches one (analysis.cpp).
 constexpr std::string_view kIntelInternalPrefix = "__builtin_IB_";
-std::vector<std::pair<std::string, unsigned>> intelInternalBuiltins(const RewriteInput& input);
+using IntelInternalBuiltins = std::vector<std::pair<std::string, unsigned>>;
+IntelInternalBuiltins intelInternalBuiltins(const RewriteInput& input);
 // The left-hand side of its stand-in macro: `name(a0,a1)`; the macro's body is `0`.
 std::string intelInternalStandIn(const std::string& name, unsigned arity);
 
