@@ -15,11 +15,11 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "arg_values.h"
+#include "capture_policy.h"
 #include "case_format.h"
 #include "driver_queries.h"
 #include "layer_api.h"
@@ -149,28 +149,7 @@ void check(cl_int err, const char* what) {
 }
 
 std::atomic<std::uint64_t> g_matchingEnqueues{0};
-std::atomic<std::uint64_t> g_reservedCases{0};
 std::atomic<std::uint64_t> g_sequence{0};
-
-bool nameMatches(const std::string& name) {
-  const std::string& filter = config().CAPTURE_KERNEL;
-  if (filter.empty()) return true;
-  std::istringstream names(filter);
-  std::string want;
-  while (std::getline(names, want, ','))
-    if (want == name) return true;
-  return false;
-}
-
-// Takes one of the ISG_CAPTURE_MAX slots; false once they are spent.
-bool reserveCase() {
-  const unsigned max = config().CAPTURE_MAX;
-  std::uint64_t taken = g_reservedCases.load();
-  do {
-    if (max != 0 && taken >= max) return false;
-  } while (!g_reservedCases.compare_exchange_weak(taken, taken + 1));
-  return true;
-}
 
 // One fixed-size answer of a driver clGet*Info entry (`get`, called `name`).
 template <class T, class Get, class Object, class Param>
@@ -321,7 +300,13 @@ struct Pending {
   std::vector<Memory> memory;  // parallel to c.memory
   std::map<cl_mem, unsigned> ids;
   std::string source;
-  bool reserved = false;
+  bool reserved = false;    // holds an ISG_CAPTURE_MAX slot (capture_policy.h)
+  std::uint64_t bytes = 0;  // holds this much of ISG_CAPTURE_MAX_MB: blobs, program, JSON
+  void release() {          // what a capture that will not be written gives back
+    if (reserved) releaseCase();
+    if (bytes) releaseBytes(bytes);
+    reserved = false, bytes = 0;
+  }
 };
 
 namespace {
@@ -644,25 +629,35 @@ EnqueueCapture::EnqueueCapture(const Launch& launch) noexcept {
   try {
     if (kernelString(launch.kernel, CL_KERNEL_FUNCTION_NAME, &kernelName) != CL_SUCCESS)
       return;  // an invalid kernel: the driver reports it
-    if (!nameMatches(kernelName)) return;
+    if (!nameSelected(kernelName)) return;
+    cl_device_id device = nullptr;
+    if (!next().clGetCommandQueueInfo) failCapture("the driver has no clGetCommandQueueInfo");
+    check(next().clGetCommandQueueInfo(launch.queue, CL_QUEUE_DEVICE, sizeof device, &device,
+                                       nullptr),
+          "CL_QUEUE_DEVICE");
+    if (config().CAPTURE_REWRITTEN_ONLY &&
+        (config().DISABLE || !layerFacts(launch.kernel, device).rewritten))
+      return;
     const std::uint64_t ordinal = ++g_matchingEnqueues;
     if (config().CAPTURE_ENQUEUE != 0 && ordinal != config().CAPTURE_ENQUEUE) return;
-    if (!reserveCase()) {
-      ISG_LOG_DEBUG("capture: ISG_CAPTURE_MAX reached; not capturing " << kernelName);
-      return;
-    }
+    if (!withinPerKernel(kernelName)) return;
+    if (!reserveCase(kernelName)) return;
     auto p = std::make_unique<Pending>();
     p->reserved = true;
     p->queue = launch.queue;
     p->c.kernelName = kernelName;
     p->c.enqueueIndex = ordinal;
     pending_ = std::move(p);
-    cl_device_id device = nullptr;
-    if (!next().clGetCommandQueueInfo) failCapture("the driver has no clGetCommandQueueInfo");
-    check(next().clGetCommandQueueInfo(launch.queue, CL_QUEUE_DEVICE, sizeof device, &device,
-                                       nullptr),
-          "CL_QUEUE_DEVICE");
     describeLaunch(*pending_, launch, device);
+    std::uint64_t bytes = pending_->source.size() + 4096;
+    for (size_t i = 0; i < pending_->memory.size(); ++i)
+      bytes += pending_->c.memory[i].size * (pending_->memory[i].writable ? 2 : 1);
+    if (!reserveBytes(bytes, kernelName)) {
+      pending_->release();
+      pending_.reset();
+      return;
+    }
+    pending_->bytes = bytes;
     waitForInputs(launch);
     for (Pending::Memory& m : pending_->memory) readMemory(*pending_, m, &m.before);
     return;
@@ -673,7 +668,7 @@ EnqueueCapture::EnqueueCapture(const Launch& launch) noexcept {
   } catch (...) {
     ISG_LOG_WARNING("capture: kernel " << kernelName << " not captured: internal error");
   }
-  if (pending_ && pending_->reserved) --g_reservedCases;
+  if (pending_) pending_->release();
   pending_.reset();
 }
 
@@ -686,7 +681,7 @@ void EnqueueCapture::after(cl_int result) noexcept {
     if (result != CL_SUCCESS) {
       ISG_LOG_DEBUG("capture: the enqueue of " << p->c.kernelName << " failed (" << result
                                                << "); nothing recorded");
-      --g_reservedCases;
+      p->release();
       return;
     }
     finishQueue(p->queue);
@@ -701,7 +696,7 @@ void EnqueueCapture::after(cl_int result) noexcept {
   } catch (...) {
     ISG_LOG_WARNING("capture: kernel " << p->c.kernelName << " not captured: internal error");
   }
-  --g_reservedCases;
+  p->release();
 }
 
 }  // namespace isg::capture

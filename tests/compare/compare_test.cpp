@@ -98,6 +98,9 @@ ProcessResult replay(const std::string& caseDir, std::vector<std::string> option
       {"ISG_CAPTURE_DIR", std::nullopt},
       {"ISG_CAPTURE_KERNEL", std::nullopt},
       {"ISG_CAPTURE_ENQUEUE", std::nullopt},
+      {"ISG_CAPTURE_PER_KERNEL", std::nullopt},
+      {"ISG_CAPTURE_REWRITTEN_ONLY", std::nullopt},
+      {"ISG_CAPTURE_MAX_MB", std::nullopt},
       {"ISG_DISABLE", std::nullopt}};
   if (!withLayer) changes["OPENCL_LAYERS"] = std::nullopt;
   return runProcess(argv, changes);
@@ -281,6 +284,34 @@ int runHelper(const std::string& mode) {
     clReleaseKernel(k);
     clReleaseMemObject(out);
     return err == CL_SUCCESS ? 0 : 1;
+  }
+  if (mode == "many" || mode == "big") {
+    // many: count_a and count_b 5 times each over 16 items. big: count_a once over 2^18 items
+    // (a case of 2 MiB), then count_b 3 times over 16.
+    const size_t bigN = size_t{1} << 18, n = 16;
+    cl_mem big = buffer(CL_MEM_READ_WRITE, bigN * sizeof(cl_uint));
+    cl_mem out = buffer(CL_MEM_READ_WRITE, n * sizeof(cl_uint));
+    cl_kernel a = kernelFrom(kScaleSource, "count_a"), b = kernelFrom(kScaleSource, "count_b");
+    if (!a || !b) return 1;
+    clSetKernelArg(a, 0, sizeof out, mode == "big" ? &big : &out);
+    clSetKernelArg(b, 0, sizeof out, &out);
+    bool ok = true;
+    for (cl_uint v = 1; v <= (mode == "big" ? 1u : 5u); ++v) {
+      clSetKernelArg(a, 1, sizeof v, &v);
+      ok = ok && clEnqueueNDRangeKernel(env().queue, a, 1, nullptr, mode == "big" ? &bigN : &n,
+                                        nullptr, 0, nullptr, nullptr) == CL_SUCCESS;
+    }
+    for (cl_uint v = 1; v <= (mode == "big" ? 3u : 5u); ++v) {
+      clSetKernelArg(b, 1, sizeof v, &v);
+      ok = ok && clEnqueueNDRangeKernel(env().queue, b, 1, nullptr, &n, nullptr, 0, nullptr,
+                                        nullptr) == CL_SUCCESS;
+    }
+    clFinish(env().queue);
+    clReleaseKernel(a);
+    clReleaseKernel(b);
+    clReleaseMemObject(big);
+    clReleaseMemObject(out);
+    return ok ? 0 : 1;
   }
   if (mode == "filters") {
     const size_t n = 16;
@@ -474,20 +505,26 @@ TEST(Capture, PlantedDifferenceIsReportedWithItsIndex) {
   std::string after;
   ASSERT_TRUE(isg::capture::readFile(afterPath, &after));
 
-  // One ulp off at [37]: a mismatch by default, tolerated with --ulp 1.
+  // One ulp off at [37]: within the default tolerance, a mismatch with --exact, tolerated with
+  // --ulp 1.
   std::uint32_t bits = 0;
   std::memcpy(&bits, after.data() + 37 * 4, 4);
   ++bits;
   std::memcpy(after.data() + 37 * 4, &bits, 4);
   ASSERT_TRUE(isg::capture::writeFile(afterPath, after));
   ProcessResult r = replay(f.dir);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("result     WITHIN TOLERANCE: largest error"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("1 elements within tolerance"), std::string::npos) << r.output;
+  r = replay(f.dir, {"--exact"});
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("MISMATCH in 1 of 128 elements"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("[37] captured"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("(1 ulp)"), std::string::npos) << r.output;
   r = replay(f.dir, {"--ulp", "1"});
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("MATCH within tolerance"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("result     WITHIN TOLERANCE"), std::string::npos) << r.output;
 
   // A large error at [99] is still found with the tolerance, and is the largest.
   const float wrong = 1000.0f;
@@ -603,7 +640,7 @@ TEST(Capture, KernelAndEnqueueFiltersPickOneEnqueue) {
   ISG_REQUIRE_ENV();
   const std::string dir = g_caseDir + "/filters";
   ProcessResult h = helper("filters", {{"ISG_CAPTURE_DIR", dir},
-                                       {"ISG_CAPTURE_KERNEL", "nope,count_b"},
+                                       {"ISG_CAPTURE_KERNEL", "nope, count_b "},
                                        {"ISG_CAPTURE_ENQUEUE", "2"}});
   ASSERT_EQ(h.status, 0) << h.output;
   EXPECT_TRUE(casesOf(dir, "count_a").empty());
@@ -617,6 +654,68 @@ TEST(Capture, KernelAndEnqueueFiltersPickOneEnqueue) {
   cl_uint first = 0;
   std::memcpy(&first, before.data(), sizeof first);
   EXPECT_EQ(first, 11u);
+}
+
+// A whole run kept small (issue 50.3): each kernel's first N enqueues, with no count cap unless
+// ISG_CAPTURE_MAX is set, which then stops capture with one warning.
+TEST(Capture, PerKernelLimitKeepsEachKernelsFirstEnqueues) {
+  ISG_REQUIRE_ENV();
+  const std::string dir = g_caseDir + "/per-kernel";
+  ProcessResult h = helper("many", {{"ISG_CAPTURE_DIR", dir},
+                                    {"ISG_CAPTURE_PER_KERNEL", "2"},
+                                    {"ISG_CAPTURE_MAX", std::nullopt}});
+  ASSERT_EQ(h.status, 0) << h.output;
+  for (const char* name : {"count_a", "count_b"}) {
+    std::vector<Found> found = casesOf(dir, name);
+    ASSERT_EQ(found.size(), 2u) << name;
+    std::vector<std::string> values;
+    for (const Found& f : found) values.push_back(f.c.args[1].valueHex);
+    std::sort(values.begin(), values.end());
+    EXPECT_EQ(values, (std::vector<std::string>{"01000000", "02000000"})) << name;
+  }
+  EXPECT_EQ(h.output.find("ISG_CAPTURE_MAX"), std::string::npos) << h.output;
+  // With ISG_CAPTURE_MAX set as well, it applies, and reaching it is one warning.
+  const std::string capped = g_caseDir + "/capped";
+  h = helper("many", {{"ISG_CAPTURE_DIR", capped},
+                      {"ISG_CAPTURE_PER_KERNEL", "2"},
+                      {"ISG_CAPTURE_MAX", "3"}});
+  ASSERT_EQ(h.status, 0) << h.output;
+  EXPECT_EQ(casesOf(capped, "count_a").size() + casesOf(capped, "count_b").size(), 3u);
+  ASSERT_NE(h.output.find("capture: ISG_CAPTURE_MAX (3 cases) reached"), std::string::npos)
+      << h.output;
+  EXPECT_EQ(h.output.find("ISG_CAPTURE_MAX (3", h.output.find("ISG_CAPTURE_MAX (3") + 1),
+            std::string::npos)
+      << "logged more than once: " << h.output;
+}
+
+// ISG_CAPTURE_MAX_MB: a case that does not fit is skipped with one warning naming the control;
+// smaller ones after it are still captured.
+TEST(Capture, SizeCapSkipsCasesThatDoNotFitAndSaysSo) {
+  ISG_REQUIRE_ENV();
+  const std::string dir = g_caseDir + "/size-cap";
+  ProcessResult h = helper("big", {{"ISG_CAPTURE_DIR", dir},
+                                   {"ISG_CAPTURE_MAX_MB", "1"},
+                                   {"ISG_CAPTURE_MAX", std::nullopt}});
+  ASSERT_EQ(h.status, 0) << h.output;
+  EXPECT_TRUE(casesOf(dir, "count_a").empty());
+  EXPECT_EQ(casesOf(dir, "count_b").size(), 3u);
+  EXPECT_NE(h.output.find("capture: ISG_CAPTURE_MAX_MB (1 MiB) reached: kernel count_a"),
+            std::string::npos)
+      << h.output;
+}
+
+// ISG_CAPTURE_REWRITTEN_ONLY: pass-through programs are not captured, rewritten ones are.
+TEST(Capture, RewrittenOnlySkipsPassThroughPrograms) {
+  ISG_REQUIRE_ENV();
+  const std::string dir = g_caseDir + "/rewritten-only";
+  ProcessResult h = helper("filters", {{"ISG_CAPTURE_DIR", dir},
+                                       {"ISG_CAPTURE_REWRITTEN_ONLY", "1"}});
+  ASSERT_EQ(h.status, 0) << h.output;
+  EXPECT_TRUE(casesOf(dir, "count_a").empty());
+  EXPECT_TRUE(casesOf(dir, "count_b").empty());
+  h = helper("wide", {{"ISG_CAPTURE_DIR", dir}, {"ISG_CAPTURE_REWRITTEN_ONLY", "1"}});
+  ASSERT_EQ(h.status, 0) << h.output;
+  EXPECT_EQ(onlyCaseOf(dir, "wide_rotate").c.layerMode, "rewritten");
 }
 
 // Two threads, each with its own queue and kernel, capture at the same time: every enqueue
@@ -701,7 +800,8 @@ int main(int argc, char** argv) {
   fs::remove_all(g_caseDir);
   setenv("ISG_CAPTURE_DIR", g_caseDir.c_str(), 1);
   setenv("ISG_CAPTURE_MAX", "0", 1);
-  for (const char* name : {"ISG_CAPTURE_KERNEL", "ISG_CAPTURE_ENQUEUE", "ISG_DISABLE"})
+  for (const char* name : {"ISG_CAPTURE_KERNEL", "ISG_CAPTURE_ENQUEUE", "ISG_CAPTURE_PER_KERNEL",
+                           "ISG_CAPTURE_REWRITTEN_ONLY", "ISG_CAPTURE_MAX_MB", "ISG_DISABLE"})
     unsetenv(name);
   ::testing::InitGoogleTest(&argc, argv);
   const int status = RUN_ALL_TESTS();

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The command-line tools as a new user meets them (issue 32.6): --help prints the usage to stdout
-# and succeeds, --version prints the version, a wrong command line fails with the usage on
-# stderr, isg-rewrite names the user's file in its diagnostics, and isg-demo without the layer
-# on a device that lacks Intel's sub-groups says how to enable it.
+# The command-line tools as a new user meets them (issues 32.6, 50.4): --help prints the usage to
+# stdout and succeeds, --version prints the version, an unknown or malformed argument fails with
+# exit status 2 and one line on stderr naming it, isg-rewrite names the user's file in its
+# diagnostics, and isg-demo without the layer on a device that lacks Intel's sub-groups says how
+# to enable it.
 # usage: cli_test.sh VERSION WORKDIR isg-rewrite isg-replay isg-binary isg-demo
 set -u
 version=$1 work=$2
@@ -17,9 +18,44 @@ for tool in "$@"; do
   grep -q "usage: $name" <<<"$out" || fail "$name --help prints no usage to stdout: $out"
   out=$("$tool" --version 2>/dev/null) || fail "$name --version exits $?"
   [ "$out" = "$name $version" ] || fail "$name --version prints '$out', not '$name $version'"
-  err=$("$tool" --no-such-option 2>&1 >/dev/null) && fail "$name accepts --no-such-option"
-  grep -q "usage:" <<<"$err" || fail "$name gives no usage on stderr for a wrong option: $err"
+  err=$("$tool" --no-such-option 2>&1 >/dev/null)
+  status=$?
+  [ "$status" -eq 2 ] || fail "$name --no-such-option exits $status, not 2"
+  [ "$(wc -l <<<"$err")" -eq 1 ] || fail "$name --no-such-option: not one line on stderr: $err"
+  grep -q -- "--no-such-option" <<<"$err" || fail "$name does not name --no-such-option: $err"
 done
+# isg-replay's arguments (issue 50.4): each wrong one is one line naming it, exit 2; --repeat 0
+# and --repeat -2 get the same message; nan and inf are no tolerance.
+replay=$2
+bad() {  # bad EXPECTED-TEXT ARGS...: one line on stderr containing EXPECTED-TEXT, exit 2
+  local want=$1
+  shift
+  err=$("$replay" "$@" 2>&1 >/dev/null)
+  status=$?
+  [ "$status" -eq 2 ] || fail "isg-replay $* exits $status, not 2"
+  [ "$(wc -l <<<"$err")" -eq 1 ] || fail "isg-replay $*: not one line: $err"
+  grep -qF -- "$want" <<<"$err" || fail "isg-replay $*: '$want' not in: $err"
+  last=${err#*: }  # the message without the tool's name
+}
+mkdir -p "$work/nocase"
+bad "--repeat: '0' is not a whole number of at least 1" "$work/nocase" --repeat 0
+zero=$last
+bad "--repeat: '-2' is not a whole number of at least 1" "$work/nocase" --repeat -2
+[ "$(sed "s/'-2'/'0'/" <<<"$last")" = "$zero" ] || fail "--repeat 0 and -2 differ: $zero / $last"
+bad "--repeat: '1.5' is not a whole number" "$work/nocase" --repeat 1.5
+bad "--atol: 'nan' is not a finite number" "$work/nocase" --atol nan
+bad "--rtol: 'inf' is not a finite number" "$work/nocase" --rtol inf
+bad "--rtol: '-1' is not a finite number" "$work/nocase" --rtol -1
+bad "--ulp: 'x' is not a whole number of 0 or more" "$work/nocase" --ulp x
+bad "--ulp needs a value" "$work/nocase" --ulp
+bad "unknown option '--tolerance'" "$work/nocase" --tolerance 3
+bad "--exact and --ulp contradict" "$work/nocase" --exact --ulp 2
+bad "--report-format: 'xml' is neither md nor json" "$work/nocase" --report r.md --report-format xml
+bad "--report: 'r.txt' ends in neither .md nor .json" "$work/nocase" --report r.txt
+bad "--drop-option: the option is empty" "$work/nocase" --drop-option ""
+bad "no case directory given" --exact
+bad "$work/nocase: no case" "$work/nocase"
+bad "$work/missing: not a directory" "$work/missing"
 rewrite=$1 demo=$4
 printf 'kernel void k(global int* o) {\n  o[0] = intel_sub_group_shuffle(o[0]);\n}\n' > "$work/wrong.cl"
 err=$("$rewrite" --strategy local "$work/wrong.cl" 2>&1 >/dev/null) && fail "isg-rewrite accepts wrong.cl"

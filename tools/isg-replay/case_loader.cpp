@@ -8,7 +8,9 @@ namespace isg::replay {
 using isg::capture::Argument;
 using isg::capture::MemoryObject;
 
-[[noreturn]] void fatal(const std::string& what) { throw Fatal{what}; }
+[[noreturn]] void fatal(const std::string& what, const std::string& brief) {
+  throw Fatal{what, brief};
+}
 
 LoadedCase loadCase(const std::string& dir) {
   LoadedCase l;

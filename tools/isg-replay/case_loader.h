@@ -11,13 +11,15 @@
 
 namespace isg::replay {
 
-// Any failure that stops the replay, from loading the case to running it; main prints it and
-// exits with 2.
+// Any failure that stops the replay of a case, from loading it to running it: `what` in full
+// (a build failure with its whole log), `brief` in one line for the per-case line and the
+// report (empty: the first line of `what`). The case is then NOT RUN (exit status 2).
 struct Fatal {
   std::string what;
+  std::string brief;
 };
 
-[[noreturn]] void fatal(const std::string& what);
+[[noreturn]] void fatal(const std::string& what, const std::string& brief = "");
 
 struct LoadedCase {
   isg::capture::Case c;

@@ -263,4 +263,65 @@ Comparison compare(const unsigned char* captured, const unsigned char* replayed,
   return c;
 }
 
+DefaultBound defaultBound(Elem e) {
+  // See docs/compare.md, "Tolerance": rtol about 170 (float) and 9,000 (double) unit roundoffs,
+  // floor about 17 and 90 unit roundoffs of the argument's largest output.
+  switch (e) {
+    case Elem::F16:
+      return {2, 4e-3, 1e-3};
+    case Elem::F32:
+      return {4, 1e-5, 1e-6};
+    case Elem::F64:
+      return {4, 1e-12, 1e-14};
+    default:
+      return {0, 0, 0};
+  }
+}
+
+double largestMagnitude(const unsigned char* data, size_t bytes, Elem e) {
+  if (!isFloat(e)) return 0;
+  double largest = 0;
+  const size_t step = elemSize(e);
+  for (size_t at = 0; at + step <= bytes; at += step) {
+    const double v = std::fabs(load(data + at, e).value);
+    if (std::isfinite(v) && v > largest) largest = v;
+  }
+  return largest;
+}
+
+Tolerance toleranceFor(const ToleranceSetting& s, Elem e, const unsigned char* captured,
+                       size_t bytes) {
+  if (!isFloat(e) || s.mode == ToleranceSetting::Mode::Exact) return {};
+  if (s.mode == ToleranceSetting::Mode::Given) return s.given;
+  const DefaultBound b = defaultBound(e);
+  return {b.ulp, b.rtol, b.floor * largestMagnitude(captured, bytes, e)};
+}
+
+std::string describe(const Tolerance& t) {
+  char text[128];
+  std::snprintf(text, sizeof text, "ulp <= %" PRIu64 " or |diff| <= %g + %g*|captured|", t.ulp,
+                t.atol, t.rtol);
+  return text;
+}
+
+std::string describe(const ToleranceSetting& s) {
+  switch (s.mode) {
+    case ToleranceSetting::Mode::Exact:
+      return "exact (--exact): every element bit for bit";
+    case ToleranceSetting::Mode::Given:
+      return "floats: " + describe(s.given) + "; integers exact";
+    default:
+      break;
+  }
+  std::string out = "default (sums in another order):";
+  for (Elem e : {Elem::F32, Elem::F64, Elem::F16}) {
+    const DefaultBound b = defaultBound(e);
+    char text[128];
+    std::snprintf(text, sizeof text, " %s ulp <= %" PRIu64 " or |diff| <= %g*|captured| + %g*max|captured|;",
+                  elemName(e), b.ulp, b.rtol, b.floor);
+    out += text;
+  }
+  return out + " integers exact";
+}
+
 }  // namespace isg::replay

@@ -42,6 +42,35 @@ struct Tolerance {
   double rtol = 0, atol = 0;
 };
 
+// What the command line asked for: the default model, bit-for-bit (--exact), or the bounds
+// --ulp/--rtol/--atol give (those not given are 0).
+struct ToleranceSetting {
+  enum class Mode { Default, Exact, Given } mode = Mode::Default;
+  Tolerance given;
+};
+
+// The default model, per float type, for results computed in another order (docs/compare.md,
+// "Tolerance"): |diff| <= rtol*|captured| + floor*max|captured| or within ulp, where max is the
+// largest finite magnitude among the captured elements of the same argument.
+struct DefaultBound {
+  std::uint64_t ulp;
+  double rtol, floor;
+};
+DefaultBound defaultBound(Elem e);
+
+// The largest finite |value| among the elements (0 for none or a non-float type).
+double largestMagnitude(const unsigned char* data, size_t bytes, Elem e);
+
+// The bound one argument is compared under: the setting resolved for its element type and its
+// captured values. Integers and bytes are always exact.
+Tolerance toleranceFor(const ToleranceSetting& s, Elem e, const unsigned char* captured,
+                       size_t bytes);
+
+// "ulp <= 4 or |diff| <= 1e-05*|captured| + 3.2e-06": the bound, as the report prints it.
+std::string describe(const Tolerance& t);
+// The setting in one line, for the report's header.
+std::string describe(const ToleranceSetting& s);
+
 struct Comparison {
   size_t elements = 0, mismatches = 0, tolerated = 0;
   double largestError = 0;

@@ -4,20 +4,38 @@
 #include <CL/cl.h>
 
 #include <algorithm>
-#include <array>
-#include <cctype>
-#include <chrono>
 #include <cinttypes>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "build_log.h"
+#include "build_options.h"
 #include "case_loader.h"
+#include "session.h"
 
 namespace isg::replay {
+
+const char* verdictName(Verdict v) {
+  switch (v) {
+    case Verdict::Identical:
+      return "IDENTICAL";
+    case Verdict::WithinTolerance:
+      return "WITHIN TOLERANCE";
+    case Verdict::Mismatch:
+      return "MISMATCH";
+    case Verdict::NotCompared:
+      return "NOT COMPARED";
+    default:
+      return "NOT RUN";
+  }
+}
+
+int exitStatus(Verdict v) {
+  return v == Verdict::Mismatch ? 1 : v == Verdict::NotRun ? 2 : 0;
+}
 
 namespace {
 
@@ -25,326 +43,18 @@ using isg::capture::Argument;
 using isg::capture::Case;
 using isg::capture::MemoryObject;
 
-void check(cl_int err, const std::string& what) {
-  if (err != CL_SUCCESS) fatal(what + " failed with OpenCL error " + std::to_string(err));
+// printf onto the report.
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void say(std::string* out, const char* format, ...) {
+  char text[4096];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(text, sizeof text, format, args);
+  va_end(args);
+  *out += text;
 }
-
-// ---- OpenCL helpers ----------------------------------------------------------------------------
-
-// A string answer of clGetPlatformInfo / clGetDeviceInfo; "" when the query fails.
-template <class Get, class Object, class Param>
-std::string infoText(Get get, Object object, Param what) {
-  size_t n = 0;
-  if (get(object, what, 0, nullptr, &n) != CL_SUCCESS) return {};
-  std::string s(n, '\0');
-  get(object, what, n, s.data(), nullptr);
-  while (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
-}
-std::string platformText(cl_platform_id p, cl_platform_info what) {
-  return infoText(clGetPlatformInfo, p, what);
-}
-std::string deviceText(cl_device_id d, cl_device_info what) {
-  return infoText(clGetDeviceInfo, d, what);
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool isIndex(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-}
-
-bool matches(const std::string& want, size_t index, const std::vector<std::string>& names) {
-  if (want.empty()) return index == 0;
-  if (isIndex(want)) return std::stoul(want) == index;
-  for (const std::string& n : names)
-    if (lower(n).find(lower(want)) != std::string::npos) return true;
-  return false;
-}
-
-void selectDevice(const Options& o, cl_platform_id* platformOut, cl_device_id* deviceOut) {
-  cl_uint n = 0;
-  check(clGetPlatformIDs(0, nullptr, &n), "clGetPlatformIDs");
-  if (n == 0) fatal("no OpenCL platform");
-  std::vector<cl_platform_id> platforms(n);
-  check(clGetPlatformIDs(n, platforms.data(), nullptr), "clGetPlatformIDs");
-  // A device named by substring alone is looked for on every platform.
-  const bool anyPlatform = o.platform.empty() && !o.device.empty() && !isIndex(o.device);
-  for (size_t p = 0; p < platforms.size(); ++p) {
-    if (!anyPlatform && !matches(o.platform, p,
-                                 {platformText(platforms[p], CL_PLATFORM_NAME),
-                                  platformText(platforms[p], CL_PLATFORM_VENDOR)}))
-      continue;
-    cl_uint count = 0;
-    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS)
-      continue;
-    std::vector<cl_device_id> devices(count);
-    clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, count, devices.data(), nullptr);
-    for (size_t d = 0; d < devices.size(); ++d) {
-      if (!matches(o.device, d, {deviceText(devices[d], CL_DEVICE_NAME)})) continue;
-      *platformOut = platforms[p];
-      *deviceOut = devices[d];
-      return;
-    }
-    if (!anyPlatform) break;
-  }
-  fatal("no device matches --platform '" + o.platform + "' --device '" + o.device + "'");
-}
-
-std::string dims(const std::optional<std::vector<std::uint64_t>>& v) {
-  if (!v) return "NULL";
-  std::string out = "[";
-  for (size_t i = 0; i < v->size(); ++i) out += (i ? ", " : "") + std::to_string((*v)[i]);
-  return out + "]";
-}
-
-struct Replay {
-  const LoadedCase& l;
-  const Options& o;
-  cl_context context = nullptr;
-  cl_command_queue queue = nullptr;
-  cl_program program = nullptr;
-  cl_kernel kernel = nullptr;
-  std::vector<cl_mem> memory;                  // per memory object
-  std::vector<std::array<size_t, 3>> regions;  // images: what to write and read
-  std::vector<cl_mem> subBuffers;
-  std::vector<cl_sampler> samplers;
-  std::vector<std::string> typeNames;  // per argument, the element type used
-  std::vector<std::string> notes;
-
-  Replay(const LoadedCase& lc, const Options& opts) : l(lc), o(opts) {}
-  ~Replay() {
-    for (cl_sampler s : samplers) clReleaseSampler(s);
-    for (cl_mem m : subBuffers) clReleaseMemObject(m);
-    for (cl_mem m : memory)
-      if (m) clReleaseMemObject(m);
-    if (kernel) clReleaseKernel(kernel);
-    if (program) clReleaseProgram(program);
-    if (queue) clReleaseCommandQueue(queue);
-    if (context) clReleaseContext(context);
-  }
-
-  void build(cl_device_id device) {
-    cl_int err = CL_SUCCESS;
-    context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
-    check(err, "clCreateContext");
-    queue = clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &err);
-    check(err, "clCreateCommandQueue");
-    // Argument types decide how outputs compare; a case captured without them asks the replay
-    // build for them (the option changes what the driver reports, not the code).
-    bool needTypes = false;
-    for (const Argument& a : l.c.args) needTypes |= a.writable && a.typeName.empty();
-    std::string options = l.c.buildOptions;
-    if (needTypes && options.find("-cl-kernel-arg-info") == std::string::npos)
-      options += " -cl-kernel-arg-info";
-    if (l.c.programForm == "spirv") {
-      // A program from SPIR-V: the module as the application passed it.
-      program = clCreateProgramWithIL(context, l.source.data(), l.source.size(), &err);
-      check(err, "clCreateProgramWithIL");
-    } else {
-      const char* text = l.source.c_str();
-      const size_t length = l.source.size();
-      program = clCreateProgramWithSource(context, 1, &text, &length, &err);
-      check(err, "clCreateProgramWithSource");
-    }
-    err = clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr);
-    if (err != CL_SUCCESS) {
-      const std::string log = isg::programBuildLog(program, device);
-      const char* layers = std::getenv("OPENCL_LAYERS");
-      const std::string hint =
-          l.c.layerMode == "rewritten" && !(layers && *layers)
-              ? "\n(the case was captured with the layer rewriting Intel builtins; replay it "
-                "through the layer: OPENCL_LAYERS=.../libIntelSubgroupsLayer.so)"
-              : "";
-      fatal("the program does not build here (" + std::to_string(err) + "):\n" + log + hint);
-    }
-    kernel = clCreateKernel(program, l.c.kernelName.c_str(), &err);
-    check(err, "clCreateKernel(" + l.c.kernelName + ")");
-    cl_uint numArgs = 0;
-    clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof numArgs, &numArgs, nullptr);
-    if (numArgs != l.c.args.size())
-      fatal("the kernel has " + std::to_string(numArgs) + " arguments here, the case " +
-            std::to_string(l.c.args.size()));
-    for (const Argument& a : l.c.args) {
-      std::string type = a.typeName;
-      if (type.empty()) {
-        size_t n = 0;
-        if (clGetKernelArgInfo(kernel, a.index, CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &n) ==
-                CL_SUCCESS &&
-            n > 1) {
-          type.assign(n, '\0');
-          clGetKernelArgInfo(kernel, a.index, CL_KERNEL_ARG_TYPE_NAME, n, type.data(), nullptr);
-          while (!type.empty() && type.back() == '\0') type.pop_back();
-        }
-      }
-      typeNames.push_back(type);
-    }
-  }
-
-  void createMemory(cl_device_id device) {
-    for (const MemoryObject& m : l.c.memory) {
-      cl_int err = CL_SUCCESS;
-      // The kernel's access as the application declared it; host access is left open so the
-      // replay can write the inputs and read the outputs.
-      const cl_mem_flags flags =
-          m.flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
-      size_t region[3] = {1, 1, 1};
-      if (m.kind == "buffer") {
-        region[0] = m.size;
-        memory.push_back(clCreateBuffer(context, flags, m.size, nullptr, &err));
-        check(err, "creating buffer " + std::to_string(m.id) + " (" + std::to_string(m.size) +
-                       " bytes)");
-      } else if (m.kind == "image") {
-        cl_bool images = CL_FALSE;
-        clGetDeviceInfo(device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
-        if (!images) fatal("the case has images; this device has no image support");
-        cl_image_format format{m.channelOrder, m.channelDataType};
-        cl_image_desc desc{};
-        desc.image_type = m.imageType;
-        desc.image_width = m.width;
-        desc.image_height = m.height;
-        desc.image_depth = m.depth;
-        desc.image_array_size = m.arraySize;
-        region[0] = m.width;
-        switch (m.imageType) {
-          case CL_MEM_OBJECT_IMAGE1D_BUFFER: {
-            cl_mem backing = clCreateBuffer(context, flags, m.size, nullptr, &err);
-            check(err, "creating the buffer of image " + std::to_string(m.id));
-            subBuffers.push_back(backing);  // released with the others
-            desc.buffer = backing;
-            break;
-          }
-          case CL_MEM_OBJECT_IMAGE1D_ARRAY:
-            region[1] = m.arraySize;
-            break;
-          case CL_MEM_OBJECT_IMAGE2D:
-            region[1] = m.height;
-            break;
-          case CL_MEM_OBJECT_IMAGE2D_ARRAY:
-            region[1] = m.height;
-            region[2] = m.arraySize;
-            break;
-          case CL_MEM_OBJECT_IMAGE3D:
-            region[1] = m.height;
-            region[2] = m.depth;
-            break;
-          default:
-            break;
-        }
-        memory.push_back(clCreateImage(context, flags, &format, &desc, nullptr, &err));
-        check(err, "creating image " + std::to_string(m.id));
-      } else {
-        fatal("memory " + std::to_string(m.id) + " has unknown kind '" + m.kind + "'");
-      }
-      regions.push_back({region[0], region[1], region[2]});
-    }
-  }
-
-  void setArguments() {
-    for (const Argument& a : l.c.args) {
-      const std::string what = "setting argument " + std::to_string(a.index);
-      if (a.kind == "scalar") {
-        std::vector<unsigned char> bytes;
-        if (!isg::capture::fromHex(a.valueHex, &bytes) || bytes.size() != a.size)
-          fatal("argument " + std::to_string(a.index) + ": malformed value_hex");
-        check(clSetKernelArg(kernel, a.index, bytes.size(), bytes.data()), what);
-      } else if (a.kind == "local") {
-        check(clSetKernelArg(kernel, a.index, a.size, nullptr), what);
-      } else if (a.kind == "null_buffer") {
-        cl_mem none = nullptr;
-        check(clSetKernelArg(kernel, a.index, sizeof none, &none), what);
-      } else if (a.kind == "buffer" && a.subBuffer) {
-        cl_buffer_region region{a.origin, a.size};
-        cl_int err = CL_SUCCESS;
-        cl_mem sub =
-            clCreateSubBuffer(memory[a.memory], 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
-        if (err == CL_MISALIGNED_SUB_BUFFER_OFFSET)
-          fatal("argument " + std::to_string(a.index) + ": sub-buffer origin " +
-                std::to_string(a.origin) + " is misaligned for this device");
-        check(err, "creating the sub-buffer of argument " + std::to_string(a.index));
-        subBuffers.push_back(sub);
-        check(clSetKernelArg(kernel, a.index, sizeof sub, &sub), what);
-      } else if (a.kind == "buffer" || a.kind == "image") {
-        check(clSetKernelArg(kernel, a.index, sizeof(cl_mem), &memory[a.memory]), what);
-      } else if (a.kind == "sampler") {
-        cl_int err = CL_SUCCESS;
-        cl_sampler s = clCreateSampler(context, a.normalizedCoords ? CL_TRUE : CL_FALSE,
-                                       a.addressingMode, a.filterMode, &err);
-        check(err, "creating the sampler of argument " + std::to_string(a.index));
-        samplers.push_back(s);
-        check(clSetKernelArg(kernel, a.index, sizeof s, &s), what);
-      } else {
-        fatal("argument " + std::to_string(a.index) + " has unknown kind '" + a.kind + "'");
-      }
-    }
-  }
-
-  // Every run starts from the captured inputs, so repeated runs are the same run.
-  void restoreInputs() {
-    const size_t origin[3] = {0, 0, 0};
-    for (size_t i = 0; i < memory.size(); ++i) {
-      const std::string& data = l.before[i];
-      if (l.c.memory[i].kind == "image")
-        check(clEnqueueWriteImage(queue, memory[i], CL_TRUE, origin, regions[i].data(), 0, 0,
-                                  data.data(), 0, nullptr, nullptr),
-              "writing image " + std::to_string(i));
-      else
-        check(clEnqueueWriteBuffer(queue, memory[i], CL_TRUE, 0, data.size(), data.data(), 0,
-                                   nullptr, nullptr),
-              "writing buffer " + std::to_string(i));
-    }
-  }
-
-  // Returns the kernel time in ns (profiling), or the host wall time when profiling fails.
-  double run(bool* profiled) {
-    const auto& nd = l.c.ndrange;
-    std::vector<size_t> global(nd.globalSize.begin(), nd.globalSize.end());
-    std::vector<size_t> offset, local;
-    if (nd.globalOffset) offset.assign(nd.globalOffset->begin(), nd.globalOffset->end());
-    if (nd.localSize) local.assign(nd.localSize->begin(), nd.localSize->end());
-    cl_event done = nullptr;
-    const auto start = std::chrono::steady_clock::now();
-    check(clEnqueueNDRangeKernel(queue, kernel, nd.workDim,
-                                 nd.globalOffset ? offset.data() : nullptr, global.data(),
-                                 nd.localSize ? local.data() : nullptr, 0, nullptr, &done),
-          "clEnqueueNDRangeKernel");
-    check(clWaitForEvents(1, &done), "waiting for the kernel");
-    const auto end = std::chrono::steady_clock::now();
-    cl_int status = CL_COMPLETE;
-    clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
-    cl_ulong t0 = 0, t1 = 0;
-    *profiled = clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_START, sizeof t0, &t0,
-                                        nullptr) == CL_SUCCESS &&
-                clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr) ==
-                    CL_SUCCESS &&
-                t1 >= t0;
-    clReleaseEvent(done);
-    if (status < 0) fatal("the kernel failed with " + std::to_string(status));
-    if (*profiled) return static_cast<double>(t1 - t0);
-    return std::chrono::duration<double, std::nano>(end - start).count();
-  }
-
-  std::vector<std::string> readOutputs() {
-    std::vector<std::string> out(memory.size());
-    const size_t origin[3] = {0, 0, 0};
-    for (size_t i = 0; i < memory.size(); ++i) {
-      if (l.after[i].empty()) continue;
-      out[i].assign(l.c.memory[i].size, '\0');
-      if (l.c.memory[i].kind == "image")
-        check(clEnqueueReadImage(queue, memory[i], CL_TRUE, origin, regions[i].data(), 0, 0,
-                                 out[i].data(), 0, nullptr, nullptr),
-              "reading image " + std::to_string(i));
-      else
-        check(clEnqueueReadBuffer(queue, memory[i], CL_TRUE, 0, out[i].size(), out[i].data(), 0,
-                                  nullptr, nullptr),
-              "reading buffer " + std::to_string(i));
-    }
-    return out;
-  }
-};
 
 std::string formatTime(double ns) {
   char text[32];
@@ -366,38 +76,143 @@ std::string deviceLine(const std::map<std::string, std::string>& d) {
          get("version");
 }
 
-}  // namespace
+std::string firstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
-int replay(const Options& o) {
-  const LoadedCase l = loadCase(o.caseDir);
+// The options the replay builds with: the case's, replaced and trimmed as the options say.
+std::string buildOptionsFor(const Options& o, const Case& c, std::string* report) {
+  std::string options = o.replaceOptions ? o.newOptions : c.buildOptions;
+  std::vector<std::string> dropped;
+  for (const std::string& d : o.dropOptions) options = dropOption(options, d, &dropped);
+  if (o.replaceOptions || !o.dropOptions.empty()) {
+    std::string gone;
+    for (const std::string& d : dropped) gone += (gone.empty() ? "" : ", ") + d;
+    say(report, "options    '%s' (captured: '%s'%s%s)\n", options.c_str(),
+        c.buildOptions.c_str(), dropped.empty() ? "" : "; dropped: ", gone.c_str());
+  }
+  return options;
+}
+
+// Compares every written output; the report's "outputs" lines. Fills the verdict.
+void compareOutputs(const Options& o, const LoadedCase& l, const Replay& r,
+                    const std::vector<std::string>& outputs, std::string* report,
+                    CaseResult* result) {
+  const Case& c = l.c;
+  int differing = 0, compared = 0;
+  bool anyTolerated = false;
+  say(report, "outputs (%s):\n", describe(o.tolerance).c_str());
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    const Argument& a = c.args[i];
+    if (!a.writable || l.after[a.memory].empty()) continue;
+    const MemoryObject& m = c.memory[a.memory];
+    Elem e = Elem::Bytes;
+    std::string typeText = r.typeNames[i];
+    if (a.kind == "image") {
+      e = elemFromChannelType(m.channelDataType);
+      typeText = a.typeName.empty() ? "image" : a.typeName;
+    } else {
+      e = elemFromTypeName(typeText);
+    }
+    const size_t origin = a.kind == "buffer" ? a.origin : 0;
+    const size_t bytes = a.kind == "buffer" ? a.size : m.size;
+    const auto* captured = reinterpret_cast<const unsigned char*>(l.after[a.memory].data());
+    const auto* replayed = reinterpret_cast<const unsigned char*>(outputs[a.memory].data());
+    const Tolerance t = toleranceFor(o.tolerance, e, captured + origin, bytes);
+    Comparison cmp = compare(captured + origin, replayed + origin, bytes, e, t);
+    ++compared;
+    std::string label = "arg " + std::to_string(a.index) + (a.name.empty() ? "" : " " + a.name) +
+                        " (" + (typeText.empty() ? "type unknown" : typeText) + ", " +
+                        std::to_string(cmp.elements) + " x " + elemName(e) + ")";
+    if (e == Elem::Bytes && a.kind != "image")
+      label += typeText.empty() ? " [no argument type information: compared bytewise]"
+                                : " [not a plain scalar type: compared bytewise]";
+    if (cmp.mismatches || cmp.tolerated) {
+      const bool larger = !result->anyError || cmp.largestError > result->largestError ||
+                          (cmp.largestError == result->largestError &&
+                           cmp.largestUlp > result->largestUlp);
+      if (larger) {
+        result->anyError = true;
+        result->floatError = isFloat(e);
+        result->largestError = cmp.largestError;
+        result->largestUlp = cmp.largestUlp;
+      }
+    }
+    if (cmp.mismatches == 0) {
+      if (cmp.tolerated)
+        say(report,
+            "  %s: %zu elements within tolerance, largest error %g (%" PRIu64
+            " ulp) at [%zu]; bound %s\n",
+            label.c_str(), cmp.tolerated, cmp.largestError, cmp.largestUlp, cmp.largestAt,
+            describe(t).c_str());
+      else
+        say(report, "  %s: identical\n", label.c_str());
+      anyTolerated |= cmp.tolerated != 0;
+      continue;
+    }
+    ++differing;
+    char largest[160];
+    if (isFloat(e))
+      std::snprintf(largest, sizeof largest, "largest error %g (%" PRIu64 " ulp) at [%zu]",
+                    cmp.largestError, cmp.largestUlp, cmp.largestAt);
+    else
+      std::snprintf(largest, sizeof largest, "largest difference %.0f at [%zu]", cmp.largestError,
+                    cmp.largestAt);
+    say(report, "  %s: MISMATCH in %zu of %zu elements; %s\n", label.c_str(), cmp.mismatches,
+        cmp.elements, largest);
+    for (const std::string& line : cmp.first) say(report, "      %s\n", line.c_str());
+    if (cmp.mismatches > cmp.first.size())
+      say(report, "      ... %zu more\n", cmp.mismatches - cmp.first.size());
+    if (result->detail.empty())
+      result->detail = "arg " + std::to_string(a.index) + (a.name.empty() ? "" : " " + a.name) +
+                       ": " + std::to_string(cmp.mismatches) + " of " +
+                       std::to_string(cmp.elements) + " elements differ, " + largest;
+  }
+  if (compared == 0) say(report, "  (the kernel writes no memory argument)\n");
+  if (differing) {
+    result->verdict = Verdict::Mismatch;
+    const std::string count =
+        std::to_string(differing) + " of " + std::to_string(compared) + " outputs differ";
+    result->detail = count + "; " + result->detail;
+    say(report, "result     MISMATCH: %s\n", count.c_str());
+  } else if (anyTolerated) {
+    result->verdict = Verdict::WithinTolerance;
+    say(report, "result     WITHIN TOLERANCE: largest error %g (%" PRIu64 " ulp)\n",
+        result->largestError, result->largestUlp);
+  } else {
+    result->verdict = Verdict::Identical;
+    say(report, "result     IDENTICAL\n");
+  }
+}
+
+void replayLoaded(const Options& o, const LoadedCase& l, const std::string& dir,
+                  std::string* report, CaseResult* result) {
   const Case& c = l.c;
   cl_platform_id platform = nullptr;
   cl_device_id device = nullptr;
   selectDevice(o, &platform, &device);
-
-  std::map<std::string, std::string> here = {
+  const std::map<std::string, std::string> here = {
       {"name", deviceText(device, CL_DEVICE_NAME)},
       {"platform_name", platformText(platform, CL_PLATFORM_NAME)},
       {"driver_version", deviceText(device, CL_DRIVER_VERSION)},
       {"version", deviceText(device, CL_DEVICE_VERSION)}};
   const char* layers = std::getenv("OPENCL_LAYERS");
-  std::printf("case       %s (%s v%d)\n", o.caseDir.c_str(), isg::capture::kFormatName,
-              c.formatVersion);
-  std::printf("kernel     %s  %s work_dim %u offset %s global %s local %s\n", c.kernelName.c_str(),
-              c.api.c_str(), c.ndrange.workDim, dims(c.ndrange.globalOffset).c_str(),
-              dims(c.ndrange.globalSize).c_str(), dims(c.ndrange.localSize).c_str());
-  std::printf("captured   %s\n           layer: %s%s%s\n", deviceLine(c.device).c_str(),
-              c.layerMode.c_str(), c.strategy.empty() ? "" : (", strategy " + c.strategy).c_str(),
-              c.subGroupSize ? (", sub-group size " + std::to_string(c.subGroupSize)).c_str() : "");
-  std::printf("replaying  %s\n           OPENCL_LAYERS: %s\n", deviceLine(here).c_str(),
-              layers && *layers ? layers : "(not set: straight on the driver)");
-  for (const std::string& n : c.notes) std::printf("note       %s\n", n.c_str());
+  say(report, "case       %s (%s v%d)\n", dir.c_str(), isg::capture::kFormatName,
+      c.formatVersion);
+  say(report, "kernel     %s  %s work_dim %u offset %s global %s local %s\n", c.kernelName.c_str(),
+      c.api.c_str(), c.ndrange.workDim, dims(c.ndrange.globalOffset).c_str(),
+      dims(c.ndrange.globalSize).c_str(), dims(c.ndrange.localSize).c_str());
+  say(report, "captured   %s\n           layer: %s%s%s\n", deviceLine(c.device).c_str(),
+      c.layerMode.c_str(), c.strategy.empty() ? "" : (", strategy " + c.strategy).c_str(),
+      c.subGroupSize ? (", sub-group size " + std::to_string(c.subGroupSize)).c_str() : "");
+  say(report, "replaying  %s\n           OPENCL_LAYERS: %s\n", deviceLine(here).c_str(),
+      layers && *layers ? layers : "(not set: straight on the driver)");
+  for (const std::string& n : c.notes) say(report, "note       %s\n", n.c_str());
+  const std::string options = buildOptionsFor(o, c, report);
+  if (o.replaceOptions || !o.dropOptions.empty()) result->options = options;
 
-  Replay r(l, o);
+  Replay r(l, options);
   r.build(device);
   r.createMemory(device);
   r.setArguments();
-
   std::vector<double> times;
   std::vector<std::string> outputs;
   bool profiled = true;
@@ -408,85 +223,51 @@ int replay(const Options& o) {
     profiled = profiled && p;
     if (i == 0) outputs = r.readOutputs();
   }
-
-  int differing = 0, compared = 0;
-  bool anyTolerated = false;
-  if (o.compare) {
-    std::printf("outputs (floats: ulp <= %" PRIu64 " or |diff| <= %g + %g*|captured|):\n",
-                o.tolerance.ulp, o.tolerance.atol, o.tolerance.rtol);
-    for (size_t i = 0; i < c.args.size(); ++i) {
-      const Argument& a = c.args[i];
-      if (!a.writable || l.after[a.memory].empty()) continue;
-      const MemoryObject& m = c.memory[a.memory];
-      Elem e = Elem::Bytes;
-      std::string typeText = r.typeNames[i];
-      if (a.kind == "image") {
-        e = elemFromChannelType(m.channelDataType);
-        typeText = a.typeName.empty() ? "image" : a.typeName;
-      } else {
-        e = elemFromTypeName(typeText);
-      }
-      const size_t origin = a.kind == "buffer" ? a.origin : 0;
-      const size_t bytes = a.kind == "buffer" ? a.size : m.size;
-      const auto* captured = reinterpret_cast<const unsigned char*>(l.after[a.memory].data());
-      const auto* replayed = reinterpret_cast<const unsigned char*>(outputs[a.memory].data());
-      Comparison cmp = compare(captured + origin, replayed + origin, bytes, e, o.tolerance);
-      ++compared;
-      std::string label = "arg " + std::to_string(a.index) + (a.name.empty() ? "" : " " + a.name) +
-                          " (" + (typeText.empty() ? "type unknown" : typeText) + ", " +
-                          std::to_string(cmp.elements) + " x " + elemName(e) + ")";
-      if (e == Elem::Bytes && a.kind != "image")
-        label += typeText.empty() ? " [no argument type information: compared bytewise]"
-                                  : " [not a plain scalar type: compared bytewise]";
-      if (cmp.mismatches == 0) {
-        if (cmp.tolerated)
-          std::printf(
-              "  %s: %zu elements within tolerance, largest error %g (%" PRIu64 " ulp) at [%zu]\n",
-              label.c_str(), cmp.tolerated, cmp.largestError, cmp.largestUlp, cmp.largestAt);
-        else
-          std::printf("  %s: identical\n", label.c_str());
-        anyTolerated |= cmp.tolerated != 0;
-        continue;
-      }
-      ++differing;
-      char largest[160];
-      if (isFloat(e))
-        std::snprintf(largest, sizeof largest, "largest error %g (%" PRIu64 " ulp) at [%zu]",
-                      cmp.largestError, cmp.largestUlp, cmp.largestAt);
-      else
-        std::snprintf(largest, sizeof largest, "largest difference %.0f at [%zu]", cmp.largestError,
-                      cmp.largestAt);
-      std::printf("  %s: MISMATCH in %zu of %zu elements; %s\n", label.c_str(), cmp.mismatches,
-                  cmp.elements, largest);
-      for (const std::string& line : cmp.first) std::printf("      %s\n", line.c_str());
-      if (cmp.mismatches > cmp.first.size())
-        std::printf("      ... %zu more\n", cmp.mismatches - cmp.first.size());
-    }
-    if (compared == 0) std::printf("  (the kernel writes no memory argument)\n");
-  }
-
+  if (o.compare) compareOutputs(o, l, r, outputs, report, result);
   if (o.repeat > 1 || !o.compare) {
     std::vector<double> sorted = times;
     std::sort(sorted.begin(), sorted.end());
-    const double median = sorted.size() % 2
-                              ? sorted[sorted.size() / 2]
-                              : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
-    std::printf("timing     %zu run%s, %s: median %s, min %s, max %s\n", times.size(),
-                times.size() == 1 ? "" : "s",
-                profiled ? "kernel time (profiling events)" : "host wall time (no profiling)",
-                formatTime(median).c_str(), formatTime(sorted.front()).c_str(),
-                formatTime(sorted.back()).c_str());
+    const size_t n = sorted.size();
+    const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    // Before the result line, where the single-case report has always had it.
+    std::string timing;
+    say(&timing, "timing     %zu run%s, %s: median %s, min %s, max %s\n", n, n == 1 ? "" : "s",
+        profiled ? "kernel time (profiling events)" : "host wall time (no profiling)",
+        formatTime(median).c_str(), formatTime(sorted.front()).c_str(),
+        formatTime(sorted.back()).c_str());
+    const size_t at = report->rfind("result     ");
+    report->insert(at == std::string::npos ? report->size() : at, timing);
   }
   if (!o.compare) {
-    std::printf("result     NOT COMPARED (--no-compare)\n");
-    return 0;
+    result->verdict = Verdict::NotCompared;
+    say(report, "result     NOT COMPARED (--no-compare)\n");
   }
-  if (differing) {
-    std::printf("result     MISMATCH: %d of %d outputs differ\n", differing, compared);
-    return 1;
+}
+
+}  // namespace
+
+CaseResult replayCase(const Options& o, const std::string& dir, std::string* report) {
+  CaseResult result;
+  result.dir = dir;
+  try {
+    LoadedCase l;
+    try {
+      l = loadCase(dir);
+    } catch (const Fatal& f) {
+      throw Fatal{f.what, "case unreadable: " + firstLine(f.brief.empty() ? f.what : f.brief)};
+    }
+    result.kernel = l.c.kernelName;
+    result.launch = "global " + dims(l.c.ndrange.globalSize) + " local " + dims(l.c.ndrange.localSize);
+    replayLoaded(o, l, dir, report, &result);
+  } catch (const Fatal& f) {
+    result.verdict = Verdict::NotRun;
+    result.full = f.what;
+    result.detail = firstLine(f.brief.empty() ? f.what : f.brief);
+  } catch (const std::exception& e) {
+    result.verdict = Verdict::NotRun;
+    result.full = result.detail = std::string("internal error: ") + e.what();
   }
-  std::printf("result     %s\n", anyTolerated ? "MATCH within tolerance" : "IDENTICAL");
-  return 0;
+  return result;
 }
 
 }  // namespace isg::replay
