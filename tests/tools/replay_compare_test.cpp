@@ -13,7 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "batch.h"
+#include "build_options.h"
+#include "cli.h"
 #include "compare.h"
+#include "report.h"
 
 namespace {
 
@@ -308,6 +312,186 @@ TEST(ReplayCompare, ReportsTheFirstEightMismatchesAndTheLargestError) {
   EXPECT_EQ(c.first[7], "[7] captured 0  replayed 1");
   EXPECT_EQ(c.largestAt, 9u);
   EXPECT_EQ(c.largestError, 100.0);
+}
+
+// ---- the default tolerance against a host model (issue 50.3) ----------------------------------
+
+// Sums of `terms` values computed in three orders (forward, backward, pairwise), as two drivers
+// or two vectorisations compute one reduction; `signs` mixes signs, so that results cancel.
+struct Sums {
+  std::vector<float> forward, backward, pairwise;
+};
+float pairwiseSum(const float* v, size_t n) {
+  if (n == 1) return v[0];
+  return pairwiseSum(v, n / 2) + pairwiseSum(v + n / 2, n - n / 2);
+}
+Sums reassociatedSums(size_t outputs, size_t terms, bool signs) {
+  std::uint32_t state = 12345;
+  auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / 16777216.0f;  // [0, 1)
+  };
+  Sums s;
+  std::vector<float> v(terms);
+  for (size_t o = 0; o < outputs; ++o) {
+    for (float& x : v) x = (signs ? next() - 0.5f : next()) * (1.0f + 4.0f * next());
+    float f = 0, b = 0;
+    for (size_t i = 0; i < terms; ++i) f += v[i];
+    for (size_t i = terms; i-- > 0;) b += v[i];
+    s.forward.push_back(f);
+    s.backward.push_back(b);
+    s.pairwise.push_back(pairwiseSum(v.data(), terms));
+  }
+  return s;
+}
+
+Comparison underSetting(const std::vector<float>& captured, const std::vector<float>& replayed,
+                        const isg::replay::ToleranceSetting& setting) {
+  const std::vector<unsigned char> c = bytesOf(captured), r = bytesOf(replayed);
+  const Tolerance t = isg::replay::toleranceFor(setting, Elem::F32, c.data(), c.size());
+  return compare(c.data(), r.data(), c.size(), Elem::F32, t);
+}
+
+TEST(ReplayTolerance, DefaultAcceptsSumsInAnotherOrderAndExactDoesNot) {
+  using isg::replay::ToleranceSetting;
+  ToleranceSetting exact;
+  exact.mode = ToleranceSetting::Mode::Exact;
+  for (size_t terms : {16u, 256u, 4096u}) {
+    for (bool signs : {false, true}) {
+      const Sums s = reassociatedSums(256, terms, signs);
+      for (const auto* other : {&s.backward, &s.pairwise}) {
+        const Comparison d = underSetting(s.forward, *other, {});
+        EXPECT_EQ(d.mismatches, 0u) << terms << " terms, signs " << signs << ": " << d.first[0];
+        const Comparison e = underSetting(s.forward, *other, exact);
+        EXPECT_GT(e.mismatches, 0u) << terms << " terms: the orders agree bit for bit";
+      }
+    }
+  }
+}
+
+TEST(ReplayTolerance, DefaultStillFindsRealDifferences) {
+  const Sums s = reassociatedSums(256, 256, true);
+  std::vector<float> wrong = s.backward;
+  wrong[17] *= 1.001f;                       // 1e-3 relative: a wrong result, not an order
+  wrong[200] = -wrong[200];                  // a sign
+  const Comparison c = underSetting(s.forward, wrong, {});
+  EXPECT_EQ(c.mismatches, 2u);
+  ASSERT_FALSE(c.first.empty());
+  EXPECT_EQ(c.first[0].rfind("[17] captured", 0), 0u) << c.first[0];
+}
+
+TEST(ReplayTolerance, BoundIsTheDocumentedOneAndIntegersStayExact) {
+  const std::vector<float> captured = {1.0f, -8.0f, 0.5f};
+  const std::vector<unsigned char> c = bytesOf(captured);
+  const Tolerance t = isg::replay::toleranceFor({}, Elem::F32, c.data(), c.size());
+  const isg::replay::DefaultBound b = isg::replay::defaultBound(Elem::F32);
+  EXPECT_EQ(t.ulp, b.ulp);
+  EXPECT_EQ(t.rtol, b.rtol);
+  EXPECT_DOUBLE_EQ(t.atol, b.floor * 8.0);  // the floor scales with the largest |output|
+  EXPECT_EQ(isg::replay::describe(t), "ulp <= 4 or |diff| <= 8e-05 + 1e-05*|captured|");
+  const Tolerance i = isg::replay::toleranceFor({}, Elem::I32, c.data(), c.size());
+  EXPECT_EQ(i.ulp, 0u);
+  EXPECT_EQ(i.atol, 0.0);
+  EXPECT_NE(isg::replay::describe(isg::replay::ToleranceSetting{}).find(
+                "float ulp <= 4 or |diff| <= 1e-05*|captured| + 1e-05*max|captured|"),
+            std::string::npos)
+      << isg::replay::describe(isg::replay::ToleranceSetting{});
+}
+
+// ---- build options ------------------------------------------------------------------------
+
+TEST(ReplayOptions, DropOptionRemovesAnOptionWithItsValue) {
+  using isg::replay::dropOption;
+  const std::string o = "-cl-std=CL2.0 -D A=1 -DB -DA=2 -I inc -cl-mad-enable -DAB=3";
+  EXPECT_EQ(dropOption(o, "-cl-mad-enable"), "-cl-std=CL2.0 -D A=1 -DB -DA=2 -I inc -DAB=3");
+  EXPECT_EQ(dropOption(o, "-DA"), "-cl-std=CL2.0 -DB -I inc -cl-mad-enable -DAB=3");
+  EXPECT_EQ(dropOption(o, "-D A=1"), "-cl-std=CL2.0 -DB -DA=2 -I inc -cl-mad-enable -DAB=3");
+  EXPECT_EQ(dropOption(o, "-D"), "-cl-std=CL2.0 -I inc -cl-mad-enable");
+  EXPECT_EQ(dropOption(o, "-I"), "-cl-std=CL2.0 -D A=1 -DB -DA=2 -cl-mad-enable -DAB=3");
+  std::vector<std::string> dropped;
+  EXPECT_EQ(dropOption(o, "-cl-std=CL3.0", &dropped), o);  // nothing of that spelling
+  EXPECT_TRUE(dropped.empty());
+  EXPECT_EQ(isg::replay::splitOptions("-I \"a b\" -D X"),
+            (std::vector<std::string>{"-I \"a b\"", "-D X"}));
+}
+
+// ---- the command line ---------------------------------------------------------------------
+
+TEST(ReplayCommandLine, ChecksEveryArgument) {
+  using isg::replay::Options;
+  using isg::replay::parseCommandLine;
+  using isg::replay::UsageError;
+  auto error = [](std::vector<std::string> args) -> std::string {
+    Options o;
+    try {
+      parseCommandLine(args, &o);
+    } catch (const UsageError& e) {
+      return e.what;
+    }
+    return "(accepted)";
+  };
+  EXPECT_EQ(error({"d", "--repeat", "0"}), "--repeat: '0' is not a whole number of at least 1");
+  EXPECT_EQ(error({"d", "--repeat", "-2"}), "--repeat: '-2' is not a whole number of at least 1");
+  EXPECT_EQ(error({"d", "--atol", "nan"}), "--atol: 'nan' is not a finite number of 0 or more");
+  EXPECT_EQ(error({"d", "--rtol", "1e999"}), "--rtol: '1e999' is not a finite number of 0 or more");
+  EXPECT_EQ(error({"d", "--frobnicate"}), "unknown option '--frobnicate' (isg-replay --help lists them)");
+  EXPECT_EQ(error({"d", "--rtol", "0.1", "--exact"}), "--exact and --rtol contradict each other");
+  Options o;
+  ASSERT_EQ(parseCommandLine({"a", "b", "--ulp", "2", "--drop-option", "-DX", "--drop-option",
+                              "-cl-mad-enable", "--options", "-DY", "--report", "r.json"},
+                             &o),
+            isg::replay::Action::Run);
+  EXPECT_EQ(o.dirs, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(o.tolerance.mode, isg::replay::ToleranceSetting::Mode::Given);
+  EXPECT_EQ(o.tolerance.given.ulp, 2u);
+  EXPECT_EQ(o.tolerance.given.rtol, 0.0);
+  EXPECT_EQ(o.dropOptions.size(), 2u);
+  EXPECT_TRUE(o.replaceOptions);
+  EXPECT_EQ(isg::replay::reportFormat(o.reportPath, o.reportFormat), "json");
+  Options d;
+  parseCommandLine({"a"}, &d);
+  EXPECT_EQ(d.tolerance.mode, isg::replay::ToleranceSetting::Mode::Default);
+}
+
+// ---- the table and the reports ------------------------------------------------------------
+
+TEST(ReplayBatch, TableCountsEachKernelsResultsAndTheWorstDecides) {
+  using isg::replay::CaseResult;
+  using isg::replay::Verdict;
+  auto result = [](const char* kernel, Verdict v, const char* detail = "") {
+    CaseResult r;
+    r.kernel = kernel;
+    r.dir = std::string("cases/") + kernel;
+    r.verdict = v;
+    r.detail = detail;
+    return r;
+  };
+  std::vector<CaseResult> results = {result("a", Verdict::Identical),
+                                     result("b", Verdict::WithinTolerance),
+                                     result("a", Verdict::Identical)};
+  EXPECT_EQ(isg::replay::worstExitStatus(results), 0);
+  results.push_back(result("c", Verdict::Mismatch, "1 of 1 outputs differ"));
+  EXPECT_EQ(isg::replay::worstExitStatus(results), 1);
+  results.push_back(result("b", Verdict::NotRun, "build failed (CL_BUILD_PROGRAM_FAILURE): x"));
+  EXPECT_EQ(isg::replay::worstExitStatus(results), 2);
+  const auto rows = isg::replay::tabulate(results);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].kernel, "a");
+  EXPECT_EQ(rows[0].identical, 2u);
+  EXPECT_EQ(rows[1].withinTolerance, 1u);
+  EXPECT_EQ(rows[1].notRun, 1u);
+  EXPECT_EQ(rows[1].notRunWhy, "build failed (CL_BUILD_PROGRAM_FAILURE): x");
+  EXPECT_EQ(rows[2].mismatched, 1u);
+  const isg::replay::Options o;
+  const std::string md = isg::replay::markdownReport(o, results);
+  EXPECT_NE(md.find("| b | 2 | 0 | 1 | 0 | 1 | build failed (CL_BUILD_PROGRAM_FAILURE): x |"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("Exit status 2"), std::string::npos) << md;
+  const std::string json = isg::replay::jsonReport(o, results);
+  EXPECT_NE(json.find("\"exit_status\": 2"), std::string::npos) << json;
+  EXPECT_NE(json.find("{\"kernel\": \"c\", \"cases\": 1, \"identical\": 0, \"within_tolerance\": 0, "
+                      "\"mismatched\": 1"),
+            std::string::npos) << json;
 }
 
 }  // namespace
