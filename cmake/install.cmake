@@ -25,6 +25,25 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
         COMPONENT layer FILES_MATCHING PATTERN "*.md")
 
+# Each package's copyright and changelog in /usr/share/doc/<package> (Debian policy 12.5, 12.7);
+# a release names its version in cmake/debian/changelog first.
+file(STRINGS ${PROJECT_SOURCE_DIR}/cmake/debian/changelog isg_changelog_top LIMIT_COUNT 1)
+if(NOT isg_changelog_top MATCHES "^intel-subgroups-layer \\(${PROJECT_VERSION}\\) ")
+  message(FATAL_ERROR "cmake/debian/changelog's first entry is not version ${PROJECT_VERSION}: ${isg_changelog_top}")
+endif()
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/debian/changelog)
+file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/package-doc)
+execute_process(COMMAND gzip -9nc ${PROJECT_SOURCE_DIR}/cmake/debian/changelog
+                OUTPUT_FILE ${CMAKE_BINARY_DIR}/package-doc/changelog.gz COMMAND_ERROR_IS_FATAL ANY)
+foreach(isg_component layer spirv)
+  set(isg_doc ${CMAKE_INSTALL_DOCDIR})
+  if(isg_component STREQUAL "spirv")
+    set(isg_doc ${CMAKE_INSTALL_DATAROOTDIR}/doc/intel-subgroups-layer-spirv)
+  endif()
+  install(FILES ${PROJECT_SOURCE_DIR}/cmake/debian/copyright ${CMAKE_BINARY_DIR}/package-doc/changelog.gz
+          DESTINATION ${isg_doc} COMPONENT ${isg_component})
+endforeach()
+
 # The registration file (.lay) holds the installed layer's absolute path, so it is written at
 # install time for the prefix installed to (a package is made with the prefix /usr and DESTDIR;
 # cmake --install --prefix P writes P's path). Its folder follows GNUInstallDirs' rule for

@@ -27,6 +27,19 @@ set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
 
 set(CPACK_COMPONENT_LAYER_DISPLAY_NAME "OpenCL layer")
 set(CPACK_DEBIAN_LAYER_PACKAGE_NAME intel-subgroups-layer)
+# Its front end for NVIDIA (half, OpenCL C NVIDIA's compiler rejects, non-uniform work-groups)
+# links libclc's nvptx64--nvidiacl.bc: without it the layer offers no cl_khr_fp16 there.
+# Depends is dpkg-shlibdeps's on the package's binaries, each library once (package-depends.cmake).
+set(CPACK_DEBIAN_LAYER_PACKAGE_SHLIBDEPS OFF)
+set(CPACK_ISG_LAYER_DEPENDS "libclc-15")
+set(CPACK_ISG_LAYER_BINARIES ${CMAKE_BINARY_DIR}/package-control/layer-binaries.txt)
+set(CPACK_ISG_SHLIBDEPS_DIR ${CMAKE_BINARY_DIR}/package-control/shlibdeps)
+set(isg_layer_binaries "")
+foreach(target IntelSubgroupsLayer IntelSubgroupsRewriter ${isg_installed_tools})
+  string(APPEND isg_layer_binaries "$<TARGET_FILE:${target}>\n")
+endforeach()
+file(GENERATE OUTPUT ${CPACK_ISG_LAYER_BINARIES} CONTENT "${isg_layer_binaries}")
+set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_SOURCE_DIR}/cmake/package-depends.cmake)
 # The first line is the synopsis, the rest the extended description (with no
 # CPACK_PACKAGE_DESCRIPTION_SUMMARY, CPack takes them as they are).
 set(CPACK_DEBIAN_LAYER_DESCRIPTION

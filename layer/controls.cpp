@@ -173,6 +173,7 @@ Config loadConfig(const std::function<const char*(const char*)>& lookup,
   Config config;
 #define ISG_CONTROL(type, name, def, doc)                                              \
   if (const char* text = lookup("ISG_" #name)) {                                       \
+    config.named.push_back("ISG_" #name);                                              \
     type value{};                                                                      \
     if (parseControlValue(text, &value)) {                                             \
       config.name = value;                                                             \

@@ -70,6 +70,14 @@ struct Config {
 #define ISG_CONTROL(type, name, def, doc) type name = parsedDefault<type>(def);
   ISG_CONTROLS(ISG_CONTROL)
 #undef ISG_CONTROL
+  // The controls the environment names ("ISG_X"), valid or not: a control that does not apply
+  // to a device is said so only where the user asked for it.
+  std::vector<std::string> named;
+  bool isNamed(std::string_view variable) const {
+    for (const std::string& n : named)
+      if (n == variable) return true;
+    return false;
+  }
 };
 
 // One row of the table as text, for the documentation generator.

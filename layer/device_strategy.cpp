@@ -205,6 +205,28 @@ void applySubGroupSizeControl(DeviceTraits* traits, const std::string& deviceNam
                                         << "'; keeping " << traits->defaultSubGroupSize);
 }
 
+// Controls the user set that this device's strategy does not use: a word instead of silence.
+void noteControlsThatDoNotApply(const DeviceProfile& p, const std::string& name) {
+  const Config& c = config();
+  if (c.isNamed("ISG_NVIDIA_FRONTEND") && (p.detected != Strategy::NvidiaPtx || p.isNative()))
+    ISG_LOG_WARNING("'" << name << "': ISG_NVIDIA_FRONTEND does not apply: it chooses the compiler of "
+                    << "programs the layer rewrites for NVIDIA devices, and the layer "
+                    << (p.isNative() ? "passes this device's programs through" : "serves this one with strategy ")
+                    << (p.isNative() ? "" : strategyName(p.strategy)));
+  if (c.isNamed("ISG_SUB_GROUP_SIZE_FROM_LAUNCH") && c.SUB_GROUP_SIZE_FROM_LAUNCH) {
+    if (p.isNative())
+      ISG_LOG_WARNING("'" << name << "': ISG_SUB_GROUP_SIZE_FROM_LAUNCH does not apply: the driver has "
+                      << "Intel's sub-groups and picks their size itself");
+    else if (c.SUB_GROUP_SIZE != 0)
+      ISG_LOG_WARNING("'" << name << "': ISG_SUB_GROUP_SIZE_FROM_LAUNCH does not apply: ISG_SUB_GROUP_SIZE="
+                      << c.SUB_GROUP_SIZE << " names every kernel's sub-group size");
+    else if (!factsOf(p.strategy).launchSubGroupSize)
+      ISG_LOG_WARNING("'" << name << "': ISG_SUB_GROUP_SIZE_FROM_LAUNCH applies to kernels with "
+                      << "reqd_work_group_size only: strategy " << strategyName(p.strategy)
+                      << " cannot take the size from each launch");
+  }
+}
+
 std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   std::string extensions, cVersion, name;
   if (deviceString(device, CL_DEVICE_EXTENSIONS, &extensions) != CL_SUCCESS) return nullptr;
@@ -285,6 +307,7 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   // A size the user named is every such kernel's: the rows decide only where none is named.
   p->traits.subGroupSizeFromLaunch =
       !p->isNative() && config().SUB_GROUP_SIZE_FROM_LAUNCH && config().SUB_GROUP_SIZE == 0;
+  noteControlsThatDoNotApply(*p, name);
 
   DeviceTraits& t = p->traits;
   t.fp16 = hasExtension(extensions, "cl_khr_fp16");

@@ -94,12 +94,34 @@ inline std::vector<size_t> deviceSubGroupSizes() {
   return sizes;
 }
 
+// Intel's own drivers (the CPU runtime, the GPUs' NEO), told by their platform's name: PoCL on
+// an Intel CPU answers the device vendor "GenuineIntel", and PoCL's vendor ID is 0x8086 on every
+// CPU, so neither tells Intel's driver.
+inline bool onIntelsDriver() {
+  char name[256] = "";
+  clGetPlatformInfo(env().platform, CL_PLATFORM_NAME, sizeof name, name, nullptr);
+  return std::string(name).rfind("Intel(R) OpenCL", 0) == 0;
+}
+
+// PoCL, by its platform's name (its devices are named by the host's CPU).
+inline bool onPocl() {
+  char name[256] = "";
+  clGetPlatformInfo(env().platform, CL_PLATFORM_NAME, sizeof name, name, nullptr);
+  return std::string(name) == "Portable Computing Language";
+}
+
+// An NVIDIA GPU (PCI vendor ID), whichever driver or layer names it.
+inline bool nvidiaDevice() {
+  cl_uint vendor = 0;
+  clGetDeviceInfo(env().device, CL_DEVICE_VENDOR_ID, sizeof vendor, &vendor, nullptr);
+  return vendor == 0x10de;
+}
+
 // An NVIDIA device whose programs NVIDIA's own compiler builds (ISG_NVIDIA_FRONTEND=driver):
 // none of what the layer's front end adds (cl_khr_fp16, vector printf, element-aligned vectors).
 inline bool nvidiaCompilerOnly() {
   const char* frontEnd = std::getenv("ISG_NVIDIA_FRONTEND");
-  return frontEnd && std::string(frontEnd) == "driver" &&
-         deviceString(env().device, CL_DEVICE_VENDOR).find("NVIDIA") != std::string::npos;
+  return frontEnd && std::string(frontEnd) == "driver" && nvidiaDevice();
 }
 
 // CL_PROGRAM_BINARIES of a program of one device (as applications cache it).

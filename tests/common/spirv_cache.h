@@ -37,12 +37,12 @@ inline std::string spirvCompileCommand(const std::string& base, const std::strin
   }
   // -fgnu89-inline: plain `inline` helpers (CLBlast's INLINE_FUNC, clDNN's) get a definition,
   // as every driver that compiles them from source gives them one.
-  return std::string(ISG_TEST_CLANG) + " -target spir64 -O0 -emit-llvm -c -w -fgnu89-inline -Xclang -no-opaque-pointers"
+  return std::string("'" ISG_TEST_CLANG "'") + " -target spir64 -O0 -emit-llvm -c -w -fgnu89-inline -Xclang -no-opaque-pointers"
       " -Xclang -finclude-default-header -Xclang -cl-ext=-cl_khr_subgroups,-__opencl_c_subgroups"
       " -Dcl_intel_subgroups=1 -Dcl_intel_subgroups_short=1 -Dcl_intel_subgroups_char=1"
       " -Dcl_intel_subgroups_long=1 -Dcl_intel_required_subgroup_size=1"
-      " -Dcl_intel_media_block_io=1 -include " ISG_TEST_DECLARATIONS + front + " '" + base +
-      ".cl' -o '" + base + ".bc' > '" + base + ".log' 2>&1 && " ISG_TEST_LLVM_SPIRV
+      " -Dcl_intel_media_block_io=1 -include '" ISG_TEST_DECLARATIONS "'" + front + " '" + base +
+      ".cl' -o '" + base + ".bc' > '" + base + ".log' 2>&1 && '" ISG_TEST_LLVM_SPIRV "'"
       " --spirv-ext=+SPV_INTEL_subgroups,+SPV_INTEL_media_block_io,+SPV_KHR_integer_dot_product '" + base + ".bc' -o '" + base +
       ".spv' >> '" + base + ".log' 2>&1";
 #else
@@ -76,8 +76,9 @@ inline bool compileToSpirv(const std::string& src, const std::string& options, s
   const std::string key = cache ? std::string(cache) + "/" + spirvCacheKey(src, options) : "";
   if (cache && readWholeFile(key + ".spv", module)) return true;
   const std::string command = spirvCompileCommand("X", options);
-  const bool haveCompiler =
-      !command.empty() && access(command.substr(0, command.find(' ')).c_str(), X_OK) == 0;
+  // The command's first word, the compiler, in its quotes (paths may hold spaces).
+  const bool haveCompiler = command.size() > 2 && command[0] == '\'' &&
+                            access(command.substr(1, command.find('\'', 1) - 1).c_str(), X_OK) == 0;
   if (!haveCompiler) {
     if (cache) {
       std::ofstream(key + ".cl", std::ios::binary) << src;
@@ -89,9 +90,11 @@ inline bool compileToSpirv(const std::string& src, const std::string& options, s
     return false;
   }
   static std::atomic<unsigned> counter{0};
-  char dir[] = "/tmp/isg-spirv-XXXXXX";
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/isg-spirv-XXXXXX";
+  char* dir = pattern.data();
   if (!mkdtemp(dir)) {
-    *log = "mkdtemp failed";
+    *log = "mkdtemp failed in " + pattern;
     return false;
   }
   const std::string base = std::string(dir) + "/p" + std::to_string(counter++);

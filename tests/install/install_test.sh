@@ -152,6 +152,16 @@ EOF
       grep -q "\b$d\b" <<<"$depends" || fail "Depends lacks $d: $depends"
     done
     ! grep -Eqi 'llvm|clang|spirv' <<<"$depends" || fail "the layer depends on Clang/LLVM at run time: $depends"
+    # Its front end for NVIDIA links libclc; each library once, at the strictest version.
+    grep -q "\blibclc-15\b" <<<"$depends" || fail "Depends lacks libclc-15 (the front end's library): $depends"
+    [ "$(grep -o 'ocl-icd-libopencl1' <<<"$depends" | wc -l)" -le 1 ] || fail "Depends repeats ocl-icd-libopencl1: $depends"
+    for deb in "$main" "$spirv"; do
+      name=$(dpkg-deb -f "$deb" Package)
+      listing=$(dpkg-deb -c "$deb")
+      for f in copyright changelog.gz; do
+        grep -q " ./usr/share/doc/$name/$f\$" <<<"$listing" || fail "$deb lacks /usr/share/doc/$name/$f (Debian policy)"
+      done
+    done
     grep -q "intel-subgroups-layer-spirv" <<<"$(dpkg-deb -f "$main" Recommends)" || fail "Recommends lacks the SPIR-V package"
     sdepends=$(dpkg-deb -f "$spirv" Depends)
     for d in "intel-subgroups-layer (= $version)" libllvm15 libllvmspirvlib15 libclc-15; do
@@ -167,6 +177,11 @@ EOF
     layer="$work/root/usr/$libdir/libIntelSubgroupsLayer.so"
     ! file "$layer" | grep -q "not stripped" || fail "the packaged layer is not stripped"
     expect_output env OPENCL_LAYERS="$layer" clinfo -- "$intel_extensions" 'cl_intel_spirv_subgroups'
+    zcat "$work/root/usr/share/doc/intel-subgroups-layer/changelog.gz" | head -1 | grep -q "^intel-subgroups-layer ($version) " ||
+      fail "the changelog's first entry is not version $version"
+    # The front end for NVIDIA, as installed, finds libclc (which the package depends on): PTX.
+    printf 'kernel void k(global int* o) { o[get_global_id(0)] = intel_sub_group_shuffle(o[0], 1); }\n' > "$work/k.cl"
+    expect_output "$work/root/usr/bin/isg-rewrite" --strategy nvidia-ptx --module-output ptx "$work/k.cl" -- '^\.entry k\('
     ;;
   *)
     echo "usage: $0 prefix|destdir|package BUILD SRC" >&2

@@ -181,8 +181,10 @@ TEST(DeviceQueries, PresentAsIntelOnlyWhenAsked) {
               CL_INVALID_VALUE);
   } else {
     EXPECT_NE(name.rfind(prefix, 0), 0u) << name;
-    EXPECT_EQ(vendor.find("Intel"), std::string::npos)
-        << "this suite runs on devices the layer serves, none of them Intel's: " << vendor;
+    // The driver's own vendor: PoCL on an Intel CPU says "GenuineIntel", which is its own.
+    if (!isgtest::onIntelsDriver()) {
+      EXPECT_NE(vendor, "Intel(R) Corporation") << "the layer presents the device as Intel's unasked";
+    }
   }
 }
 

@@ -310,7 +310,7 @@ TEST(KernelLocalMemory, ScratchThatCannotFitIsOutOfResources) {
   // Only the local strategy has a scratch area; NVIDIA exchanges in registers unless the local
   // strategy is forced (ISG_STRATEGY=local), as the GPU run does for this test too.
   const char* strategy = std::getenv("ISG_STRATEGY");
-  if (isgtest::deviceString(env().device, CL_DEVICE_VENDOR).find("NVIDIA") != std::string::npos &&
+  if (isgtest::nvidiaDevice() &&
       !(strategy && std::string(strategy) == "local"))
     GTEST_SKIP() << "nvidia-ptx needs no scratch; run with ISG_STRATEGY=local to test this";
   cl_ulong localMem = 0;

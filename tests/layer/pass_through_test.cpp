@@ -73,9 +73,7 @@ TEST(PassThrough, PlainProgramBuildErrorIsTheDriversOwn) {
 // it (its CPU runtime takes -cl-no-subgroup-ifp only: the GPU options are not its).
 TEST(PassThrough, OptionsOnlyIntelsCompilerTakesDoNotFailTheBuild) {
   ISG_REQUIRE_ENV();
-  char platform[256] = "";
-  clGetPlatformInfo(env().platform, CL_PLATFORM_NAME, sizeof platform, platform, nullptr);
-  const bool intelsDriver = std::string(platform).rfind("Intel(R) OpenCL", 0) == 0;
+  const bool intelsDriver = isgtest::onIntelsDriver();
   const std::string options =
       std::string("-cl-std=CL1.2 -cl-mad-enable -DFACTOR=5 -cl-no-subgroup-ifp") +
       (intelsDriver ? "" : " -cl-intel-256-GRF-per-thread -cl-intel-greater-than-4GB-buffer-required "

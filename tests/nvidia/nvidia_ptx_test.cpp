@@ -18,9 +18,8 @@ namespace {
 using isgtest::env;
 
 bool onNvidiaPtx() {
-  const std::string vendor = isgtest::deviceString(env().device, CL_DEVICE_VENDOR);
   const char* forced = std::getenv("ISG_STRATEGY");
-  return vendor.find("NVIDIA") != std::string::npos &&
+  return isgtest::nvidiaDevice() &&
          !(forced && std::string(forced) != "auto" && std::string(forced) != "nvidia-ptx");
 }
 
@@ -397,7 +396,7 @@ namespace {
 // local argument before the table.
 TEST(OpenClLibrary, LocalCharArgumentsReadThroughWiderPointers) {
   ISG_REQUIRE_ENV();
-  if (isgtest::deviceString(env().device, CL_DEVICE_VENDOR).find("NVIDIA") == std::string::npos)
+  if (!isgtest::nvidiaDevice())
     GTEST_SKIP() << "the driver defect and its remedy are NVIDIA's";
   const std::string src = R"(
     __attribute__((intel_reqd_sub_group_size(16)))
@@ -475,7 +474,7 @@ TEST(OpenClLibrary, IntelOpenClCThatNvidiasCompilerRejects) {
       atomic_fetch_add_explicit(generic_calls, 1, memory_order_relaxed);
       atomic_fetch_add(generic_count, 1);
     })";
-  const bool nvidia = isgtest::deviceString(env().device, CL_DEVICE_VENDOR).find("NVIDIA") != std::string::npos;
+  const bool nvidia = isgtest::nvidiaDevice();
   const char* frontEnd = std::getenv("ISG_NVIDIA_FRONTEND");
   const bool layerFrontEnd = nvidia && !(frontEnd && std::string(frontEnd) == "driver");
   cl_bool generic = CL_FALSE;
@@ -564,7 +563,7 @@ TEST(OpenClLibrary, IntelOpenClCInSeparatelyCompiledObjects) {
       const size_t g = get_global_id(0);
       dst[g] = next_lane(src[g]) + halved(src[g]) + (float)get_sub_group_size();
     })";
-  const bool nvidia = isgtest::deviceString(env().device, CL_DEVICE_VENDOR).find("NVIDIA") != std::string::npos;
+  const bool nvidia = isgtest::nvidiaDevice();
   const char* frontEnd = std::getenv("ISG_NVIDIA_FRONTEND");
   const bool layerFrontEnd = nvidia && !(frontEnd && std::string(frontEnd) == "driver");
   const bool fp16 = isgtest::deviceHasExtension("cl_khr_fp16");

@@ -191,7 +191,7 @@ void checkGroups(cl_kernel k, Dim x, size_t offset) {
 // keep the driver's refusal.
 bool wholeLaunchRuns(bool driverHasThem, bool rewritten) {
   if (driverHasThem) return true;
-  if (isgtest::deviceString(env().device, CL_DEVICE_VENDOR).find("NVIDIA") == std::string::npos) return false;
+  if (!isgtest::nvidiaDevice()) return false;
   const char* set = std::getenv("ISG_NVIDIA_FRONTEND");
   const std::string frontend = set ? set : "auto";
   return isgtest::spirvMode() || frontend == "every" || (rewritten && frontend == "layer");

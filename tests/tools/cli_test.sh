@@ -60,6 +60,28 @@ rewrite=$1 demo=$4
 printf 'kernel void k(global int* o) {\n  o[0] = intel_sub_group_shuffle(o[0]);\n}\n' > "$work/wrong.cl"
 err=$("$rewrite" --strategy local "$work/wrong.cl" 2>&1 >/dev/null) && fail "isg-rewrite accepts wrong.cl"
 grep -q "^$work/wrong.cl:2:" <<<"$err" || fail "isg-rewrite does not name wrong.cl:2 in: $err"
+# isg-rewrite's arguments (issue 50.4): a mistyped option is no build option, a size no number.
+printf 'kernel void k(global int* o) { o[0] = 1; }\n' > "$work/right.cl"
+rbad() {  # rbad EXPECTED-TEXT ARGS...: one line on stderr containing EXPECTED-TEXT, exit 2
+  local want=$1
+  shift
+  err=$("$rewrite" "$@" 2>&1 >/dev/null)
+  status=$?
+  [ "$status" -eq 2 ] || fail "isg-rewrite $* exits $status, not 2"
+  [ "$(wc -l <<<"$err")" -eq 1 ] || fail "isg-rewrite $*: not one line: $err"
+  grep -qF -- "$want" <<<"$err" || fail "isg-rewrite $*: '$want' not in: $err"
+}
+rbad "unknown option '--frob'" --strategy local --frob "$work/right.cl"
+rbad "unknown option '--manfest'" --strategy local --manfest "$work/right.cl"
+rbad "--sub-group-size 'abc' is not a positive whole number" --strategy local --sub-group-size abc "$work/right.cl"
+rbad "no --strategy given" "$work/right.cl"
+rbad "--strategy 'warp' is none of native|nvidia-ptx|khr|local" --strategy warp "$work/right.cl"
+rbad "no input file" --strategy local
+rbad "no input file" --strategy local -DX=1
+rbad "--strategy needs a value" --strategy
+"$rewrite" --help | grep -q -- "--device-extensions" || fail "isg-rewrite's usage leaves out --device-extensions"
+"$rewrite" --help | grep -q "file.cl" || fail "isg-rewrite's usage names no input file"
+"$rewrite" --strategy local -DX=1 -- "$work/right.cl" > /dev/null || fail "isg-rewrite refuses -- before the file"
 out=$(env -u OPENCL_LAYERS "$demo" 2>/dev/null)
 if grep -q "cl_intel_subgroups advertised: no" <<<"$out"; then
   grep -q "OPENCL_LAYERS=" <<<"$out" || fail "isg-demo does not say how to enable the layer: $out"

@@ -37,8 +37,14 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return 0;
   }
+  // Build options start with one '-'; an argument with two is a mistyped option of this tool.
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]).rfind("--", 0) == 0) {
+      std::cerr << "isg-binary: unknown option '" << argv[i] << "' (isg-binary --help shows the usage)\n";
+      return 2;
+    }
   if (argc < 3) {
-    std::cerr << kUsage;
+    std::cerr << "isg-binary: needs FILE.cl and OUT (isg-binary --help shows the usage)\n";
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);

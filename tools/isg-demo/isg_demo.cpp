@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
       std::puts("isg-demo " ISG_VERSION);
       return 0;
     }
-    std::fprintf(stderr, "isg-demo: unknown argument '%s'\n%s", a.c_str(), kUsage);
+    std::fprintf(stderr, "isg-demo: unknown argument '%s' (isg-demo --help shows the usage)\n", a.c_str());
     return 2;
   }
   const cl_uint n = 256, simd = 16, local = 64;

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: MIT
-// isg-rewrite: runs the rewriter outside OpenCL, to see what a driver would receive.
-//   isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N] [--native-size N] [--fp16] [--fp64]
-//               [--nv-sm NN] [--driver-options FILE] [--manifest] [--header NAME=PATH]...
-//               [--device-version NNN] [--device-extensions "A B"] [--device-features "A B"]
-//               [build options...] file.cl
+// isg-rewrite: runs the rewriter outside OpenCL, to see what a driver would receive (usage()).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -13,17 +9,28 @@
 #include <string>
 
 #include "isg/rewriter.h"
+#include "isg/strategies.h"
 
 namespace {
 
-// --help prints to stdout and succeeds; a wrong command line gets the same text on stderr.
-int usage(std::ostream& out = std::cerr, int status = 2) {
-  out << "usage: isg-rewrite --strategy local|nvidia-ptx|khr [--sub-group-size N]\n"
-               "                   [--native-size N] [--fp16] [--fp64] [--no-images] [--nv-sm NN]\n"
-               "                   [--driver-options FILE] [--manifest]\n"
+// The strategies' names as the table spells them: "native|nvidia-ptx|khr|local".
+std::string strategyNames() {
+  std::string names;
+  for (const isg::StrategyFacts& f : isg::strategies()) names += (names.empty() ? "" : "|") + std::string(f.name);
+  return names;
+}
+
+// --help prints to stdout and succeeds.
+int usage(std::ostream& out) {
+  out << "usage: isg-rewrite --strategy " << strategyNames() << "\n"
+               "                   [--sub-group-size N] [--native-size N] [--fp16] [--fp64] [--no-images]\n"
+               "                   [--nv-sm NN] [--device-version NNN] [--device-extensions \"A B\"]\n"
+               "                   [--device-features \"A B\"] [--driver-options FILE] [--manifest]\n"
                "                   [--module-output bitcode|spirv|ptx] [--spirv-bridge PATH]\n"
-               "       isg-rewrite --strategy S [--fp16] [--fp64] --declarations\n"
-               "                   [--header NAME=PATH]... [build options...] file.cl\n"
+               "                   [--header NAME=PATH]... [build options...] [--] file.cl|file.spv\n"
+               "       isg-rewrite --strategy S [--fp16] [--fp64] [--no-images] --declarations\n"
+               "Build options are the driver's (-D, -I, -cl-*); an argument starting with --\n"
+               "that is none of the above is an error. native passes the program through.\n"
                "Prints the source the driver would compile (or the manifest as JSON); exits 1\n"
                "with the build log when the program cannot be rewritten. --driver-options\n"
                "writes the build options the driver would get to FILE; --nv-sm sets the\n"
@@ -44,7 +51,21 @@ int usage(std::ostream& out = std::cerr, int status = 2) {
                "(ISG_NVIDIA_FRONTEND=layer) and prints its PTX. --version prints the version.\n"
                "--declarations prints overloadable declarations of every builtin of the table\n"
                "(for compiling Intel code with clang-15).\n";
-  return status;
+  return 0;
+}
+
+// A wrong command line: one line naming what is wrong, status 2.
+[[noreturn]] void fail(const std::string& what) {
+  std::cerr << "isg-rewrite: " << what << " (isg-rewrite --help shows the usage)\n";
+  std::exit(2);
+}
+
+// A whole unsigned decimal number, or the command line is wrong.
+unsigned number(const std::string& option, const std::string& v) {
+  char* end = nullptr;
+  const unsigned long n = v.empty() || v[0] == '-' ? 0 : std::strtoul(v.c_str(), &end, 10);
+  if (!end || *end || n == 0 || n > 100000) fail(option + " '" + v + "' is not a positive whole number");
+  return unsigned(n);
 }
 
 // The rewriter names the main file <source>, as the layer's build logs do for a program's
@@ -88,20 +109,21 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](std::string* v) {
-      if (i + 1 >= argc) return false;
+      if (i + 1 >= argc) fail(a + " needs a value");
       *v = argv[++i];
       return true;
     };
     std::string v;
     if (a == "--strategy") {
-      if (!value(&v) || !isg::parseStrategy(v, &strategy)) return usage();
+      value(&v);
+      if (!isg::parseStrategy(v, &strategy)) fail("--strategy '" + v + "' is none of " + strategyNames());
       haveStrategy = true;
     } else if (a == "--sub-group-size") {
-      if (!value(&v)) return usage();
-      defaultSize = unsigned(std::strtoul(v.c_str(), nullptr, 10));
+      value(&v);
+      defaultSize = number(a, v);
     } else if (a == "--native-size") {
-      if (!value(&v)) return usage();
-      nativeSize = unsigned(std::strtoul(v.c_str(), nullptr, 10));
+      value(&v);
+      nativeSize = number(a, v);
     } else if (a == "--fp16") {
       in.traits.fp16 = true;
     } else if (a == "--fp64") {
@@ -109,32 +131,36 @@ int main(int argc, char** argv) {
     } else if (a == "--no-images") {
       images = false;
     } else if (a == "--nv-sm") {
-      if (!value(&v)) return usage();
-      in.traits.nvidiaComputeCapability = unsigned(std::strtoul(v.c_str(), nullptr, 10));
+      value(&v);
+      in.traits.nvidiaComputeCapability = number(a, v);
     } else if (a == "--device-version") {
-      if (!value(&v)) return usage();
-      in.traits.deviceOpenclVersion = unsigned(std::strtoul(v.c_str(), nullptr, 10));
+      value(&v);
+      in.traits.deviceOpenclVersion = number(a, v);
+      if (in.traits.deviceOpenclVersion < 100 || in.traits.deviceOpenclVersion > 999)
+        fail("--device-version '" + v + "' is not an OpenCL version as NNN (120, 200, 300)");
     } else if (a == "--device-extensions" || a == "--device-features") {
-      if (!value(&v)) return usage();
+      value(&v);
       std::istringstream names(v);
       auto& list = a == "--device-extensions" ? in.traits.deviceExtensions : in.traits.openclCFeatures;
       for (std::string n; names >> n;) list.push_back(n);
     } else if (a == "--driver-options") {
-      if (!value(&optionsFile)) return usage();
+      value(&optionsFile);
     } else if (a == "--module-output") {
-      if (!value(&v) || (v != "bitcode" && v != "spirv" && v != "ptx")) return usage();
+      value(&v);
+      if (v != "bitcode" && v != "spirv" && v != "ptx") fail("--module-output '" + v + "' is none of bitcode|spirv|ptx");
       moduleOutput = v == "spirv" ? isg::RewriteResult::Form::Spirv
                      : v == "ptx" ? isg::RewriteResult::Form::Ptx
                                   : isg::RewriteResult::Form::Bitcode;
     } else if (a == "--spirv-bridge") {
-      if (!value(&bridge)) return usage();
+      value(&bridge);
     } else if (a == "--declarations") {
       declarations = true;
     } else if (a == "--manifest") {
       manifest = true;
     } else if (a == "--header") {
       std::size_t eq;
-      if (!value(&v) || (eq = v.find('=')) == std::string::npos) return usage();
+      value(&v);
+      if ((eq = v.find('=')) == std::string::npos || eq == 0) fail("--header '" + v + "' is not NAME=PATH");
       isg::SourceFile h{v.substr(0, eq), {}};
       if (!readFile(v.substr(eq + 1), &h.text)) {
         std::cerr << "isg-rewrite: cannot read " << v.substr(eq + 1) << "\n";
@@ -142,10 +168,14 @@ int main(int argc, char** argv) {
       }
       in.headers.push_back(std::move(h));
     } else if (a == "--help" || a == "-h") {
-      return usage(std::cout, 0);
+      return usage(std::cout);
     } else if (a == "--version") {
       std::cout << "isg-rewrite " ISG_VERSION "\n";
       return 0;
+    } else if (a == "--" && i == argc - 2) {
+      file = argv[++i];
+    } else if (a.rfind("--", 0) == 0) {
+      fail("unknown option '" + a + "'");
     } else if (i == argc - 1) {
       file = a;
     } else {
@@ -158,7 +188,8 @@ int main(int argc, char** argv) {
     std::cout << isg::builtinDeclarations(in.traits);
     return 0;
   }
-  if (!haveStrategy || file.empty()) return usage();
+  if (!haveStrategy) fail(declarations ? "--declarations needs --strategy" : "no --strategy given");
+  if (file.empty() || file[0] == '-') fail("no input file (the last argument is the program's file)");
   if (!readFile(file, &in.source)) {
     std::cerr << "isg-rewrite: cannot read " << file << "\n";
     return 2;
