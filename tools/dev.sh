@@ -25,6 +25,12 @@ elif [ -n "${2:-}" ]; then echo "usage: $0 demo|test [--full]|sanitize" >&2; exi
 
 "$root/tools/install-deps.sh" >/dev/null
 jobs=$(nproc 2>/dev/null || echo 2)
+# A test process holds PoCL's or Intel's compiler (up to about 1.5 GiB on the largest programs):
+# on many cores with little memory, fewer at once.
+available_kib=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo 2>/dev/null || true)
+if [ -n "$available_kib" ] && [ $((available_kib / 1572864)) -lt "$jobs" ]; then
+  jobs=$((available_kib / 1572864 > 0 ? available_kib / 1572864 : 1))
+fi
 build=${ISG_BUILD_DIR:-$root/build}
 sanitize_args=()
 if [ "$what" = sanitize ]; then

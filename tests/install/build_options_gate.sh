@@ -9,8 +9,15 @@ cmake=$1
 src=$2
 work=$3
 rm -rf "$work" && mkdir -p "$work/src"
-tar -C "$src" --exclude=./.git --exclude='./build*' --exclude=./tests --exclude=./bench \
-    --exclude='./.gpu*' --exclude='./.device*' -cf - . | tar -C "$work/src" -xf -
+# The checkout's own files (tracked, or new and not ignored), wherever its build folders are;
+# without git, everything but the usual build folders.
+if git -C "$src" rev-parse --show-toplevel > /dev/null 2>&1; then
+  (cd "$src" && git ls-files -z -co --exclude-standard -- . ':!tests' ':!bench') |
+    tar -C "$src" --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -C "$work/src" -xf -
+else
+  tar -C "$src" --exclude=./.git --exclude='./build*' --exclude=./tests --exclude=./bench \
+      --exclude='./.gpu*' --exclude='./.device*' --exclude=./.cache -cf - . | tar -C "$work/src" -xf -
+fi
 "$cmake" -S "$work/src" -B "$work/build" -DISG_BUILD_TESTS=OFF -DISG_BUILD_BENCH=OFF \
     -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DCMAKE_BUILD_TYPE=Release > "$work/configure.log" 2>&1 ||
   { echo "FAIL: configuring without tests/ and bench/:"; tail -20 "$work/configure.log"; exit 1; }

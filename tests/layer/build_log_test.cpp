@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>  // getpid
+
 #include "cl_harness.h"
 #include "layer_test_util.h"
 
@@ -133,7 +135,8 @@ TEST(BuildLog, MediaRegionOutsideTheTableNamesTheHeaderLine) {
   cl_bool images = CL_FALSE;
   clGetDeviceInfo(env().device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
   if (!images) GTEST_SKIP() << "no images: cl_intel_media_block_io is not advertised";
-  const std::string dir = ::testing::TempDir() + "isg_media_inc";
+  // Per process: layer.* and khronos_loader.* run this side by side.
+  const std::string dir = ::testing::TempDir() + "isg_media_inc_" + std::to_string(getpid());
   std::string mk = "mkdir -p '" + dir + "'";
   ASSERT_EQ(std::system(mk.c_str()), 0);
   {
@@ -164,6 +167,7 @@ TEST(BuildLog, MediaRegionOutsideTheTableNamesTheHeaderLine) {
             std::string::npos)
       << log;
   clReleaseProgram(p);
+  std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 TEST(BuildLog, OptionsAreTheApplicationsOwn) {

@@ -183,7 +183,8 @@ TEST_F(LoaderInit, DeinitThenInitAgain) {
 
 // Deinit closes the log file clInitLayer opened; what the layer logs after it is not lost.
 TEST_F(LoaderInit, DeinitClosesTheLogFile) {
-  char path[] = "/tmp/isg-loader-init-log-XXXXXX";
+  std::string pattern = ::testing::TempDir() + "isg-loader-init-log-XXXXXX";
+  char* path = pattern.data();
   const int fd = mkstemp(path);
   ASSERT_GE(fd, 0);
   close(fd);

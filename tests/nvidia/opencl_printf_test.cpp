@@ -30,7 +30,8 @@ using isgtest::env;
 // own threads or when the queue finishes, through stdio or straight to the descriptor).
 std::string capturedStdout(const std::function<void()>& run) {
   std::fflush(stdout);
-  char path[] = "/tmp/isg-printf-XXXXXX";
+  std::string pattern = ::testing::TempDir() + "isg-printf-XXXXXX";
+  char* path = pattern.data();
   const int fd = mkstemp(path);
   EXPECT_GE(fd, 0);
   const int saved = dup(1);

@@ -286,7 +286,8 @@ TEST(OpenClLibrary, LocalVariablesArePerWorkGroup) {
 // A folder of headers at a fixed path (the SPIR-V runs' module cache is keyed by the options);
 // each file is replaced whole (renamed into place), as test processes run side by side.
 std::string headerFolder(const std::vector<std::pair<std::string, std::string>>& files) {
-  const std::string dir = "/tmp/isg-test-nonuniform-include";
+  // One per user: another's folder of that name is not writable.
+  const std::string dir = ::testing::TempDir() + "isg-test-nonuniform-include-" + std::to_string(getuid());
   mkdir(dir.c_str(), 0755);
   for (const auto& [name, text] : files) {
     const std::string path = dir + "/" + name, temporary = path + "." + std::to_string(getpid());

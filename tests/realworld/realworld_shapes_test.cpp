@@ -296,7 +296,7 @@ INSTANTIATE_TEST_SUITE_P(RealProjects, OptionSets, ::testing::ValuesIn(optionSet
 
 std::string headerDir() {
   std::string dir = ::testing::TempDir() + "isg_headers_" + std::to_string(::getpid());
-  std::string cmd = "mkdir -p " + dir + "/detail";
+  std::string cmd = "mkdir -p '" + dir + "/detail'";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
   return dir;
 }

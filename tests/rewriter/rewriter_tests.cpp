@@ -1027,7 +1027,7 @@ void writeFile(const std::string& path, const std::string& text) {
 
 std::string tempDir(const std::string& name) {
   std::string dir = ::testing::TempDir() + name;
-  std::string cmd = "mkdir -p " + dir + "/sub";
+  std::string cmd = "mkdir -p '" + dir + "/sub'";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
   return dir;
 }
