@@ -25,6 +25,8 @@ libdir=lib${arch:+/$arch}
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 expect_file() { [ -f "$1" ] || fail "missing $1"; }
+# Under pipefail a reader that stops early (grep -q, head) fails its writer with SIGPIPE: the
+# checks read whole outputs from variables instead of pipelines.
 # Runs a command and checks its output for each of the extended regular expressions after "--".
 expect_output() {
   local args=() patterns=() seen=0
@@ -62,11 +64,13 @@ case "$stage" in
     [ "$(cat "$p/etc/OpenCL/layers/intel-subgroups-layer.lay")" = "$layer" ] ||
       fail "the registration names '$(cat "$p/etc/OpenCL/layers/intel-subgroups-layer.lay")', not $layer"
     for lib in "$layer" "$p/$libdir/intel-subgroups-layer/libIntelSubgroupsRewriter.so"; do
-      file "$lib" | grep -q "stripped" && ! file "$lib" | grep -q "not stripped" || fail "--strip left $lib unstripped"
+      kind=$(file "$lib")
+      grep -q "stripped" <<<"$kind" && ! grep -q "not stripped" <<<"$kind" || fail "--strip left $lib unstripped"
     done
     # Clang and LLVM are in the rewriter library, which the layer loads when a build needs it.
-    ! nm -D "$layer" | grep -q "llvm" || fail "$layer links LLVM"
-    ! ldd "$layer" | grep -Eq "llvm|clang" || fail "$layer needs Clang/LLVM libraries: $(ldd "$layer")"
+    symbols=$(nm -D "$layer")
+    ! grep -q "llvm" <<<"$symbols" || fail "$layer links LLVM"
+    ! grep -Eq "llvm|clang" <<<"$(ldd "$layer")" || fail "$layer needs Clang/LLVM libraries: $(ldd "$layer")"
     for tool in isg-replay isg-rewrite isg-binary; do
       expect_output "$p/bin/$tool" --version -- "^$tool $version\$"
     done
@@ -143,7 +147,7 @@ EOF
       grep -q " $f\$" "$work/main.list" || fail "$main lacks $f"
     done
     ! grep -q "libIntelSubgroupsSpirv" "$work/main.list" || fail "the bridge is in the main package"
-    dpkg-deb -c "$spirv" | grep -q " ./usr/$libdir/intel-subgroups-layer/libIntelSubgroupsSpirv.so\$" ||
+    grep -q " ./usr/$libdir/intel-subgroups-layer/libIntelSubgroupsSpirv.so\$" <<<"$(dpkg-deb -c "$spirv")" ||
       fail "$spirv lacks the bridge"
     [ "$(dpkg-deb -f "$main" Package)" = intel-subgroups-layer ] || fail "package name"
     [ "$(dpkg-deb -f "$main" Version)" = "$version" ] || fail "package version"
@@ -167,7 +171,7 @@ EOF
     for d in "intel-subgroups-layer (= $version)" libllvm15 libllvmspirvlib15 libclc-15; do
       grep -qF "$d" <<<"$sdepends" || fail "the SPIR-V package's Depends lacks $d: $sdepends"
     done
-    dpkg-deb --ctrl-tarfile "$main" | tar -xO ./conffiles | grep -qx /etc/OpenCL/layers/intel-subgroups-layer.lay ||
+    grep -qx /etc/OpenCL/layers/intel-subgroups-layer.lay <<<"$(dpkg-deb --ctrl-tarfile "$main" | tar -xO ./conffiles)" ||
       fail "the registration is not a conffile"
     # The layer out of the package: registered for /usr, stripped, and it works.
     dpkg-deb -x "$main" "$work/root"
@@ -175,9 +179,10 @@ EOF
     [ "$(cat "$work/root/etc/OpenCL/layers/intel-subgroups-layer.lay")" = "/usr/$libdir/libIntelSubgroupsLayer.so" ] ||
       fail "the package's registration names '$(cat "$work/root/etc/OpenCL/layers/intel-subgroups-layer.lay")'"
     layer="$work/root/usr/$libdir/libIntelSubgroupsLayer.so"
-    ! file "$layer" | grep -q "not stripped" || fail "the packaged layer is not stripped"
+    ! grep -q "not stripped" <<<"$(file "$layer")" || fail "the packaged layer is not stripped"
     expect_output env OPENCL_LAYERS="$layer" clinfo -- "$intel_extensions" 'cl_intel_spirv_subgroups'
-    zcat "$work/root/usr/share/doc/intel-subgroups-layer/changelog.gz" | head -1 | grep -q "^intel-subgroups-layer ($version) " ||
+    changelog=$(zcat "$work/root/usr/share/doc/intel-subgroups-layer/changelog.gz")
+    grep -q "^intel-subgroups-layer ($version) " <<<"${changelog%%$'\n'*}" ||
       fail "the changelog's first entry is not version $version"
     # The front end for NVIDIA, as installed, finds libclc (which the package depends on): PTX.
     printf 'kernel void k(global int* o) { o[get_global_id(0)] = intel_sub_group_shuffle(o[0], 1); }\n' > "$work/k.cl"
