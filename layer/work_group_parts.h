@@ -2,7 +2,7 @@
 // Non-uniform work-groups (OpenCL C 2.0) where the driver refuses them and built the program
 // itself (NVIDIA's compiler, PoCL): Intel's drivers run such launches and Intel-targeted code
 // makes them (a global size that is no multiple of the local size). The layer's PTX path on
-// NVIDIA has them in full (rewriter/src/launch_shape.h); here a refused launch runs as the
+// NVIDIA has them in full (rewriter/src/ptx/launch_shape.h); here a refused launch runs as the
 // ND-ranges of its whole work-groups and of its last, smaller ones, each at the global offset
 // where it starts (up to 2, 4 or 8 launches). Every work-group then has the size the spec gives
 // it, and get_global_id, get_local_id, get_local_size, barriers and the sub-group functions

@@ -285,6 +285,6 @@ __ISG_KHR_COLLECTIVES(ushort, none)
 #endif
 
 /* Whether any work-item of the native sub-group holds `c`: a loop the rewriter made every
- * work-item run (rewriter/src/predication.h) goes on while one still takes it; the partitions of
+ * work-item run (rewriter/src/source/predication.h) goes on while one still takes it; the partitions of
  * a native sub-group share its exchanges. */
 __ISG_KHR_FN int __isg_flow_any(__isg_ctx_t* ctx, int c) { return __isg_k_any(ctx, c); }

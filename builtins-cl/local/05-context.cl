@@ -49,7 +49,7 @@ static inline void __isg_exchange_done(__isg_ctx_t* ctx) { ctx->toggle ^= 1u; }
 static inline uint __isg_member_slot(__isg_ctx_t* ctx, uint i) { return ctx->base + i % ctx->S; }
 
 /* Whether any work-item of the work-group holds `c`: a loop the rewriter made every work-item run
- * (rewriter/src/predication.h) goes on while one still takes it, since each exchange in it is a
+ * (rewriter/src/source/predication.h) goes on while one still takes it, since each exchange in it is a
  * work-group barrier. Every taker stores the same 1, so the stores need no atomics. */
 static inline int __isg_flow_any(__isg_ctx_t* ctx, int c) {
   volatile __local uint* f = (volatile __local uint*)__isg_exchange_area(ctx);

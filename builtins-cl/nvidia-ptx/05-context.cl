@@ -122,5 +122,5 @@ static inline uint __isg_ballot(__isg_ctx_t* ctx, int predicate) {
 #endif
 
 /* Whether any member of this sub-group holds `c`: a loop the rewriter made every member run
- * (rewriter/src/predication.h) goes on while one still takes it. */
+ * (rewriter/src/source/predication.h) goes on while one still takes it. */
 static inline int __isg_flow_any(__isg_ctx_t* ctx, int c) { return __isg_ballot(ctx, c) != 0u; }

@@ -10,8 +10,8 @@
 
 #include "isg/rewriter.h"
 #include "isg/rewriter_library.h"
-#include "ptx_backend.h"
-#include "spirv_bridge.h"
+#include "ptx/ptx_backend.h"
+#include "module/spirv_bridge.h"
 
 namespace isg::detail {
 

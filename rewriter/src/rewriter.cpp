@@ -10,14 +10,14 @@
 #include <utility>
 #include <vector>
 
-#include "analysis.h"
-#include "compose.h"
-#include "kernel_facts.h"
-#include "prescan.h"
-#include "token_scan.h"
-#include "ptx_backend.h"
-#include "result_cache.h"
-#include "table.h"
+#include "source/analysis.h"
+#include "source/compose.h"
+#include "common/kernel_facts.h"
+#include "common/prescan.h"
+#include "source/token_scan.h"
+#include "ptx/ptx_backend.h"
+#include "common/result_cache.h"
+#include "common/table.h"
 
 namespace isg {
 

@@ -3,7 +3,7 @@
 // leaves them undefined, Intel's GPUs and CPU runtime perform them, and Intel-targeted code
 // relies on that (ggml's rms_norm reads rows of 1025 floats through float4 pointers). PTX's
 // vector accesses fault there; the layer's PTX path checks each access whose alignment it
-// cannot prove (rewriter/src/ptx_unaligned.h). The program uses half, so on NVIDIA it builds
+// cannot prove (rewriter/src/ptx/ptx_unaligned.h). The program uses half, so on NVIDIA it builds
 // through the layer's front end under auto too. Checked against a host model, on Intel's CPU
 // runtime (native.intel_opencl_c) and on NVIDIA devices through the layer; other devices may
 // fault (PoCL's x86 code for an aligned vector type does), so the test skips there.

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#include "common/kernel_facts.h"
+
+#include <algorithm>
+
+#include "isg/strategies.h"
+
+namespace isg::detail {
+
+std::vector<HiddenParam> hiddenParams(const DeviceTraits& t) {
+  if (libraryFacts(t.strategy, t.khrTestDouble).scratch)
+    return {{HiddenArg::Kind::LocalScratch, "__local ulong16* __isg_scratch"}};
+  return {};
+}
+
+unsigned roundUpPow2(unsigned v) {
+  unsigned p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+std::string joinSizes(const std::vector<unsigned>& sizes) {
+  std::string out;
+  for (unsigned s : sizes) out += (out.empty() ? "" : ", ") + std::to_string(s);
+  return out;
+}
+
+std::string unsupportedSize(const KernelManifest& km, const DeviceTraits& t) {
+  const auto& supported = t.supportedSubGroupSizes;
+  if (supported.empty() ||
+      std::find(supported.begin(), supported.end(), km.subGroupSize) != supported.end())
+    return {};
+  return "kernel '" + km.name + "' needs sub-group size " + std::to_string(km.subGroupSize) +
+         (km.requiredSubGroupSize ? "" : " (the default)") +
+         ", which this device does not support (supported sizes: " + joinSizes(supported) + ")";
+}
+
+void finishKernelManifest(const std::set<const Builtin*>& used, unsigned widest,
+                          const DeviceTraits& t, KernelManifest* km) {
+  for (const Builtin& b : builtins())
+    if (used.count(&b) &&
+        std::find(km->families.begin(), km->families.end(), b.family) == km->families.end())
+      km->families.push_back(b.family);
+  // Smallest slot of a kernel that exchanges anything: isg/strategies.def.
+  km->scratchBytesPerItem =
+      widest > 0 ? std::max(libraryFacts(t.strategy, t.khrTestDouble).minSlot, roundUpPow2(widest))
+                 : 0;
+  const std::vector<HiddenParam> hidden = hiddenParams(t);
+  for (std::size_t i = 0; i < hidden.size(); ++i)
+    km->hiddenArgs.push_back(HiddenArg{hidden[i].kind, km->numUserArgs + unsigned(i)});
+}
+
+namespace {
+// A hidden argument of `kind` for image argument `imageArg`, after km->hiddenArgs.
+void appendImageArg(HiddenArg::Kind kind, unsigned imageArg, KernelManifest* km) {
+  km->hiddenArgs.push_back(
+      HiddenArg{kind, km->numUserArgs + unsigned(km->hiddenArgs.size()), imageArg});
+}
+}  // namespace
+
+void addTexelBuffer(unsigned imageArg, KernelManifest* km) {
+  appendImageArg(HiddenArg::Kind::RawImage, imageArg, km);
+  std::vector<unsigned>& block = km->blockImageArgs;
+  if (std::find(block.begin(), block.end(), imageArg) == block.end())
+    block.insert(std::upper_bound(block.begin(), block.end(), imageArg), imageArg);
+}
+
+void addImageFacts(unsigned imageArg, KernelManifest* km) {
+  appendImageArg(HiddenArg::Kind::ImageFacts, imageArg, km);
+}
+
+}  // namespace isg::detail

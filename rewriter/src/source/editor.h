@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+// The byte edits of the source analysis (analysis.cpp), kept where Clang found them: it decides
+// what changes, the Editor finds the bytes that spell it (through macros, in the program's own
+// files only), keeps one edit per place and refuses what cannot be written once for every use.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <clang/Basic/SourceLocation.h>
+#include <clang/Lex/Token.h>
+
+#include "source/analysis.h"
+
+namespace clang {
+class CallExpr;
+class LangOptions;
+class SourceManager;
+}  // namespace clang
+
+namespace isg::detail {
+
+class FileNames;
+
+// Collects byte edits at spelling locations and refuses the ones it cannot make.
+class Editor {
+ public:
+  Editor(clang::SourceManager& sm, const clang::LangOptions& lo, const FileNames& names)
+      : sm_(sm), lo_(lo), names_(names) {}
+
+  std::string where(clang::SourceLocation loc) const;
+
+  void error(clang::SourceLocation loc, const std::string& message) {
+    errors += where(loc) + ": error: " + message + "\n";
+  }
+  void warning(clang::SourceLocation loc, const std::string& message) {
+    warnings += where(loc) + ": warning: " + message + "\n";
+  }
+
+  std::optional<clang::Token> tokenAt(clang::SourceLocation fileLoc) const;
+  std::optional<clang::Token> tokenAfter(clang::SourceLocation fileLoc) const;
+  static bool isVoid(const clang::Token& t);
+
+  // The '(' that opens the argument list of `ce`, as written: next to the callee's spelling
+  // (also inside a macro body), or after the macro invocation that produced the callee name.
+  std::optional<clang::SourceLocation> callParen(const clang::CallExpr* ce) const;
+
+  // Inserts the context as the first argument/parameter after the '(' at `paren`.
+  void addLeading(clang::SourceLocation paren, bool declaration, clang::SourceLocation userLoc,
+                  const std::string& what);
+
+  void markPlain(clang::SourceLocation paren);
+  bool isCtxSite(clang::SourceLocation paren) const;
+
+  // Replaces the identifier `name` where it is spelled for `loc` with `text`. One spelling (a
+  // macro body, a macro argument) may serve several calls: they must all want the same text.
+  void rename(clang::SourceLocation loc, const std::string& name, const std::string& text,
+              clang::SourceLocation userLoc, const std::string& what);
+
+  // A '(' in a macro body that both a context-taking and a plain function go through cannot be
+  // edited for one without breaking the other.
+  void checkSharedSites();
+
+  void add(clang::SourceLocation spelling, unsigned skip, unsigned length, const std::string& text,
+           clang::SourceLocation userLoc, const std::string& what);
+
+  std::vector<FileEdit> edits;
+  std::string errors;
+  std::string warnings;
+
+ private:
+  std::pair<unsigned, unsigned> site(clang::SourceLocation l) const;
+
+  clang::SourceManager& sm_;
+  const clang::LangOptions& lo_;
+  const FileNames& names_;
+  std::set<std::tuple<std::string, unsigned, unsigned, std::string>> seen_;
+  std::set<std::pair<unsigned, unsigned>> ctxSites_;
+  std::map<std::pair<unsigned, unsigned>, std::string> renamed_;
+  std::map<std::pair<unsigned, unsigned>, clang::SourceLocation> plainSites_;
+};
+
+}  // namespace isg::detail

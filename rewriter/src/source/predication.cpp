@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: MIT
+#include "source/predication.h"
+
+#include <algorithm>
+#include <optional>
+#include <tuple>
+#include <unordered_map>
+#include <string_view>
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Decl.h>
+#include <clang/AST/Expr.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/AST/Stmt.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Lex/Lexer.h>
+
+#include "source/divergence.h"
+#include "source/editor.h"
+#include "common/table.h"
+
+namespace isg::detail {
+
+namespace {
+
+using clang::SourceLocation;
+
+// Why a kernel keeps its control flow: thrown out of the walk, reported as a warning.
+struct Refusal {
+  SourceLocation at;
+  std::string why;
+};
+
+// A statement that leaves the construct around it: `return` anywhere, `break` / `continue` not
+// inside a loop or switch of its own.
+class Escapes : public clang::RecursiveASTVisitor<Escapes> {
+ public:
+  bool TraverseForStmt(clang::ForStmt* s) { return nested(s); }
+  bool TraverseWhileStmt(clang::WhileStmt* s) { return nested(s); }
+  bool TraverseDoStmt(clang::DoStmt* s) { return nested(s); }
+  bool TraverseSwitchStmt(clang::SwitchStmt* s) { return nested(s); }
+  bool VisitReturnStmt(clang::ReturnStmt* s) { return found(s); }
+  bool VisitBreakStmt(clang::BreakStmt* s) { return depth_ ? true : found(s); }
+  bool VisitContinueStmt(clang::ContinueStmt* s) { return depth_ ? true : found(s); }
+  bool VisitGotoStmt(clang::GotoStmt* s) { return found(s); }
+  bool VisitLabelStmt(clang::LabelStmt* s) { return found(s); }
+
+  const clang::Stmt* first = nullptr;
+
+ private:
+  template <class Loop>
+  bool nested(Loop* s) {
+    ++depth_;
+    const bool r = clang::RecursiveASTVisitor<Escapes>::WalkUpFromStmt(s) &&
+                   std::all_of(s->child_begin(), s->child_end(), [&](clang::Stmt* c) { return TraverseStmt(c); });
+    --depth_;
+    return r;
+  }
+  bool found(const clang::Stmt* s) {
+    if (!first) first = s;
+    return false;
+  }
+  int depth_ = 0;
+};
+
+const clang::Stmt* escapeIn(const clang::Stmt* s) {
+  Escapes e;
+  e.TraverseStmt(const_cast<clang::Stmt*>(s));
+  return e.first;
+}
+
+class Rewrite {
+ public:
+  Rewrite(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k)
+      : sm_(ctx.getSourceManager()), lo_(ctx.getLangOpts()), check_(check), k_(k) {
+    for (const auto& [call, b] : k.builtins) markHot(call);
+    for (const clang::CallExpr* call : k.helpers) markHot(call);
+  }
+
+  void run() {
+    const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(k_.kernel->getBody());
+    if (!body) return;
+    block(body, "", false);
+  }
+
+  struct Edit {
+    unsigned offset, length;
+    std::string text;
+  };
+  std::vector<Edit> edits;
+
+ private:
+  // ---- where the exchanges are ---------------------------------------------------------------
+  void markHot(const clang::Stmt* s) {
+    for (; s; s = parentOf(s)) hot_.insert(s);
+  }
+  // The divergence check's index of the kernel's body, which its questions have built already.
+  const clang::Stmt* parentOf(const clang::Stmt* s) const { return check_.parentOf(k_.kernel, s); }
+  bool hot(const clang::Stmt* s) const { return hot_.count(s) != 0; }
+
+  // ---- text --------------------------------------------------------------------------------
+  [[noreturn]] void refuse(SourceLocation at, const std::string& why) const { throw Refusal{at, why}; }
+
+  // The program's own bytes of `r` (tokens included): one range of the main file, or none.
+  std::optional<std::pair<unsigned, unsigned>> bytes(clang::SourceRange r) const {
+    const clang::CharSourceRange cr =
+        clang::Lexer::makeFileCharRange(clang::CharSourceRange::getTokenRange(r), sm_, lo_);
+    if (cr.isInvalid()) return std::nullopt;
+    auto [fb, ob] = sm_.getDecomposedLoc(cr.getBegin());
+    auto [fe, oe] = sm_.getDecomposedLoc(cr.getEnd());
+    if (fb != sm_.getMainFileID() || fe != fb || oe < ob) return std::nullopt;
+    return std::make_pair(ob, oe);
+  }
+  std::pair<unsigned, unsigned> bytesOr(clang::SourceRange r, SourceLocation at, const char* what) const {
+    auto b = bytes(r);
+    if (!b) refuse(at, std::string(what) + " is spelled inside a macro or a header");
+    return *b;
+  }
+  std::string_view text(unsigned b, unsigned e) const {
+    return sm_.getBufferData(sm_.getMainFileID()).substr(b, e - b);
+  }
+  // Text copied to another place of the line: one line, and no comment that would swallow the rest.
+  std::string flat(unsigned b, unsigned e, SourceLocation at) const {
+    std::string t(text(b, e));
+    if (t.find("//") != std::string::npos || t.find("/*") != std::string::npos || t.find('#') != std::string::npos)
+      refuse(at, "the text to repeat holds a comment or a preprocessor directive");
+    for (char& c : t)
+      if (c == '\n' || c == '\r') c = ' ';
+    return t;
+  }
+  static std::string newlinesOf(std::string_view t) {
+    return std::string(static_cast<size_t>(std::count(t.begin(), t.end(), '\n')), '\n');
+  }
+  void insert(unsigned at, std::string t) { edits.push_back({at, 0, std::move(t)}); }
+  // Replaces bytes [b, e) with `t`, keeping their line breaks (the line map needs every line).
+  void replace(unsigned b, unsigned e, std::string t) { edits.push_back({b, e - b, t + newlinesOf(text(b, e))}); }
+
+  // Where a statement's text ends: after its ';' or its '}'.
+  unsigned stmtEnd(const clang::Stmt* s) const {
+    auto [b, e] = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement");
+    const std::string_view all = sm_.getBufferData(sm_.getMainFileID());
+    if (e > 0 && all[e - 1] == '}') return e;
+    // Expressions and jumps end before their ';' (declarations too, in some forms).
+    if (e > 0 && all[e - 1] == ';') return e;
+    unsigned i = e;
+    while (i < all.size() && (all[i] == ' ' || all[i] == '\t' || all[i] == '\n' || all[i] == '\r')) ++i;
+    if (i < all.size() && all[i] == ';') return i + 1;
+    refuse(s->getBeginLoc(), "the end of the statement is not where the rewrite can find it");
+  }
+
+  std::string typeText(clang::QualType t, SourceLocation at) const {
+    t = t.getUnqualifiedType();
+    if (t->isPointerType() || t->isBuiltinType() || t->isExtVectorType() || t->isEnumeralType()) {
+      clang::PrintingPolicy policy(lo_);
+      std::string s = t.getAsString(policy);
+      if (s.find("__attribute__") == std::string::npos && s.find('(') == std::string::npos) return s;
+      if (const auto* v = t->getAs<clang::ExtVectorType>())
+        return v->getElementType().getUnqualifiedType().getAsString(policy) + std::to_string(v->getNumElements());
+    }
+    refuse(at, "a value of type '" + t.getAsString() + "' cannot be given to the work-items outside");
+  }
+
+  // Whether every work-item may evaluate `e` whatever branch it took: values it holds and
+  // arithmetic on them, no memory, no division, no call but the work-item queries.
+  bool safe(const clang::Expr* e) const {
+    e = e->IgnoreParens();
+    if (llvm::isa<clang::IntegerLiteral, clang::FloatingLiteral, clang::CharacterLiteral>(e)) return true;
+    if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+      const auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl());
+      return (v && v->hasLocalStorage() && !v->getType()->isArrayType()) || llvm::isa<clang::EnumConstantDecl>(r->getDecl());
+    }
+    if (const auto* c = llvm::dyn_cast<clang::CastExpr>(e)) return safe(c->getSubExpr());
+    if (const auto* v = llvm::dyn_cast<clang::ExtVectorElementExpr>(e)) return safe(v->getBase());
+    if (const auto* m = llvm::dyn_cast<clang::MemberExpr>(e)) return !m->isArrow() && safe(m->getBase());
+    if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e))
+      return !u->isIncrementDecrementOp() && u->getOpcode() != clang::UO_Deref && u->getOpcode() != clang::UO_AddrOf &&
+             safe(u->getSubExpr());
+    if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e))
+      return !b->isAssignmentOp() && b->getOpcode() != clang::BO_Div && b->getOpcode() != clang::BO_Rem &&
+             b->getOpcode() != clang::BO_Comma && safe(b->getLHS()) && safe(b->getRHS());
+    if (const auto* c = llvm::dyn_cast<clang::ConditionalOperator>(e))
+      return safe(c->getCond()) && safe(c->getTrueExpr()) && safe(c->getFalseExpr());
+    if (const auto* c = llvm::dyn_cast<clang::CallExpr>(e)) {
+      const clang::FunctionDecl* f = c->getDirectCallee();
+      if (!f || !f->getIdentifier()) return false;
+      static const char* const kQueries[] = {"get_local_id", "get_global_id", "get_group_id", "get_local_size",
+                                             "get_global_size", "get_num_groups", "get_sub_group_local_id",
+                                             "get_sub_group_id", "get_sub_group_size", "get_max_sub_group_size",
+                                             "get_num_sub_groups", "get_local_linear_id", "get_global_linear_id"};
+      const llvm::StringRef n = f->getName();
+      if (std::none_of(std::begin(kQueries), std::end(kQueries), [&](const char* q) { return n == q; })) return false;
+      return std::all_of(c->arg_begin(), c->arg_end(), [&](const clang::Expr* a) { return safe(a); });
+    }
+    return false;
+  }
+
+  // The bytes of argument `i` of `call`: from its first token to the comma before the next one
+  // or the call's ')' (Clang ends some expressions early, a vector literal's among them).
+  std::pair<unsigned, unsigned> argumentBytes(const clang::CallExpr* call, unsigned i) const {
+    const SourceLocation at = call->getBeginLoc();
+    const unsigned b = bytesOr(call->getArg(i)->getSourceRange(), at, "an argument of the exchange").first;
+    unsigned e = i + 1 < call->getNumArgs()
+                     ? bytesOr(call->getArg(i + 1)->getSourceRange(), at, "an argument of the exchange").first
+                     : bytesOr(clang::SourceRange(call->getRParenLoc(), call->getRParenLoc()), at, "the call's ')'").first;
+    const std::string_view all = sm_.getBufferData(sm_.getMainFileID());
+    if (i + 1 < call->getNumArgs()) {
+      while (e > b && all[e - 1] != ',') --e;
+      if (e == b) refuse(at, "the arguments of the exchange are not where the rewrite can find them");
+      --e;
+    }
+    while (e > b && (all[e - 1] == ' ' || all[e - 1] == '\t' || all[e - 1] == '\n' || all[e - 1] == '\r')) --e;
+    return {b, e};
+  }
+
+  // What a work-item outside gives the exchange for argument `i` of `call`.
+  std::string argumentText(const clang::CallExpr* call, const Builtin& b, unsigned i, const std::string& pred) const {
+    const clang::Expr* a = call->getArg(i);
+    auto [ab, ae] = argumentBytes(call, i);
+    const std::string own = flat(ab, ae, call->getBeginLoc());
+    const std::string name = b.name;
+    auto with = [&](const std::string& outside) { return "(" + pred + ") ? (" + own + ") : (" + outside + ")"; };
+    const bool data = i == 0 || (i == 1 && call->getNumArgs() == 3);  // shuffle_down/up(cur, next, delta)
+    if (b.family == "reduce" || b.family == "scan") return with(identity(name, a->getType(), call->getBeginLoc()));
+    if (b.family == "vote") return with(name.find("_all") != std::string::npos ? "1" : "0");
+    if (b.family == "barrier") return own;
+    if ((b.family == "shuffle" || b.family == "broadcast") && data)
+      return safe(a) ? own : with("(" + typeText(a->getType(), call->getBeginLoc()) + ")0");
+    if (b.family == "shuffle" || b.family == "broadcast") return safe(a) ? own : with("0u");
+    refuse(call->getBeginLoc(), "'" + name + "' has no rule for the work-items outside");
+  }
+
+  // The identity of a reduction or scan of `name` over values of type `t`.
+  std::string identity(const std::string& name, clang::QualType t, SourceLocation at) const {
+    const std::string type = typeText(t, at);
+    if (name.size() >= 4 && name.compare(name.size() - 4, 4, "_add") == 0) return "(" + type + ")0";
+    const bool min = name.size() >= 4 && name.compare(name.size() - 4, 4, "_min") == 0;
+    const auto* bt = t.getCanonicalType()->getAs<clang::BuiltinType>();
+    if (!bt) refuse(at, "no identity for '" + name + "' over '" + type + "'");
+    using K = clang::BuiltinType::Kind;
+    switch (bt->getKind()) {
+      case K::Int: return min ? "INT_MAX" : "INT_MIN";
+      case K::UInt: return min ? "UINT_MAX" : "0u";
+      case K::Long: return min ? "LONG_MAX" : "LONG_MIN";
+      case K::ULong: return min ? "ULONG_MAX" : "0ul";
+      case K::Short: return min ? "(short)SHRT_MAX" : "(short)SHRT_MIN";
+      case K::UShort: return min ? "(ushort)USHRT_MAX" : "(ushort)0";
+      case K::Char_S:
+      case K::SChar: return min ? "(char)SCHAR_MAX" : "(char)SCHAR_MIN";
+      case K::Char_U:
+      case K::UChar: return min ? "(uchar)UCHAR_MAX" : "(uchar)0";
+      case K::Float: return min ? "INFINITY" : "-INFINITY";
+      case K::Double: return min ? "(double)INFINITY" : "-(double)INFINITY";
+      case K::Half: return min ? "(half)INFINITY" : "-(half)INFINITY";
+      default: refuse(at, "no identity for '" + name + "' over '" + type + "'");
+    }
+  }
+
+  // ---- the walk -----------------------------------------------------------------------------
+  static std::string both(const std::string& a, const std::string& b) {
+    if (a.empty()) return b;
+    if (b.empty()) return a;
+    return "(" + a + ") && " + b;
+  }
+  std::string fresh(const char* stem) { return std::string("__isg_") + stem + std::to_string(next_++); }
+  bool divergent(const clang::Expr* cond) const { return check_.dependsOnWorkItem(k_.kernel, cond); }
+
+  // `later`: an exchange follows the block (in a block around it, or the next iteration of a loop
+  // around it), which a work-item that leaves early would miss.
+  void block(const clang::CompoundStmt* b, std::string pred, bool later) {
+    const bool top = b == k_.kernel->getBody();
+    for (auto it = b->body_begin(); it != b->body_end(); ++it) {
+      const clang::Stmt* s = *it;
+      // An early return that part of the work-items takes, before an exchange: they stay, without
+      // effects, as `live` false (in the kernel's own block: deeper, they would also have to
+      // skip what follows the blocks around it).
+      if (const auto* i = llvm::dyn_cast<clang::IfStmt>(s); i && top && !hot(s) && anyHotAfter(it, b)) {
+        if (const clang::ReturnStmt* r = earlyReturn(i); r && (divergent(i->getCond()) || !pred.empty())) {
+          const std::string live = fresh("live");
+          const unsigned sb = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the early return").first;
+          auto [rb, re] = bytesOr(clang::SourceRange(r->getReturnLoc(), r->getReturnLoc()), r->getReturnLoc(), "the return");
+          insert(sb, "bool " + live + " = true; " + (pred.empty() ? "" : "if (" + pred + ") { "));
+          replace(rb, re, live + " = false");
+          if (!pred.empty()) insert(stmtEnd(s), " }");
+          pred = both(pred, live);
+          continue;
+        }
+      }
+      // Any other way out that only some work-items take, before an exchange.
+      const bool after = later || anyHotAfter(it, b);
+      if (!hot(s) && after)
+        if (const clang::Stmt* e = escapeIn(s); e && (!pred.empty() || check_.guardOf(k_.kernel, e)))
+          refuse(e->getBeginLoc(), "a return, break or continue that only some work-items take, before an exchange");
+      statement(s, pred, after);
+    }
+  }
+  bool anyHotAfter(clang::CompoundStmt::const_body_iterator it, const clang::CompoundStmt* b) const {
+    for (++it; it != b->body_end(); ++it)
+      if (hot(*it)) return true;
+    return false;
+  }
+  // `if (c) return;` or `if (c) { ...; return; }` with no other way out and no else.
+  const clang::ReturnStmt* earlyReturn(const clang::IfStmt* i) const {
+    if (i->getElse()) return nullptr;
+    const clang::Stmt* t = i->getThen();
+    if (const auto* c = llvm::dyn_cast<clang::CompoundStmt>(t)) {
+      if (c->body_empty()) return nullptr;
+      const auto* r = llvm::dyn_cast<clang::ReturnStmt>(c->body_back());
+      if (!r || r->getRetValue()) return nullptr;
+      for (const clang::Stmt* s : c->body())
+        if (s != r && escapeIn(s)) return nullptr;
+      return r;
+    }
+    const auto* r = llvm::dyn_cast<clang::ReturnStmt>(t);
+    return r && !r->getRetValue() ? r : nullptr;
+  }
+
+  void statement(const clang::Stmt* s, const std::string& pred, bool later) {
+    if (!hot(s)) {
+      if (!pred.empty()) guard(s, pred, later);
+      return;
+    }
+    if (const auto* c = llvm::dyn_cast<clang::CompoundStmt>(s)) return block(c, pred, later);
+    if (const auto* i = llvm::dyn_cast<clang::IfStmt>(s)) return branch(i, pred, later);
+    if (llvm::isa<clang::ForStmt, clang::WhileStmt>(s)) return loop(s, pred);
+    if (llvm::isa<clang::DeclStmt, clang::Expr>(s)) return leaf(s, pred);
+    refuse(s->getBeginLoc(), "an exchange inside this kind of statement");
+  }
+
+  // A branch's or loop's statement: in braces of its own, since the rewrite may put statements
+  // before it.
+  void body(const clang::Stmt* s, const std::string& pred, bool later) {
+    if (llvm::isa<clang::CompoundStmt>(s) || (!hot(s) && pred.empty())) return statement(s, pred, later);
+    insert(bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first, "{ ");
+    statement(s, pred, later);
+    insert(stmtEnd(s), " }");
+  }
+
+  // A statement without exchanges that only the work-items of `pred` run; `later` as block's.
+  void guard(const clang::Stmt* s, const std::string& pred, bool later) {
+    if (llvm::isa<clang::NullStmt>(s)) return;
+    if (const clang::Stmt* e = escapeIn(s); e && later)
+      refuse(e->getBeginLoc(), "a return, break or continue that only some work-items take, before an exchange");
+    if (const auto* d = llvm::dyn_cast<clang::DeclStmt>(s)) {
+      for (const clang::Decl* decl : d->decls()) {
+        const auto* v = llvm::dyn_cast<clang::VarDecl>(decl);
+        if (!v) continue;
+        const clang::Expr* init = v->getInit();
+        if (!init) continue;
+        if (v->getType()->isArrayType() || v->getType()->isRecordType() || llvm::isa<clang::InitListExpr>(init))
+          refuse(v->getLocation(), "an aggregate declared where only some work-items run");
+        auto [ib, ie] = bytesOr(init->getSourceRange(), v->getLocation(), "the initializer");
+        insert(ib, "(" + pred + ") ? (");
+        insert(ie, ") : (" + typeText(v->getType(), v->getLocation()) + ")0");
+      }
+      return;
+    }
+    insert(bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first, "if (" + pred + ") { ");
+    insert(stmtEnd(s), " }");
+  }
+
+  void branch(const clang::IfStmt* i, const std::string& pred, bool later) {
+    if (!divergent(i->getCond()) && pred.empty()) {
+      statement(i->getThen(), pred, later);
+      if (i->getElse()) statement(i->getElse(), pred, later);
+      return;
+    }
+    const std::string p = fresh("p"), q = fresh("q");
+    const SourceLocation at = i->getBeginLoc();
+    const unsigned ib = bytesOr(i->getSourceRange(), at, "the if").first;
+    const unsigned lp = bytesOr(clang::SourceRange(i->getLParenLoc(), i->getLParenLoc()), at, "the if's '('").first;
+    const unsigned rp = bytesOr(clang::SourceRange(i->getRParenLoc(), i->getRParenLoc()), at, "the if's ')'").first;
+    const unsigned tb = bytesOr(i->getThen()->getSourceRange(), at, "the branch").first;
+    // `if (` ... `)`: the condition, once, into a flag every work-item computes.
+    replace(ib, lp + 1, "{ const bool " + p + " = " + (pred.empty() ? "" : "(" + pred + ") && ") + "(");
+    replace(rp, tb, ")" + std::string(i->getElse() ? "; const bool " + q + " = " + both(pred, "!" + p) : "") + "; ");
+    // The else's exchanges come after the then's: a work-item leaving early from the then would
+    // miss them.
+    body(i->getThen(), p, later || (i->getElse() && hot(i->getElse())));
+    if (const clang::Stmt* e = i->getElse()) {
+      auto [eb, ee] = bytesOr(clang::SourceRange(i->getElseLoc(), i->getElseLoc()), i->getElseLoc(), "the else");
+      replace(eb, ee, std::string(ee - eb, ' '));
+      body(e, q, later);
+    }
+    insert(stmtEnd(i), " }");
+  }
+
+  // Exchanges of the next iteration follow every statement of the body, whatever follows the loop.
+  void loop(const clang::Stmt* s, const std::string& pred) {
+    const auto* f = llvm::dyn_cast<clang::ForStmt>(s);
+    const auto* w = llvm::dyn_cast<clang::WhileStmt>(s);
+    const clang::Expr* cond = f ? f->getCond() : w->getCond();
+    const clang::Stmt* body = f ? f->getBody() : w->getBody();
+    if (!cond) refuse(s->getBeginLoc(), "a loop without a condition");
+    if (!divergent(cond)) {
+      // Every work-item runs the loop alike; its body under the same predicate. The next
+      // iteration's exchanges follow each statement of it.
+      this->body(body, pred, true);
+      return;
+    }
+    const auto* c = llvm::dyn_cast<clang::CompoundStmt>(body);
+    if (const clang::Stmt* e = escapeIn(body))
+      refuse(e->getBeginLoc(), "a return, break or continue in a loop that work-items leave at different times");
+    const unsigned sb = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the loop").first;
+    // A while's condition between its parentheses; a for's between its two ';'.
+    unsigned cb = 0, ce = 0;
+    if (w) {
+      cb = bytesOr(clang::SourceRange(w->getLParenLoc(), w->getLParenLoc()), s->getBeginLoc(), "the loop's '('").first + 1;
+      ce = bytesOr(clang::SourceRange(w->getRParenLoc(), w->getRParenLoc()), s->getBeginLoc(), "the loop's ')'").first;
+    } else {
+      std::tie(cb, ce) = bytesOr(cond->getSourceRange(), s->getBeginLoc(), "the loop's condition");
+    }
+    const std::string condText = flat(cb, ce, s->getBeginLoc());
+    std::string init, inc;
+    if (f && f->getInit()) {
+      auto [b, e] = bytesOr(f->getInit()->getSourceRange(), s->getBeginLoc(), "the loop's start");
+      init = flat(b, e, s->getBeginLoc());
+      if (init.empty() || init.back() != ';') init += ';';
+      if (!pred.empty() && !llvm::isa<clang::DeclStmt>(f->getInit())) init = "if (" + pred + ") { " + init + " }";
+    }
+    if (f && f->getInc()) {
+      auto [b, e] = bytesOr(f->getInc()->getSourceRange(), s->getBeginLoc(), "the loop's step");
+      inc = flat(b, e, s->getBeginLoc());
+    }
+    const std::string k = fresh("c");
+    // The body's own braces, or a pair the rewrite adds around a single statement.
+    const unsigned open = c ? bytesOr(c->getLBracLoc(), s->getBeginLoc(), "the loop's brace").first
+                            : bytesOr(body->getSourceRange(), s->getBeginLoc(), "the loop's body").first;
+    const unsigned close = c ? bytesOr(c->getRBracLoc(), s->getBeginLoc(), "the loop's brace").first : stmtEnd(body);
+    replace(sb, open, "{ " + init + " bool " + k + " = " + (pred.empty() ? "" : "(" + pred + ") && ") + "(" + condText +
+                          "); while (__isg_flow_any(__isg_ctx, " + k + ")) " + (c ? "" : "{ "));
+    if (c) {
+      for (const clang::Stmt* child : c->body()) statement(child, k, true);
+    } else {
+      statement(body, k, true);
+    }
+    insert(close, (f ? " if (" + k + ") { " + inc + "; " + k + " = (" + condText + "); } "
+                     : " if (" + k + ") " + k + " = (" + condText + "); ") + (c ? "" : " }"));
+    insert(stmtEnd(s), " }");
+  }
+
+  // A declaration or expression statement holding exchanges, under `pred`.
+  void leaf(const clang::Stmt* s, const std::string& pred) {
+    if (pred.empty()) {
+      // Reached by all, unless an operand of ?:, && or || decides per work-item.
+      auto divergentOperand = [&](const clang::CallExpr* call) {
+        for (const clang::Stmt* p = parentOf(call), *child = call; p && child != s; child = p, p = parentOf(p)) {
+          if (const auto* c = llvm::dyn_cast<clang::ConditionalOperator>(p); c && c->getCond() != child)
+            if (divergent(c->getCond())) return true;
+          if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(p); b && b->isLogicalOp() && b->getRHS() == child)
+            if (divergent(b->getLHS())) return true;
+        }
+        return false;
+      };
+      for (const auto& [call, b] : k_.builtins)
+        if (within(call, s) && divergentOperand(call))
+          refuse(call->getBeginLoc(), "an exchange on one side of ?:, && or || that decides per work-item");
+      for (const clang::CallExpr* call : k_.helpers)
+        if (within(call, s) && divergentOperand(call))
+          refuse(call->getBeginLoc(), "a function that exchanges, on one side of ?:, && or || that decides per work-item");
+      return;
+    }
+    const unsigned sb = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first;
+    // The exchanges outermost in the statement, in order.
+    std::vector<const clang::CallExpr*> calls;
+    for (const auto& [call, b] : k_.builtins)
+      if (within(call, s)) calls.push_back(call);
+    for (const clang::CallExpr* call : k_.helpers)
+      if (within(call, s))
+        refuse(call->getBeginLoc(), "a function that exchanges, called where only some work-items run");
+    std::sort(calls.begin(), calls.end(), [&](const auto* a, const auto* b) {
+      return sm_.isBeforeInTranslationUnit(a->getBeginLoc(), b->getBeginLoc());
+    });
+    std::string hoisted;
+    for (const clang::CallExpr* call : calls) {
+      for (const clang::Stmt* p = parentOf(call); p && p != s; p = parentOf(p)) {
+        if (k_.builtins.count(llvm::dyn_cast<clang::CallExpr>(p)))
+          refuse(call->getBeginLoc(), "an exchange inside the arguments of another");
+        if (const auto* c = llvm::dyn_cast<clang::ConditionalOperator>(p); c && c->getCond() != call)
+          refuse(call->getBeginLoc(), "an exchange on one side of ?:");
+        if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(p); b && b->isLogicalOp())
+          refuse(call->getBeginLoc(), "an exchange on one side of && or ||");
+      }
+      const Builtin& b = *k_.builtins.at(call);
+      auto [cb, ce] = bytesOr(call->getSourceRange(), call->getBeginLoc(), "the exchange");
+      const auto* callee = call->getCallee()->IgnoreParenImpCasts();
+      auto [nb, ne] = bytesOr(callee->getSourceRange(), call->getBeginLoc(), "the exchange's name");
+      if (nb != cb) refuse(call->getBeginLoc(), "the exchange's name is not where its call begins");
+      std::string args;
+      for (unsigned i = 0; i < call->getNumArgs(); ++i) args += (i ? ", " : "") + argumentText(call, b, i, pred);
+      const std::string h = fresh("h");
+      const bool isVoid = call->getType()->isVoidType();
+      hoisted += (isVoid ? "" : typeText(call->getType(), call->getBeginLoc()) + " " + h + " = ") +
+                 std::string(text(nb, ne)) + "(" + args + "); ";
+      replace(cb, ce, isVoid ? "(void)0" : h);
+    }
+    insert(sb, hoisted);
+    guard(s, pred, false);  // its exchanges are out of it now
+  }
+  bool within(const clang::Stmt* inner, const clang::Stmt* outer) const {
+    for (const clang::Stmt* p = inner; p; p = parentOf(p))
+      if (p == outer) return true;
+    return false;
+  }
+
+  const clang::SourceManager& sm_;
+  const clang::LangOptions& lo_;
+  DivergenceCheck& check_;
+  const KernelExchanges& k_;
+  std::set<const clang::Stmt*> hot_;
+  unsigned next_ = 0;
+};
+
+}  // namespace
+
+bool predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k, Editor& ed) {
+  if (!k.kernel || (k.builtins.empty() && k.helpers.empty())) return false;
+  // Most kernels reach every exchange together: nothing to walk.
+  bool guarded = false;
+  for (const auto& [call, b] : k.builtins) guarded = guarded || check.guardOf(k.kernel, call);
+  for (const clang::CallExpr* call : k.helpers) guarded = guarded || check.guardOf(k.kernel, call);
+  if (!guarded) return false;
+  Rewrite r(ctx, check, k);
+  try {
+    r.run();
+  } catch (const Refusal& no) {
+    ed.warning(no.at, "an exchange here may be reached by only some work-items, and the layer cannot give the "
+                      "others a part in it (" + no.why + "); results may differ from Intel's");
+    return false;
+  }
+  if (r.edits.empty()) return false;
+  // Every byte this rewrite replaces must be free of the other edits (a renamed builtin inside
+  // a repeated condition, say): else the kernel keeps its flow.
+  const clang::SourceManager& sm = ctx.getSourceManager();
+  for (const Rewrite::Edit& mine : r.edits) {
+    for (const FileEdit& other : ed.edits)
+      if (other.file == "<source>" &&
+          (mine.length == 0 ? other.length > 0 && other.offset <= mine.offset && mine.offset < other.offset + other.length
+                            : other.offset < mine.offset + mine.length && mine.offset < other.offset + other.length)) {
+        ed.warning(sm.getComposedLoc(sm.getMainFileID(), mine.offset),
+                   "an exchange here may be reached by only some work-items, and the layer cannot give the others "
+                   "a part in it (another rewrite changes the same text); results may differ from Intel's");
+        return false;
+      }
+  }
+  // One edit per offset: the insertions there in the order they were made, then what replaces
+  // the bytes from there (the Editor keeps one copy of equal edits, and the composer needs an
+  // insertion before a replacement at the same place).
+  std::stable_sort(r.edits.begin(), r.edits.end(), [](const Rewrite::Edit& a, const Rewrite::Edit& b) {
+    return a.offset != b.offset ? a.offset < b.offset : (a.length == 0) > (b.length == 0);
+  });
+  std::vector<Rewrite::Edit> merged;
+  for (const Rewrite::Edit& e : r.edits) {
+    if (!merged.empty() && merged.back().offset == e.offset && merged.back().length == 0) {
+      merged.back().text += e.text;
+      merged.back().length = e.length;
+    } else {
+      merged.push_back(e);
+    }
+  }
+  const SourceLocation start = sm.getLocForStartOfFile(sm.getMainFileID());
+  for (const Rewrite::Edit& e : merged)
+    ed.add(start, e.offset, e.length, e.text, k.kernel->getLocation(),
+           "the control flow around the exchanges of kernel '" + k.kernel->getNameAsString() + "'");
+  return true;
+}
+
+}  // namespace isg::detail
