@@ -13,6 +13,7 @@
 
 #include <CL/cl.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
@@ -67,6 +68,12 @@ cl_int notAProgramOrKernelIn(cl_uint count, const Handle* list, cl_int error) no
 inline cl_int wrongContextOrDevices(cl_context context, cl_uint count, const cl_device_id* devices) noexcept {
   if (const cl_int wrong = notAProgramOrKernel(context, CL_INVALID_CONTEXT)) return wrong;
   return notAProgramOrKernelIn(count, devices, CL_INVALID_DEVICE);
+}
+
+// A NULL entry in a device list is CL_INVALID_DEVICE by the spec; drivers dereference it (PoCL
+// 3.1 crashes), so the layer answers before forwarding.
+inline bool listHasNullDevice(cl_uint count, const cl_device_id* devices) noexcept {
+  return devices && std::find(devices, devices + count, nullptr) != devices + count;
 }
 
 }  // namespace isg

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// The program registry and its records (object_registry.h, program_records.h), and the driver
+// programs the layer makes of them.
+#include "program_records.h"
+
+#include <mutex>
+#include <vector>
+
+#include "driver_queries.h"
+#include "layer_api.h"
+
+namespace isg {
+
+std::recursive_mutex& releaseMutex() {
+  static auto* mutex = new std::recursive_mutex;  // never destroyed, like the registries
+  return *mutex;
+}
+
+ObjectRegistry<cl_program, ProgramRecord>& programRegistry() {
+  static auto* registry = new ObjectRegistry<cl_program, ProgramRecord>;
+  return *registry;
+}
+
+void releaseShadow(const std::shared_ptr<ProgramRecord>& record) {
+  if (record && record->shadow && next().clReleaseProgram) next().clReleaseProgram(record->shadow);
+}
+
+cl_program createDriverProgram(cl_program like, const std::string& text, cl_int* err) {
+  cl_context context = nullptr;
+  *err = programValue(like, CL_PROGRAM_CONTEXT, &context);
+  if (*err != CL_SUCCESS) return nullptr;
+  if (!next().clCreateProgramWithSource) {
+    *err = CL_INVALID_OPERATION;
+    return nullptr;
+  }
+  const char* strings[] = {text.c_str()};
+  const size_t lengths[] = {text.size()};
+  return next().clCreateProgramWithSource(context, 1, strings, lengths, err);
+}
+
+CallDriverPrograms::~CallDriverPrograms() {
+  for (cl_program p : programs_)
+    if (next().clReleaseProgram) next().clReleaseProgram(p);
+}
+
+cl_program CallDriverPrograms::create(cl_program like, const std::string& text, cl_int* err) {
+  cl_program p = createDriverProgram(like, text, err);
+  if (p) programs_.push_back(p);
+  return p;
+}
+
+std::shared_ptr<ProgramRecord> recordFor(cl_program app, const BuildPlan& plan, const RewriteResult& rewrite,
+                                         const std::string& appOptions) {
+  auto record = std::make_shared<ProgramRecord>();
+  record->app = app;
+  record->rewrite = rewrite;
+  record->appOptions = appOptions;
+  record->defaultSubGroupSize = plan.input.traits.defaultSubGroupSize;
+  record->il = plan.il;
+  record->ilPlaceholder = plan.ilPlaceholder;
+  return record;
+}
+
+void installRecord(cl_program app, std::shared_ptr<ProgramRecord> record) {
+  std::shared_ptr<ProgramRecord> previous =
+      record ? programRegistry().put(app, std::move(record)) : programRegistry().take(app);
+  releaseShadow(previous);
+}
+
+void CL_CALLBACK notifyWithAppProgram(cl_program, void* data) {
+  // Owned by the callback: drivers call it exactly once per started build.
+  std::unique_ptr<BuildNotification> n(static_cast<BuildNotification*>(data));
+  n->pfn(n->app, n->userData);
+}
+
+}  // namespace isg
