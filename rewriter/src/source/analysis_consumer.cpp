@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: MIT
+// The source analysis' phases (analysis_consumer.h), all but those of images and media IO
+// (image_edits.cpp).
+#include "source/analysis_consumer.h"
+
+#include <algorithm>
+
+#include "common/arg_info.h"
+#include "common/kernel_facts.h"
+#include "isg/build_options.h"
+#include "source/predication.h"
+
+namespace isg::detail {
+
+void AnalysisConsumer::HandleTranslationUnit(clang::ASTContext& ctx) {
+  if (ctx.getDiagnostics().hasErrorOccurred()) return;
+  Collector c(ctx, in_.traits.readWriteImages);
+  c.TraverseDecl(ctx.getTranslationUnitDecl());
+  Editor ed(ctx.getSourceManager(), ctx.getLangOpts(), names_);
+  checkIntelInternal(ctx, c, ed);
+  checkMediaRegions(ctx, c, ed);
+  findExternalContext(c);
+  const Closure closure = contextClosure(c);
+  summarise(c, closure);
+  editCallSites(c, closure, ed);
+  editBuiltinCalls(ctx, c, ed);
+  followBlockImages(c);
+  const ManifestIndex manifestOf = buildManifests(ctx, c, closure, ed);
+  editDeclarations(ctx, c, closure, manifestOf, ed);
+  emulateReadWriteImages(ctx, c, manifestOf, ed);
+  passImageFacts(ctx, c, manifestOf, ed);
+  alignLocalPointerArgs(ctx, c, ed);
+  // Last: it must see every other edit, which its own may not overlap (predication.h).
+  const std::set<const clang::FunctionDecl*> predicated =
+      predicateDivergentFlow(ctx, c, closure, ed);
+  if (in_.traits.strategy == Strategy::Local) warnDivergentCalls(ctx, c, predicated, ed);
+  ed.checkSharedSites();
+
+  if (!ed.errors.empty()) {
+    out_.log = ed.errors;
+    return;
+  }
+  out_.warnings = std::move(ed.warnings);
+  out_.edits = std::move(ed.edits);
+  out_.ok = true;
+}
+
+void AnalysisConsumer::checkIntelInternal(clang::ASTContext& ctx, const Collector& c, Editor& ed) {
+  if (internalUses_.empty()) return;
+  const clang::SourceManager& sm = ctx.getSourceManager();
+  std::map<const clang::FunctionDecl*, const clang::FunctionDecl*> kernelOf;  // reached -> a kernel
+  std::vector<const clang::FunctionDecl*> work;
+  for (const auto& [fd, f] : c.funcs)
+    if (f.kernel || (in_.compiledObject && f.definition &&
+                     f.definition->getStorageClass() != clang::SC_Static)) {
+      kernelOf.emplace(fd, fd);
+      work.push_back(fd);
+    }
+  while (!work.empty()) {
+    const clang::FunctionDecl* fd = work.back();
+    work.pop_back();
+    auto it = c.funcs.find(fd);
+    if (it == c.funcs.end()) continue;
+    for (const Call& call : it->second.calls)
+      if (kernelOf.emplace(call.callee, kernelOf[fd]).second) work.push_back(call.callee);
+  }
+  for (const auto& [name, loc] : internalUses_) {
+    const SourceLocation at = sm.getExpansionLoc(loc);
+    if (FileNames::internal(sm.getFilename(at))) continue;
+    const clang::FunctionDecl* within = nullptr;
+    for (const auto& [fd, f] : c.funcs) {
+      if (!f.definition) continue;
+      const SourceLocation b = sm.getExpansionLoc(f.definition->getBeginLoc());
+      const SourceLocation e = sm.getExpansionLoc(f.definition->getEndLoc());
+      if (!sm.isBeforeInTranslationUnit(at, b) && !sm.isBeforeInTranslationUnit(e, at)) within = fd;
+    }
+    auto reached = within ? kernelOf.find(within) : kernelOf.end();
+    if (!within || reached != kernelOf.end()) {
+      const std::string by =
+          !within ? "it is outside any function"
+          : reached->second == within
+              ? (c.funcs.at(within).kernel ? "kernel '" : "function '") +
+                    within->getNameAsString() + "' calls it" +
+                    (c.funcs.at(within).kernel ? "" : " and may serve another object's kernel")
+              : "kernel '" + reached->second->getNameAsString() + "' reaches it through '" +
+                    within->getNameAsString() + "'";
+      ed.error(
+          loc,
+          "'" + name + "' is internal to Intel's GPU compiler and no other driver has it; " + by +
+              ", so the layer cannot run this program (only code no kernel reaches may name it)");
+      continue;
+    }
+    const std::string& builtin = name;  // C++17 lambdas cannot capture a structured binding
+    auto same = [&](const std::pair<std::string, unsigned>& p) { return p.first == builtin; };
+    if (std::none_of(out_.intelInternal.begin(), out_.intelInternal.end(), same))
+      for (const auto& [n, arity] : internalBuiltins_)
+        if (n == name) out_.intelInternal.emplace_back(n, arity);
+  }
+}
+
+bool AnalysisConsumer::isKernel(const Collector& c, const clang::FunctionDecl* canon) {
+  auto it = c.funcs.find(canon);
+  return it != c.funcs.end() && it->second.kernel;
+}
+
+bool AnalysisConsumer::addAtBodyStart(clang::SourceManager& sm, const clang::FunctionDecl* fd,
+                                      const std::string& text, Editor& ed) {
+  if (!fd->doesThisDeclarationHaveABody()) return false;
+  const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(fd->getBody());
+  if (!body) return false;
+  ed.add(sm.getSpellingLoc(body->getLBracLoc()), 1, 0, text, fd->getLocation(),
+         "the body of kernel '" + fd->getNameAsString() + "'");
+  return true;
+}
+
+bool AnalysisConsumer::exchanges(const Builtin& b) {
+  return b.family == "barrier" || exchangeBytes(b, 4) != 0;
+}
+
+std::set<const clang::FunctionDecl*> AnalysisConsumer::predicateDivergentFlow(
+    clang::ASTContext& ctx, const Collector& c, const Closure& closure, Editor& ed) const {
+  std::set<const clang::FunctionDecl*> done;
+  if (in_.traits.strategy == Strategy::Native) return done;
+  DivergenceCheck check(ctx);
+  for (const clang::FunctionDecl* canon : c.order) {
+    const Func& f = c.funcs.at(canon);
+    if (!f.kernel) continue;
+    KernelExchanges k;
+    k.kernel = f.definition;
+    for (const BuiltinCall& bc : c.builtinCalls)
+      if (bc.function == f.definition && exchanges(*bc.builtin)) k.builtins[bc.expr] = bc.builtin;
+    for (const Call& call : f.calls)
+      if (closure.count(call.callee)) k.helpers.insert(call.expr);
+    if (predicateKernel(ctx, check, k, ed)) done.insert(canon);
+  }
+  return done;
+}
+
+void AnalysisConsumer::warnDivergentCalls(clang::ASTContext& ctx, const Collector& c,
+                                          const std::set<const clang::FunctionDecl*>& predicated,
+                                          Editor& ed) const {
+  DivergenceCheck check(ctx);
+  std::set<unsigned> reported;
+  for (const BuiltinCall& bc : c.builtinCalls) {
+    const Builtin& b = *bc.builtin;
+    if (!exchanges(b)) continue;  // needs no barrier
+    if (bc.function && predicated.count(bc.function->getCanonicalDecl())) continue;
+    const clang::Expr* guard = check.guardOf(bc.function, bc.expr);
+    std::set<const clang::FunctionDecl*> visited;
+    if (!guard && bc.function)
+      guard = guardInCallers(check, c, bc.function->getCanonicalDecl(), &visited);
+    if (!guard) continue;
+    const SourceLocation at = ctx.getSourceManager().getSpellingLoc(bc.expr->getBeginLoc());
+    if (!reported.insert(at.getRawEncoding()).second) continue;
+    ed.warning(bc.expr->getBeginLoc(),
+               "'" + b.name + "' may be reached by only some work-items of a work-group (see " +
+                   ed.where(guard->getBeginLoc()) +
+                   "); the local sub-group strategy "
+                   "exchanges through work-group barriers, which every work-item must reach, "
+                   "so such a launch may hang or give results that differ from Intel's (README, "
+                   "known limits)");
+  }
+}
+
+const clang::Expr* AnalysisConsumer::guardInCallers(DivergenceCheck& check, const Collector& c,
+                                                    const clang::FunctionDecl* fn,
+                                                    std::set<const clang::FunctionDecl*>* visited) {
+  if (!visited->insert(fn).second) return nullptr;
+  for (const auto& [caller, f] : c.funcs)
+    for (const Call& call : f.calls) {
+      if (call.callee != fn) continue;
+      if (const clang::Expr* g = check.guardOf(f.definition, call.expr)) return g;
+      if (const clang::Expr* g = guardInCallers(check, c, caller, visited)) return g;
+    }
+  return nullptr;
+}
+
+void AnalysisConsumer::findExternalContext(const Collector& c) {
+  for (const auto& [fd, f] : c.funcs)
+    for (const Call& call : f.calls) {
+      if (c.funcs.count(call.callee)) continue;
+      const std::string name = call.callee->getNameAsString();
+      for (const ContextFunction& e : in_.externalContext)
+        if (e.name == name) externalContext_[call.callee] = &e;
+    }
+}
+
+AnalysisConsumer::Closure AnalysisConsumer::contextClosure(const Collector& c) const {
+  Closure closure;
+  for (const auto& [fd, f] : c.funcs)
+    if (!f.uses.empty()) closure.insert(fd);
+  for (const auto& [fd, e] : externalContext_) closure.insert(fd);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [fd, f] : c.funcs) {
+      if (closure.count(fd)) continue;
+      for (const Call& call : f.calls)
+        if (closure.count(call.callee)) {
+          closure.insert(fd);
+          grew = true;
+          break;
+        }
+    }
+  }
+  return closure;
+}
+
+AnalysisConsumer::Reach AnalysisConsumer::reachFrom(const Collector& c, const Closure& closure,
+                                                    const clang::FunctionDecl* root) const {
+  Reach r;
+  std::set<const clang::FunctionDecl*> reached{root};
+  std::vector<const clang::FunctionDecl*> stack{root};
+  while (!stack.empty()) {
+    const clang::FunctionDecl* fd = stack.back();
+    stack.pop_back();
+    if (auto e = externalContext_.find(fd); e != externalContext_.end()) {
+      r.externalFamilies.insert(e->second->families.begin(), e->second->families.end());
+      r.widest = std::max(r.widest, e->second->widestBytes);
+      continue;
+    }
+    auto g = c.funcs.find(fd);
+    if (g == c.funcs.end()) continue;
+    for (const Use& u : g->second.uses) {
+      r.builtins.insert(u.builtin);
+      r.widest = std::max(r.widest, u.bytes);
+    }
+    for (const Call& call : g->second.calls)
+      if (closure.count(call.callee) && reached.insert(call.callee).second)
+        stack.push_back(call.callee);
+  }
+  // Families in table order, whichever object's code reaches them.
+  for (const Builtin& b : builtins())
+    if (r.externalFamilies.count(b.family)) r.builtins.insert(&b);
+  return r;
+}
+
+void AnalysisConsumer::summarise(const Collector& c, const Closure& closure) {
+  std::set<const Builtin*> usedAnywhere;
+  for (const auto& [fd, f] : c.funcs)
+    for (const Use& u : f.uses) usedAnywhere.insert(u.builtin);
+  out_.usesSubGroups = !usedAnywhere.empty();
+  for (const Builtin& b : builtins())
+    if (usedAnywhere.count(&b) &&
+        std::find(out_.families.begin(), out_.families.end(), b.family) == out_.families.end())
+      out_.families.push_back(b.family);
+  // The stand-in for read_write images (75-image.cl) is part of the block family's code: a
+  // kernel that only takes such an image, and uses no block IO, needs its type all the same.
+  if (!c.readWriteParams.empty() && out_.usesSubGroups &&
+      std::find(out_.families.begin(), out_.families.end(), "block") == out_.families.end())
+    out_.families.push_back("block");
+  out_.userDefined = c.userDefined;
+  out_.externalFunctions.assign(c.externals.begin(), c.externals.end());
+  // A call into another object's context-taking function makes the program the layer's.
+  out_.usesSubGroups |= !externalContext_.empty();
+  for (const clang::FunctionDecl* fd : c.order) {
+    if (!closure.count(fd) || isKernel(c, fd)) continue;
+    const Reach r = reachFrom(c, closure, fd);
+    ContextFunction cf;
+    cf.name = fd->getNameAsString();
+    for (const Builtin& b : builtins())
+      if (r.builtins.count(&b) &&
+          std::find(cf.families.begin(), cf.families.end(), b.family) == cf.families.end())
+        cf.families.push_back(b.family);
+    cf.widestBytes = r.widest;
+    out_.contextFunctions.push_back(std::move(cf));
+  }
+}
+
+void AnalysisConsumer::editCallSites(const Collector& c, const Closure& closure, Editor& ed) {
+  for (const auto& [fd, f] : c.funcs) {
+    for (const Call& call : f.calls) {
+      std::string what = "the call to '" + call.callee->getNameAsString() + "'";
+      auto paren = ed.callParen(call.expr);
+      bool threaded = closure.count(call.callee) != 0;
+      if (threaded && isKernel(c, call.callee)) {
+        ed.error(call.expr->getBeginLoc(),
+                 "kernel '" + call.callee->getNameAsString() +
+                     "' uses sub-group builtins and is also called as a function; "
+                     "call a helper function from both instead");
+        continue;
+      }
+      if (!paren) {
+        if (threaded)
+          ed.error(call.expr->getBeginLoc(), "cannot find the argument list of " + what);
+        continue;
+      }
+      if (threaded)
+        ed.addLeading(*paren, /*declaration=*/false, call.expr->getBeginLoc(), what);
+      else
+        ed.markPlain(*paren);
+    }
+  }
+}
+
+void AnalysisConsumer::editBuiltinCalls(clang::ASTContext& ctx, const Collector& c, Editor& ed) {
+  UniformFlow flow(ctx);
+  std::map<std::string, std::map<unsigned, unsigned>> counts;  // name -> arity -> calls
+  for (const BuiltinCall& bc : c.builtinCalls) ++counts[bc.builtin->name][bc.expr->getNumArgs()];
+  for (const auto& [name, byArity] : counts) {
+    unsigned primary = usualArity(*findBuiltin(name));
+    if (!byArity.count(primary)) primary = byArity.begin()->first;
+    out_.macroArity.emplace_back(name, primary);
+  }
+  std::set<std::pair<std::string, unsigned>> extras, converged, facts;
+  for (const BuiltinCall& bc : c.builtinCalls) {
+    const std::string& name = bc.builtin->name;
+    const unsigned n = bc.expr->getNumArgs();
+    const clang::Expr* callee = bc.expr->getCallee()->IgnoreParenImpCasts();
+    SourceLocation nameLoc = callee->getExprLoc();
+    std::string what = "the call to '" + name + "'";
+    auto paren = ed.callParen(bc.expr);
+    if (paren && ed.isCtxSite(*paren)) {
+      ed.rename(nameLoc, name, "__isg_" + name, bc.expr->getBeginLoc(), what);
+      continue;
+    }
+    if (const clang::ParmVarDecl* image = factsImage(c, bc, nameLoc)) {
+      ed.rename(nameLoc, name, "__ISG_IF" + std::to_string(n) + "_" + name, bc.expr->getBeginLoc(),
+                what);
+      facts.emplace(name, n);
+      factsParams_.insert(image);
+      continue;
+    }
+    if (nameLoc.isFileID() && wholeWarps(c, bc.function) &&
+        flow.reachedTogether(bc.function, bc.expr)) {
+      ed.rename(nameLoc, name, "__ISG_CV" + std::to_string(n) + "_" + name, bc.expr->getBeginLoc(),
+                what);
+      converged.emplace(name, n);
+      continue;
+    }
+    unsigned primary = 0;
+    for (const auto& [m, k] : out_.macroArity)
+      if (m == name) primary = k;
+    if (n == primary) continue;
+    std::string macro = "__ISG_A" + std::to_string(n) + "_" + name;
+    ed.rename(nameLoc, name, macro, bc.expr->getBeginLoc(), what);
+    extras.emplace(name, n);
+  }
+  out_.extraArity.assign(extras.begin(), extras.end());
+  out_.convergedArity.assign(converged.begin(), converged.end());
+  out_.factsArity.assign(facts.begin(), facts.end());
+  // The program's own prototypes of builtins stay declarations of the names, which the
+  // parentheses keep from expanding as the prelude's function-like macros.
+  for (const clang::FunctionDecl* fd : c.prototypes) {
+    std::string name = fd->getNameAsString();
+    ed.rename(fd->getLocation(), name, "(" + name + ")", fd->getLocation(),
+              "the declaration of '" + name + "'");
+  }
+}
+
+bool AnalysisConsumer::wholeWarps(const Collector& c, const clang::FunctionDecl* fn) const {
+  if (in_.traits.strategy != Strategy::NvidiaPtx || !fn || !isKernel(c, fn->getCanonicalDecl()))
+    return false;
+  const auto* w = fn->getAttr<clang::ReqdWorkGroupSizeAttr>();
+  if (!w || allowsNonUniformWorkGroups(in_.options, /*fromSpirv=*/false)) return false;
+  const std::size_t items = std::size_t(w->getXDim()) * w->getYDim() * w->getZDim();
+  return items != 0 && items % 32 == 0;
+}
+
+AnalysisConsumer::ManifestIndex AnalysisConsumer::buildManifests(clang::ASTContext& ctx,
+                                                                 Collector& c,
+                                                                 const Closure& closure,
+                                                                 Editor& ed) {
+  ManifestIndex manifestOf;
+  const bool uniformGroups = !allowsNonUniformWorkGroups(in_.options, /*fromSpirv=*/false);
+  for (const clang::FunctionDecl* canon : c.order) {
+    const Func& f = c.funcs[canon];
+    if (!f.kernel) continue;
+    const clang::FunctionDecl* def = f.definition;
+    KernelManifest km;
+    km.name = def->getNameAsString();
+    km.subGroupSize = in_.traits.defaultSubGroupSize;
+    if (const auto* a = def->getAttr<clang::OpenCLIntelReqdSubGroupSizeAttr>()) {
+      km.subGroupSize = a->getSubGroupSize();
+      km.requiredSubGroupSize = true;
+      out_.usesSubGroups = true;
+    }
+    const auto* w = def->getAttr<clang::ReqdWorkGroupSizeAttr>();
+    if (!km.requiredSubGroupSize && in_.traits.subGroupSizeFromLaunch) {
+      // S from the rows: known now where the work-group size is, else at each launch where
+      // the strategy's library can take it then.
+      km.subGroupSize = launchSubGroupSize(w ? w->getXDim() : 0, in_.traits.defaultSubGroupSize);
+      km.launchSubGroupSize = !w && factsOf(in_.traits.strategy).launchSubGroupSize;
+    }
+    if (std::string why = unsupportedSize(km, in_.traits); !why.empty())
+      ed.error(def->getLocation(), why);
+    if (w) {
+      km.reqdWorkGroupSize[0] = w->getXDim();
+      km.reqdWorkGroupSize[1] = w->getYDim();
+      km.reqdWorkGroupSize[2] = w->getZDim();
+      std::size_t items =
+          km.reqdWorkGroupSize[0] * km.reqdWorkGroupSize[1] * km.reqdWorkGroupSize[2];
+      km.wholeSubGroups = uniformGroups && items != 0 && items % km.subGroupSize == 0;
+    }
+    km.numUserArgs = def->getNumParams();
+    for (const clang::ParmVarDecl* p : def->parameters()) km.args.push_back(argInfoOf(*p, ctx));
+    for (unsigned i = 0; i < def->getNumParams(); ++i)
+      if (f.blockImages.count(def->getParamDecl(i))) {
+        km.blockImageArgs.push_back(i);
+        if (f.otherImageUses.count(def->getParamDecl(i))) km.mixedImageArgs.push_back(i);
+      }
+    if (closure.count(canon)) {
+      const Reach r = reachFrom(c, closure, canon);
+      finishKernelManifest(r.builtins, r.widest, in_.traits, &km);
+    }
+    manifestOf[canon] = out_.kernels.size();
+    out_.kernels.push_back(std::move(km));
+  }
+  return manifestOf;
+}
+
+void AnalysisConsumer::editDeclarations(clang::ASTContext& ctx, const Collector& c,
+                                        const Closure& closure, const ManifestIndex& manifestOf,
+                                        Editor& ed) {
+  const std::vector<HiddenParam> hidden = hiddenParams(in_.traits);
+  std::string hiddenText;
+  for (const HiddenParam& h : hidden)
+    hiddenText += (hiddenText.empty() ? "" : ", ") + std::string(h.declaration);
+  clang::SourceManager& sm = ctx.getSourceManager();
+  // Kernels by the spelling of their body's brace (several where a macro defines them), each
+  // group's scratch slot widened to its widest.
+  std::map<unsigned, std::vector<std::size_t>> prologueSharers;
+  for (const auto& [canon, index] : manifestOf) {
+    const clang::FunctionDecl* def = c.funcs.at(canon).definition;
+    const auto* body = def ? llvm::dyn_cast_or_null<clang::CompoundStmt>(def->getBody()) : nullptr;
+    if (body)
+      prologueSharers[sm.getSpellingLoc(body->getLBracLoc()).getRawEncoding()].push_back(index);
+  }
+  for (const auto& [brace, group] : prologueSharers) {
+    unsigned widest = 0;
+    for (std::size_t i : group) widest = std::max(widest, out_.kernels[i].scratchBytesPerItem);
+    for (std::size_t i : group) out_.kernels[i].scratchBytesPerItem = widest;
+  }
+  for (const clang::FunctionDecl* fd : c.declarations) {
+    const clang::FunctionDecl* canon = fd->getCanonicalDecl();
+    std::string what = "the declaration of '" + fd->getNameAsString() + "'";
+    clang::FunctionTypeLoc ftl = fd->getFunctionTypeLoc();
+    if (!closure.count(canon)) {
+      if (ftl) ed.markPlain(sm.getSpellingLoc(ftl.getLParenLoc()));
+      continue;
+    }
+    if (!ftl) {
+      ed.error(fd->getLocation(), "cannot find the parameter list of " + what);
+      continue;
+    }
+    SourceLocation lparen = sm.getSpellingLoc(ftl.getLParenLoc());
+    if (!isKernel(c, canon)) {
+      ed.addLeading(lparen, /*declaration=*/true, fd->getLocation(), what);
+      continue;
+    }
+    if (!hiddenText.empty()) {
+      auto next = ed.tokenAfter(lparen);
+      if (fd->getNumParams() == 0 && next && next->is(clang::tok::r_paren)) {
+        ed.add(lparen, 1, 0, hiddenText, fd->getLocation(), what);
+      } else if (fd->getNumParams() == 0 && next && Editor::isVoid(*next)) {
+        ed.add(next->getLocation(), 0, 4, hiddenText, fd->getLocation(), what);
+      } else {
+        SourceLocation rparen = sm.getSpellingLoc(ftl.getRParenLoc());
+        ed.add(rparen, 0, 0, ", " + hiddenText, fd->getLocation(), what);
+      }
+    }
+    if (fd->doesThisDeclarationHaveABody()) {
+      const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(fd->getBody());
+      if (!body) {
+        ed.error(fd->getLocation(),
+                 "cannot find the body of kernel '" + fd->getNameAsString() + "'");
+        continue;
+      }
+      // S, SLOT and, when every sub-group is whole, the required work-group size (else 0s).
+      // Kernels whose bodies one macro spells share the prologue's text: the widest scratch
+      // slot of them all, and whole-sub-group sizes only where they all agree.
+      const SourceLocation brace = sm.getSpellingLoc(body->getLBracLoc());
+      const std::vector<std::size_t>& sharing = prologueSharers[brace.getRawEncoding()];
+      const KernelManifest& km = out_.kernels[manifestOf.at(canon)];
+      bool sameShape = true;
+      for (std::size_t i : sharing) {
+        const KernelManifest& other = out_.kernels[i];
+        if (other.subGroupSize != km.subGroupSize ||
+            other.launchSubGroupSize != km.launchSubGroupSize) {
+          ed.error(fd->getLocation(),
+                   "kernels '" + km.name + "' (sub-group size " + std::to_string(km.subGroupSize) +
+                       ") and '" + other.name + "' (" + std::to_string(other.subGroupSize) +
+                       ") have their bodies in one macro: the layer writes one prologue there, "
+                       "for one sub-group size; define them with separate macros");
+          break;
+        }
+        sameShape &=
+            other.wholeSubGroups == km.wholeSubGroups &&
+            std::equal(std::begin(other.reqdWorkGroupSize), std::end(other.reqdWorkGroupSize),
+                       std::begin(km.reqdWorkGroupSize));
+      }
+      std::string args =
+          (km.launchSubGroupSize ? std::string("__ISG_LAUNCH_S((uint)get_local_size(0))")
+                                 : std::to_string(km.subGroupSize)) +
+          ", " + std::to_string(km.scratchBytesPerItem);
+      for (std::size_t d : km.reqdWorkGroupSize)
+        args += ", " + std::to_string(km.wholeSubGroups && sameShape ? d : 0);
+      ed.add(brace, 1, 0, "__ISG_KERNEL_PROLOGUE(" + args + ") ", fd->getLocation(),
+             "the body of kernel '" + fd->getNameAsString() + "'");
+    }
+  }
+}
+
+}  // namespace isg::detail
