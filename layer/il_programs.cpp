@@ -4,8 +4,8 @@
 // before a driver sees it, and on contexts with a device the layer serves (not native) the whole
 // module is validated too: a module that is not well-formed gets CL_INVALID_VALUE, as the OpenCL
 // API specification asks. The layer keeps the module (CL_PROGRAM_IL, and the rewrite at build,
-// programs.cpp). Where a device's driver has no IL (PoCL, NVIDIA) the application's handle is an
-// empty source program of the driver's, a placeholder the build replaces with a shadow.
+// build_plan.cpp). Where a device's driver has no IL (PoCL, NVIDIA) the application's handle is
+// an empty source program of the driver's, a placeholder the build replaces with a shadow.
 #include <algorithm>
 #include <cstring>
 #include <string>
