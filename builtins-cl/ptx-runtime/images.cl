@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The OpenCL C image builtins on NVIDIA's OpenCL driver, for the layer's PTX (programs from
- * SPIR-V and the layer's OpenCL C front end; rewriter/src/ptx/ptx_backend.cpp, lowerImages), in the
+ * SPIR-V and the layer's OpenCL C front end; rewriter/src/ptx/ptx_images.cpp, lowerImages), in the
  * forms NVIDIA's own compiler writes (docs/design.md, "Build paths on NVIDIA"). An image or a
  * sampler reaches the PTX as a kernel parameter (.texref for read_only, .surfref for
  * write_only, .samplerref) or as a program-scope .samplerref; here it is a 64-bit handle

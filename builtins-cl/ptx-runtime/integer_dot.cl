@@ -1,4 +1,4 @@
-/* cl_khr_integer_dot_product on NVIDIA (rewriter/src/ptx/ptx_backend.cpp links this beside
+/* cl_khr_integer_dot_product on NVIDIA (rewriter/src/ptx/builtin_binding.cpp links this beside
  * workitems.cl): NVIDIA's driver advertises the extension, libclc 15 defines none of its
  * functions. PTX's dp4a (sm_61 on; the layer's PTX needs sm_70) multiplies the four byte pairs of
  * two 32-bit registers, element 0 the least significant byte, in any mix of signedness, and adds

@@ -1,4 +1,4 @@
-/* Programs from SPIR-V on NVIDIA (rewriter/src/ptx/ptx_backend.cpp): the OpenCL C functions whose
+/* Programs from SPIR-V on NVIDIA (rewriter/src/ptx/builtin_binding.cpp): the OpenCL C functions whose
  * PTX depends on NVIDIA's OpenCL driver rather than on the hardware, compiled for
  * nvptx64-nvidia-nvcl ahead of libclc (whose work-item functions know no global offset).
  *
