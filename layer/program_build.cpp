@@ -62,7 +62,7 @@ bool programHasKernels(cl_program program) {
 // gets its callback, as it would from a failed driver build.
 cl_int failBuild(cl_program program, const BuildPlan& plan, const PlannedRewrite& rewrite,
                  ProgramCallback pfn_notify, void* user_data) {
-  auto record = recordFor(program, plan, rewrite.result, plan.driverOptions);
+  auto record = recordFor(program, plan, rewrite.result, plan.appOptions);
   record->kind = ProgramRecord::Kind::RewriteFailed;
   installRecord(program, record);
   if (pfn_notify) pfn_notify(program, user_data);
@@ -94,7 +94,7 @@ cl_int retryOnLayerFrontEnd(cl_program program, const BuildPlan& plan,
               "it (ISG_NVIDIA_FRONTEND=auto). NVIDIA's log:\n" + driverLog + layer.log;
   ISG_LOG_INFO("NVIDIA's compiler rejected a rewritten program; the layer's front end built it");
   cl_int err = CL_SUCCESS;
-  auto record = recordFor(program, plan, layer, plan.driverOptions);
+  auto record = recordFor(program, plan, layer, plan.appOptions);
   record->shadow = createShadow(program, layer, &err);
   if (!record->shadow) return failure;
   installRecord(program, record);  // releases the rejected shadow

@@ -104,6 +104,21 @@ TEST(PassThrough, OptionsOnlyIntelsCompilerTakesDoNotFailTheBuild) {
     clReleaseKernel(k);
     clReleaseProgram(p);
   }
+  // A program the rewriter refuses fails as the driver's build would, and still reads back the
+  // application's options, Intel's own among them.
+  if (!intelsDriver) {
+    const char* wrong = "kernel void w(global int* o) { o[0] = intel_sub_group_shuffle(o[0]); }\n";
+    cl_int err = CL_SUCCESS;
+    cl_program p = clCreateProgramWithSource(env().context, 1, &wrong, nullptr, &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    EXPECT_EQ(clBuildProgram(p, 1, &env().device, options.c_str(), nullptr, nullptr), CL_BUILD_PROGRAM_FAILURE);
+    size_t size = 0;
+    ISG_CL_CHECK(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, 0, nullptr, &size));
+    std::string seen(size, '\0');
+    ISG_CL_CHECK(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, size, seen.data(), nullptr));
+    EXPECT_EQ(seen.c_str(), options);
+    clReleaseProgram(p);
+  }
 }
 
 TEST(PassThrough, RewrittenProgramStillShowsTheUsersSource) {
