@@ -27,16 +27,18 @@ done
 # isg-replay's arguments (issue 50.4): each wrong one is one line naming it, exit 2; --repeat 0
 # and --repeat -2 get the same message; nan and inf are no tolerance.
 replay=$2
-bad() {  # bad EXPECTED-TEXT ARGS...: one line on stderr containing EXPECTED-TEXT, exit 2
-  local want=$1
-  shift
-  err=$("$replay" "$@" 2>&1 >/dev/null)
+refused() {  # refused TOOL EXPECTED-TEXT ARGS...: one line on stderr containing EXPECTED-TEXT, exit 2
+  local tool=$1 want=$2 name
+  name=$(basename "$1")
+  shift 2
+  err=$("$tool" "$@" 2>&1 >/dev/null)
   status=$?
-  [ "$status" -eq 2 ] || fail "isg-replay $* exits $status, not 2"
-  [ "$(wc -l <<<"$err")" -eq 1 ] || fail "isg-replay $*: not one line: $err"
-  grep -qF -- "$want" <<<"$err" || fail "isg-replay $*: '$want' not in: $err"
+  [ "$status" -eq 2 ] || fail "$name $* exits $status, not 2"
+  [ "$(wc -l <<<"$err")" -eq 1 ] || fail "$name $*: not one line: $err"
+  grep -qF -- "$want" <<<"$err" || fail "$name $*: '$want' not in: $err"
   last=${err#*: }  # the message without the tool's name
 }
+bad() { refused "$replay" "$@"; }
 mkdir -p "$work/nocase"
 bad "--repeat: '0' is not a whole number of at least 1" "$work/nocase" --repeat 0
 zero=$last
@@ -62,15 +64,7 @@ err=$("$rewrite" --strategy local "$work/wrong.cl" 2>&1 >/dev/null) && fail "isg
 grep -q "^$work/wrong.cl:2:" <<<"$err" || fail "isg-rewrite does not name wrong.cl:2 in: $err"
 # isg-rewrite's arguments (issue 50.4): a mistyped option is no build option, a size no number.
 printf 'kernel void k(global int* o) { o[0] = 1; }\n' > "$work/right.cl"
-rbad() {  # rbad EXPECTED-TEXT ARGS...: one line on stderr containing EXPECTED-TEXT, exit 2
-  local want=$1
-  shift
-  err=$("$rewrite" "$@" 2>&1 >/dev/null)
-  status=$?
-  [ "$status" -eq 2 ] || fail "isg-rewrite $* exits $status, not 2"
-  [ "$(wc -l <<<"$err")" -eq 1 ] || fail "isg-rewrite $*: not one line: $err"
-  grep -qF -- "$want" <<<"$err" || fail "isg-rewrite $*: '$want' not in: $err"
-}
+rbad() { refused "$rewrite" "$@"; }
 rbad "unknown option '--frob'" --strategy local --frob "$work/right.cl"
 rbad "unknown option '--manfest'" --strategy local --manfest "$work/right.cl"
 rbad "--sub-group-size 'abc' is not a positive whole number" --strategy local --sub-group-size abc "$work/right.cl"
