@@ -2,7 +2,6 @@
 #include "capture_policy.h"
 
 #include <atomic>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 
@@ -57,10 +56,8 @@ bool withinPerKernel(const std::string& name) {
 }
 
 unsigned effectiveMaxCases() {
-  // Read once: the controls are read once, when the loader initialises the layer.
-  static const bool maxSet = std::getenv("ISG_CAPTURE_MAX") != nullptr;
   const Config& c = config();
-  if (!maxSet && (c.CAPTURE_PER_KERNEL != 0 || c.CAPTURE_MAX_MB != 0)) return 0;
+  if (!c.isNamed("ISG_CAPTURE_MAX") && (c.CAPTURE_PER_KERNEL != 0 || c.CAPTURE_MAX_MB != 0)) return 0;
   return c.CAPTURE_MAX;
 }
 

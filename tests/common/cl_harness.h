@@ -97,18 +97,15 @@ inline std::vector<size_t> deviceSubGroupSizes() {
 // Intel's own drivers (the CPU runtime, the GPUs' NEO), told by their platform's name: PoCL on
 // an Intel CPU answers the device vendor "GenuineIntel", and PoCL's vendor ID is 0x8086 on every
 // CPU, so neither tells Intel's driver.
-inline bool onIntelsDriver() {
+inline std::string platformName() {
   char name[256] = "";
   clGetPlatformInfo(env().platform, CL_PLATFORM_NAME, sizeof name, name, nullptr);
-  return std::string(name).rfind("Intel(R) OpenCL", 0) == 0;
+  return name;
 }
+inline bool onIntelsDriver() { return platformName().rfind("Intel(R) OpenCL", 0) == 0; }
 
 // PoCL, by its platform's name (its devices are named by the host's CPU).
-inline bool onPocl() {
-  char name[256] = "";
-  clGetPlatformInfo(env().platform, CL_PLATFORM_NAME, sizeof name, name, nullptr);
-  return std::string(name) == "Portable Computing Language";
-}
+inline bool onPocl() { return platformName() == "Portable Computing Language"; }
 
 // An NVIDIA GPU (PCI vendor ID), whichever driver or layer names it.
 inline bool nvidiaDevice() {
