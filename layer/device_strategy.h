@@ -23,7 +23,7 @@ struct DeviceProfile {
   // khr on a driver that splits multi-dimensional work-groups into sub-groups per row of
   // dimension 0 (Intel's CPU runtime), not into runs of linear ids: the khr library's sub-groups
   // are the driver's, so they match the layer's only where rows are a multiple of the native
-  // size (enqueue.cpp refuses other launches of kernels that exchange data).
+  // size (the launch plan, launch_plan.cpp, refuses other launches of kernels that exchange data).
   bool khrRowSubGroups = false;
   // Programs from SPIR-V (docs/design.md): the highest SPIR-V version the driver's own IL
   // takes (CL_DEVICE_IL_VERSION; 0x00010200 = 1.2; 0: none), whether it takes SPIR bitcode

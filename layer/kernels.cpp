@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Kernel objects of programs the layer took over: their creation, lifetime and what the
 // application may see of them (their program, their argument list without the hidden
-// arguments). Setting arguments is kernel_args.cpp's, launching enqueue.cpp's.
+// arguments). Setting arguments is kernel_args.cpp's, launching enqueue.cpp's and launch_plan.cpp's.
 #include <algorithm>
 #include <memory>
 #include <string>

@@ -27,7 +27,7 @@ bool mayCapRegisters(const ProgramRecord& program);
 cl_kernel buildCappedKernel(const ProgramRecord& program, const std::string& name,
                             cl_device_id device, size_t workGroupItems, cl_program* built);
 
-// The enqueue's last step (enqueue.cpp), under record.enqueueMutex, for a launch of `items`
+// The launch plan's (launch_plan.h), under record.enqueueMutex, for a launch of `items`
 // work-items: whether it runs on the capped build, because an earlier launch of that size
 // was refused.
 bool runsCapped(const KernelRecord& record, size_t items);

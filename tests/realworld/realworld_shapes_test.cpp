@@ -532,6 +532,13 @@ TEST(ImageFormats, BlockAndMediaIOMoveTheRawBitsOfEveryFormat) {
       got = cloneOut.read();
       for (unsigned i = 0; i < 8; ++i) EXPECT_EQ(got[i], bytes[i]) << "clone, work-item " << i;
     }
+    // A task (one work-item, a sub-group of one) takes the view as an ND-range does.
+    {
+      Words taskOut(std::vector<uint32_t>(8, 0));
+      ISG_CL_CHECK(clSetKernelArg(blocks.k, 0, sizeof taskOut.mem, &taskOut.mem));
+      ISG_CL_CHECK(clEnqueueTask(env().queue, blocks.k, 0, nullptr, nullptr));
+      EXPECT_EQ(taskOut.read()[0], bytes[0]) << "task";
+    }
     // Media block IO: a region of 8 bytes x 1 row gives member i byte i.
     ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(media.k, out.mem, img));
     ASSERT_NO_FATAL_FAILURE(run(media, global, local));
