@@ -60,55 +60,61 @@ class HandleIndex {
     }
   }
 
-  // The caller serialises set and erase.
-  void set(const void* handle, uint64_t summary, uint64_t extra = 0) {
+  // The caller serialises set and erase. True when `handle` had an entry (then *previous, if
+  // given, is its summary).
+  bool set(const void* handle, uint64_t summary, uint64_t extra = 0, uint64_t* previous = nullptr) {
     const uintptr_t key = reinterpret_cast<uintptr_t>(handle);
-    if (key <= kTombstone) return;
+    if (key <= kTombstone) return false;
     Table* t = current_.load(std::memory_order_relaxed);
     Slot* reuse = nullptr;
     for (size_t i = slotOf(key, t->mask), n = 0; n <= t->mask; i = (i + 1) & t->mask, ++n) {
       Slot& s = t->slots()[i];
       const uintptr_t k = s.key.load(std::memory_order_relaxed);
       if (k == key) {
+        if (previous) *previous = s.value.load(std::memory_order_relaxed);
         s.value.store(summary, std::memory_order_release);
         s.extra.store(extra, std::memory_order_release);
-        return;
+        return true;
       }
       if (k == kTombstone && !reuse) reuse = &s;
       if (k == kEmpty) break;
     }
     if (!reuse && (t->used + 1) * 2 > t->mask + 1) {
       t = grow(t);
-      return insertFresh(t, key, summary, extra);
+      insertFresh(t, key, summary, extra);
+      return false;
     }
     if (reuse) {
       publish(*reuse, key, summary, extra);
       ++t->live;
-      return;
+      return false;
     }
     insertFresh(t, key, summary, extra);
+    return false;
   }
 
-  void erase(const void* handle) {
+  // True when `handle` had an entry.
+  bool erase(const void* handle) {
     const uintptr_t key = reinterpret_cast<uintptr_t>(handle);
-    if (key <= kTombstone) return;
+    if (key <= kTombstone) return false;
     Table* t = current_.load(std::memory_order_relaxed);
     for (size_t i = slotOf(key, t->mask), n = 0; n <= t->mask; i = (i + 1) & t->mask, ++n) {
       const uintptr_t k = t->slots()[i].key.load(std::memory_order_relaxed);
-      if (k == kEmpty) return;
+      if (k == kEmpty) return false;
       if (k != key) continue;
       --t->live;
       t->slots()[i].key.store(kTombstone, std::memory_order_release);
       // A tombstone followed by an empty slot ends every probe that reaches it, found or not,
       // exactly as an empty slot would; so do the tombstones right before it.
-      if (t->slots()[(i + 1) & t->mask].key.load(std::memory_order_relaxed) != kEmpty) return;
+      if (t->slots()[(i + 1) & t->mask].key.load(std::memory_order_relaxed) != kEmpty) return true;
       for (size_t j = i; t->slots()[j].key.load(std::memory_order_relaxed) == kTombstone;
            j = (j - 1) & t->mask) {
         t->slots()[j].key.store(kEmpty, std::memory_order_release);
         --t->used;
       }
-      return;
+      return true;
     }
+    return false;
   }
 
  private:
@@ -185,8 +191,38 @@ class HandleIndex {
     return t;
   }
 
-  std::vector<std::unique_ptr<Table, Table::Free>> table_;  // every table ever published; the last is current
+  std::vector<std::unique_ptr<Table, Table::Free>>
+      table_;  // every table ever published; the last is current
   std::atomic<Table*> current_;
+};
+
+// Which handles a per-call entry must look up at all: a count of such handles per hash slot,
+// so that a handle whose slot counts none is known in one load to need nothing. The handles
+// of kernels the layer passes through, nearly every one an application sets arguments on, then
+// go to the driver without a probe of the indexes (docs/performance.md, benchmark 6). A
+// nonzero count only says "look": the indexes decide. Writers add a handle before the
+// application can see it and remove it after its index entry is gone; counts are 32-bit, so
+// they cannot wrap. Constant-initialised: no guard on the per-call path, nothing to destroy.
+class HandleFilter {
+ public:
+  constexpr HandleFilter() = default;
+  bool mayHold(const void* handle) const noexcept {
+    return counts_[slotOf(handle)].load(std::memory_order_acquire) != 0;
+  }
+  void add(const void* handle) noexcept {
+    counts_[slotOf(handle)].fetch_add(1, std::memory_order_release);
+  }
+  void remove(const void* handle) noexcept {
+    counts_[slotOf(handle)].fetch_sub(1, std::memory_order_release);
+  }
+
+ private:
+  static constexpr unsigned kSlotBits = 12;
+  static size_t slotOf(const void* handle) {
+    return static_cast<size_t>((reinterpret_cast<uintptr_t>(handle) * 0x9E3779B97F4A7C15ull) >>
+                               (64 - kSlotBits));
+  }
+  std::atomic<uint32_t> counts_[size_t{1} << kSlotBits] = {};
 };
 
 }  // namespace isg

@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "handle_index.h"
+#include "immortal.h"
 
 namespace isg {
 
@@ -39,10 +40,19 @@ class HandleKinds {
  private:
   std::mutex mutex_;
   std::unordered_map<const void*, cl_uint> references_;  // guarded by mutex_
-  HandleIndex index_;                                      // written under mutex_
+  HandleIndex index_;                                    // written under mutex_
 };
 
-HandleKinds& handleKinds();
+namespace detail {
+extern Immortal<HandleKinds> g_handleKinds;
+extern HandleFilter g_perCallHandles;
+}  // namespace detail
+// Inline, without a guard: the per-call entries read it with no call to set up a frame for.
+inline HandleKinds& handleKinds() { return detail::g_handleKinds.get(); }
+// The handles clSetKernelArg* must look up (HandleFilter): programs (the wrong kind there) and
+// kernels the layer keeps a record of (KernelIndex). Every other handle, a kernel the layer
+// passes through above all, goes straight to the driver.
+inline const HandleFilter& perCallHandles() { return detail::g_perCallHandles; }
 
 // The error an entry answers for `handle` where it wants `want` and the handle is a live object
 // of the other kind the table knows; CL_SUCCESS otherwise (including a NULL or unknown handle,
@@ -65,7 +75,8 @@ cl_int notAProgramOrKernelIn(cl_uint count, const Handle* list, cl_int error) no
 }
 
 // A creation's context and device list.
-inline cl_int wrongContextOrDevices(cl_context context, cl_uint count, const cl_device_id* devices) noexcept {
+inline cl_int wrongContextOrDevices(cl_context context, cl_uint count,
+                                    const cl_device_id* devices) noexcept {
   if (const cl_int wrong = notAProgramOrKernel(context, CL_INVALID_CONTEXT)) return wrong;
   return notAProgramOrKernelIn(count, devices, CL_INVALID_DEVICE);
 }
@@ -79,11 +90,11 @@ inline bool listHasNullDevice(cl_uint count, const cl_device_id* devices) noexce
 }  // namespace isg
 
 // An entry's first lines: return the spec's error for a handle of the wrong kind.
-#define ISG_REJECT_WRONG_KIND(handle, want, error)                                   \
+#define ISG_REJECT_WRONG_KIND(handle, want, error)                                            \
   if (const cl_int isg_wrong_kind = ::isg::wrongKind(handle, ::isg::HandleKind::want, error)) \
   return isg_wrong_kind
-#define ISG_REJECT_WRONG_KIND_CREATE(handle, want, error, errcode_ret)               \
+#define ISG_REJECT_WRONG_KIND_CREATE(handle, want, error, errcode_ret)                          \
   if (const cl_int isg_wrong_kind = ::isg::wrongKind(handle, ::isg::HandleKind::want, error)) { \
-    if (errcode_ret) *(errcode_ret) = isg_wrong_kind;                                \
-    return nullptr;                                                                  \
+    if (errcode_ret) *(errcode_ret) = isg_wrong_kind;                                           \
+    return nullptr;                                                                             \
   }

@@ -7,10 +7,10 @@
 #include <memory>
 #include <string>
 
-#include "handle_kinds.h"
 #include "arg_values.h"
 #include "driver_queries.h"
 #include "enqueue_capture.h"
+#include "handle_kinds.h"
 #include "image_views.h"
 #include "kernel_records.h"
 #include "layer_api.h"
@@ -25,8 +25,10 @@ namespace {
 [[gnu::always_inline]] inline void remember(KernelRecord::ArgStore& store, cl_uint index,
                                             size_t size, const void* value, const void* svm) {
   if (index >= store.values.size()) return;
-  if (svm) store.values[index].setSvm(svm);
-  else store.values[index].set(size, value);
+  if (svm)
+    store.values[index].setSvm(svm);
+  else
+    store.values[index].set(size, value);
 }
 
 // After clSetKernelArg: whether argument `index`, if block or media IO reads or writes it, now
@@ -46,8 +48,10 @@ cl_int checkBlockImageArg(cl_kernel kernel, KernelRecord& record, cl_uint index,
   if (formatKnown) exactForBlockIO(format, &inexact);
   std::lock_guard<std::mutex> lock(record.enqueueMutex);
   record.images.bound[index] = image2d ? mem : nullptr;
-  if (inexact.empty()) record.images.inexact.erase(index);
-  else record.images.inexact[index] = {mem, inexact};
+  if (inexact.empty())
+    record.images.inexact.erase(index);
+  else
+    record.images.inexact[index] = {mem, inexact};
   return setImageFacts(kernel, record.manifest, index, image2d ? mem : nullptr,
                        formatKnown ? &format : nullptr);
 }
@@ -79,24 +83,22 @@ inline cl_int noteArg(const char* api, cl_kernel kernel, const KernelSummary sum
   return CL_SUCCESS;
 }
 
-// clSetKernelArg and clSetKernelArgSVMPointer past the first check below: the kernel is one the
-// layer rewrote (summary.known()), or capture is on. `forward()` calls the next entry,
+// clSetKernelArg and clSetKernelArgSVMPointer of a kernel the layer rewrote (summary.known())
+// whose value it keeps, or of any kernel while capture is on. `forward()` calls the next entry,
 // `remember()` tells capture.
 template <class Forward, class Remember>
 inline cl_int setArgument(const char* api, const KernelSummary summary, cl_kernel kernel,
-                          cl_uint arg_index, size_t arg_size, const void* arg_value, const void* svm,
-                          const Forward& forward, const Remember& remember) noexcept {
-  const bool known = summary.known();
-  if (known && arg_index >= summary.numUserArgs()) return CL_INVALID_ARG_INDEX;
+                          cl_uint arg_index, size_t arg_size, const void* arg_value,
+                          const void* svm, const Forward& forward,
+                          const Remember& remember) noexcept {
   const cl_int err = forward();
   if (err != CL_SUCCESS) return err;
-  if (capture::enabled()) [[unlikely]] remember();
-  if (!known) return err;
+  if (capture::enabled()) [[unlikely]]
+    remember();
+  if (!summary.known()) return err;
   return noteArg(api, kernel, summary, arg_index, arg_size, arg_value, svm);
 }
 
-// Out of line, so that the entries below have no frame to set up: everything they do ends in
-// a tail call. The summary travels in two registers (docs/performance.md, benchmark 6).
 [[gnu::noinline]] cl_int setKernelArgNoted(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                            const void* arg_value, const KernelSummary summary) {
   return setArgument(
@@ -113,20 +115,56 @@ inline cl_int setArgument(const char* api, const KernelSummary summary, cl_kerne
       [&] { capture::rememberSvmArg(kernel, arg_index, arg_value); });
 }
 
-// The per-call path's first check: a kernel the layer has no record of, with capture off, is a
-// tail call into the next entry.
-// The entry is read again after the probe rather than kept: the probe then needs no register
-// that the entry would have to save. Not noexcept: that would make the calls into the driver
-// ordinary calls (to end the process should one throw) instead of tail calls.
-[[gnu::always_inline]] inline cl_int setKernelArgPath(cl_kernel kernel, cl_uint arg_index,
-                                                      size_t arg_size, const void* arg_value) {
+// What a handle the per-call filter names (perCallHandles) needs, or any handle while capture
+// is on: CL_INVALID_KERNEL for a program; for a rewritten kernel, the index checked against the
+// application's own arguments (the driver's kernel has hidden ones after them) and the value
+// kept where the layer keeps it. Out of line, so that the entries have no frame to set up; the
+// calls into the driver here are tail calls where nothing follows them. `Forward` and `Noted`
+// are the entry's driver call and its noting path.
+template <class Forward, class Noted>
+inline cl_int lookedUp(cl_kernel kernel, cl_uint arg_index, const Forward& forward,
+                       const Noted& noted) {
   KernelSummary summary;
-  if (kernelIndex().find(kernel, &summary))
-    return setKernelArgNoted(kernel, arg_index, arg_size, arg_value, summary);
+  if (kernelIndex().find(kernel, &summary)) {
+    if (arg_index >= summary.numUserArgs()) return CL_INVALID_ARG_INDEX;
+    if (summary.argStore || summary.checksImages() || capture::enabled()) [[unlikely]]
+      return noted(summary);
+    return forward();
+  }
   if (handleKinds().kindOf(kernel) == HandleKind::Program) [[unlikely]]
     return CL_INVALID_KERNEL;
-  if (capture::enabled()) [[unlikely]]
-    return setKernelArgNoted(kernel, arg_index, arg_size, arg_value, KernelSummary{});
+  if (capture::enabled()) return noted(KernelSummary{});
+  return forward();
+}
+
+[[gnu::noinline]] cl_int setKernelArgLookedUp(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
+                                              const void* arg_value) {
+  return lookedUp(
+      kernel, arg_index,
+      [&] { return next().clSetKernelArg(kernel, arg_index, arg_size, arg_value); },
+      [&](KernelSummary summary) {
+        return setKernelArgNoted(kernel, arg_index, arg_size, arg_value, summary);
+      });
+}
+
+[[gnu::noinline]] cl_int setKernelArgSvmLookedUp(cl_kernel kernel, cl_uint arg_index,
+                                                 const void* arg_value) {
+  return lookedUp(
+      kernel, arg_index,
+      [&] { return next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value); },
+      [&](KernelSummary summary) {
+        return setKernelArgSvmNoted(kernel, arg_index, arg_value, summary);
+      });
+}
+
+// The per-call path's first check, one load: a handle the filter does not name, with capture
+// off, is a tail call into the next entry (docs/performance.md, benchmark 6). Not noexcept:
+// that would make the calls into the driver ordinary calls (to end the process should one
+// throw) instead of tail calls.
+[[gnu::always_inline]] inline cl_int setKernelArgPath(cl_kernel kernel, cl_uint arg_index,
+                                                      size_t arg_size, const void* arg_value) {
+  if (perCallHandles().mayHold(kernel) || capture::enabled()) [[unlikely]]
+    return setKernelArgLookedUp(kernel, arg_index, arg_size, arg_value);
   return next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
 }
 
@@ -135,7 +173,8 @@ inline cl_int setArgument(const char* api, const KernelSummary summary, cl_kerne
 // it and corrupts its heap (the process ends at the kernel's release), so the layer answers
 // first, for every kernel whose argument's address space it can learn (the layer's manifest,
 // or the driver's argument information). Off the per-call path: only such calls ask.
-[[gnu::noinline]] cl_int setLocalSizedArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size) noexcept {
+[[gnu::noinline]] cl_int setLocalSizedArg(cl_kernel kernel, cl_uint arg_index,
+                                          size_t arg_size) noexcept {
   cl_kernel_arg_address_qualifier address = 0;
   if (kernel &&
       clGetKernelArgInfo_layer(kernel, arg_index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address,
@@ -158,13 +197,8 @@ cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, siz
 cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel, cl_uint arg_index,
                                                   const void* arg_value) {
   if (!next().clSetKernelArgSVMPointer) return CL_INVALID_OPERATION;
-  KernelSummary summary;
-  if (kernelIndex().find(kernel, &summary))
-    return setKernelArgSvmNoted(kernel, arg_index, arg_value, summary);
-  if (handleKinds().kindOf(kernel) == HandleKind::Program) [[unlikely]]
-    return CL_INVALID_KERNEL;
-  if (capture::enabled()) [[unlikely]]
-    return setKernelArgSvmNoted(kernel, arg_index, arg_value, KernelSummary{});
+  if (perCallHandles().mayHold(kernel) || capture::enabled()) [[unlikely]]
+    return setKernelArgSvmLookedUp(kernel, arg_index, arg_value);
   return next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
 }
 

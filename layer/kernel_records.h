@@ -7,22 +7,24 @@
 
 #include <string>
 
+#include "immortal.h"
 #include "layer_api.h"
 #include "object_registry.h"
 
 namespace isg {
 
 namespace detail {
-extern ObjectRegistry<cl_kernel, KernelRecord, KernelIndex>* const g_kernelRegistry;
+extern Immortal<ObjectRegistry<cl_kernel, KernelRecord, KernelIndex>> g_kernelRegistry;
 }  // namespace detail
 
 // What the per-call entries (clSetKernelArg, the enqueues) read first, without a lock or a
 // function-local static's guard.
-inline const KernelIndex& kernelIndex() { return detail::g_kernelRegistry->index(); }
+inline const KernelIndex& kernelIndex() { return detail::g_kernelRegistry.get().index(); }
 
 // Sets `kernel`'s launch shape (the application's global size of a rounded-up launch, zeros for a
 // uniform one); CL_SUCCESS where the kernel has none.
-inline cl_int setLaunchShape(cl_kernel kernel, const KernelManifest& m, const cl_ulong (&shape)[3]) {
+inline cl_int setLaunchShape(cl_kernel kernel, const KernelManifest& m,
+                             const cl_ulong (&shape)[3]) {
   const HiddenArg* h = launchShapeArg(m);
   return h ? next().clSetKernelArg(kernel, h->index, sizeof shape, shape) : CL_SUCCESS;
 }

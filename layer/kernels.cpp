@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Kernel objects of programs the layer took over: their creation, lifetime and what the
 // application may see of them (their program, their argument list without the hidden
-// arguments). Setting arguments is kernel_args.cpp's, launching enqueue.cpp's and launch_plan.cpp's.
+// arguments). Setting arguments is kernel_args.cpp's, launching enqueue.cpp's and
+// launch_plan.cpp's.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -9,8 +10,8 @@
 
 #include "device_strategy.h"
 #include "driver_queries.h"
-#include "handle_kinds.h"
 #include "enqueue_capture.h"
+#include "handle_kinds.h"
 #include "kernel_records.h"
 #include "layer_api.h"
 #include "object_registry.h"
@@ -20,14 +21,12 @@
 namespace isg {
 
 namespace detail {
-// Created when the library loads, before the loader can call an entry, so the per-call entries
-// reach it without a function-local static's guard; never destroyed (object_registry.h).
-ObjectRegistry<cl_kernel, KernelRecord, KernelIndex>* const g_kernelRegistry =
-    new ObjectRegistry<cl_kernel, KernelRecord, KernelIndex>;
+// Created when the library loads, before the loader can call an entry (immortal.h).
+Immortal<ObjectRegistry<cl_kernel, KernelRecord, KernelIndex>> g_kernelRegistry;
 }  // namespace detail
 
 ObjectRegistry<cl_kernel, KernelRecord, KernelIndex>& kernelRegistry() {
-  return *detail::g_kernelRegistry;
+  return detail::g_kernelRegistry.get();
 }
 
 namespace {
@@ -92,14 +91,14 @@ cl_int answerArgInfo(const ArgInfo& a, cl_kernel_arg_info param_name, size_t siz
   switch (param_name) {
     case CL_KERNEL_ARG_ADDRESS_QUALIFIER: {
       static const cl_kernel_arg_address_qualifier spaces[] = {
-          CL_KERNEL_ARG_ADDRESS_PRIVATE, CL_KERNEL_ARG_ADDRESS_GLOBAL, CL_KERNEL_ARG_ADDRESS_CONSTANT,
-          CL_KERNEL_ARG_ADDRESS_LOCAL};
+          CL_KERNEL_ARG_ADDRESS_PRIVATE, CL_KERNEL_ARG_ADDRESS_GLOBAL,
+          CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_LOCAL};
       return writeValue(size, value, size_ret, spaces[static_cast<int>(a.address)]);
     }
     case CL_KERNEL_ARG_ACCESS_QUALIFIER: {
       static const cl_kernel_arg_access_qualifier access[] = {
-          CL_KERNEL_ARG_ACCESS_NONE, CL_KERNEL_ARG_ACCESS_READ_ONLY, CL_KERNEL_ARG_ACCESS_WRITE_ONLY,
-          CL_KERNEL_ARG_ACCESS_READ_WRITE};
+          CL_KERNEL_ARG_ACCESS_NONE, CL_KERNEL_ARG_ACCESS_READ_ONLY,
+          CL_KERNEL_ARG_ACCESS_WRITE_ONLY, CL_KERNEL_ARG_ACCESS_READ_WRITE};
       return writeValue(size, value, size_ret, access[static_cast<int>(a.access)]);
     }
     case CL_KERNEL_ARG_TYPE_NAME:
@@ -142,10 +141,11 @@ cl_int CL_API_CALL clCreateKernelsInProgram_layer(cl_program program, cl_uint nu
     ISG_REQUIRE_NEXT(clCreateKernelsInProgram);
     ISG_REJECT_WRONG_KIND(program, Program, CL_INVALID_PROGRAM);
     std::shared_ptr<ProgramRecord> record = programRegistry().find(program);
-    if (record && record->kind == ProgramRecord::Kind::RewriteFailed) return CL_INVALID_PROGRAM_EXECUTABLE;
+    if (record && record->kind == ProgramRecord::Kind::RewriteFailed)
+      return CL_INVALID_PROGRAM_EXECUTABLE;
     cl_uint created = 0;
-    cl_int err = next().clCreateKernelsInProgram(record ? record->driverProgram() : program, num_kernels,
-                                                 kernels, &created);
+    cl_int err = next().clCreateKernelsInProgram(record ? record->driverProgram() : program,
+                                                 num_kernels, kernels, &created);
     if (num_kernels_ret) *num_kernels_ret = created;
     if (err != CL_SUCCESS || !kernels) return err;
     for (cl_uint i = 0; i < created; ++i) handleKinds().created(kernels[i], HandleKind::Kernel);
@@ -198,10 +198,12 @@ cl_int CL_API_CALL clRetainKernel_layer(cl_kernel kernel) {
     if (!kernelIndex().contains(kernel)) {
       err = next().clRetainKernel(kernel);
     } else {
-      std::lock_guard<std::recursive_mutex> serial(releaseMutex());  // against a racing last release
+      std::lock_guard<std::recursive_mutex> serial(
+          releaseMutex());  // against a racing last release
       err = next().clRetainKernel(kernel);
       if (err == CL_SUCCESS)
-        if (std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel)) ++record->appReferences;
+        if (std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel))
+          ++record->appReferences;
     }
     if (err == CL_SUCCESS) handleKinds().retained(kernel, HandleKind::Kernel);
     return err;
@@ -263,12 +265,14 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo_layer(cl_kernel kernel, cl_device_id
     ISG_REJECT_WRONG_KIND(kernel, Kernel, CL_INVALID_KERNEL);
     if (const cl_int wrong = notAProgramOrKernel(device, CL_INVALID_DEVICE)) return wrong;
     auto forward = [&] {
-      return next().clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size, param_value,
-                                             param_value_size_ret);
+      return next().clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size,
+                                             param_value, param_value_size_ret);
     };
-    if (param_name != CL_KERNEL_WORK_GROUP_SIZE || !kernelIndex().contains(kernel)) return forward();
+    if (param_name != CL_KERNEL_WORK_GROUP_SIZE || !kernelIndex().contains(kernel))
+      return forward();
     std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
-    std::shared_ptr<ProgramRecord> program = record ? programRegistry().find(record->appProgram) : nullptr;
+    std::shared_ptr<ProgramRecord> program =
+        record ? programRegistry().find(record->appProgram) : nullptr;
     if (!program || program->rewrite.form != RewriteResult::Form::Ptx) return forward();
     // The driver checks the kernel, the device and the caller's buffer (and answers a size query).
     if (cl_int err = forward(); err != CL_SUCCESS || !param_value) return err;
@@ -277,7 +281,8 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo_layer(cl_kernel kernel, cl_device_id
     if (largest == 0) {
       cl_device_id target = device;
       std::vector<cl_device_id> devices;
-      if (!target && programDevices(program->driverProgram(), &devices) == CL_SUCCESS && devices.size() == 1)
+      if (!target && programDevices(program->driverProgram(), &devices) == CL_SUCCESS &&
+          devices.size() == 1)
         target = devices[0];
       const DeviceProfile* profile = target ? DeviceStrategy::of(target) : nullptr;
       if (!profile || profile->maxWorkGroupSize == 0) return forward();
@@ -321,8 +326,8 @@ cl_int CL_API_CALL clGetKernelArgInfo_layer(cl_kernel kernel, cl_uint arg_index,
     if (std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel)) {
       if (arg_index >= record->manifest.numUserArgs) return CL_INVALID_ARG_INDEX;
       if (arg_index < record->manifest.args.size())
-        return answerArgInfo(record->manifest.args[arg_index], param_name, param_value_size, param_value,
-                             param_value_size_ret);
+        return answerArgInfo(record->manifest.args[arg_index], param_name, param_value_size,
+                             param_value, param_value_size_ret);
     }
     return next().clGetKernelArgInfo(kernel, arg_index, param_name, param_value_size, param_value,
                                      param_value_size_ret);

@@ -17,6 +17,7 @@
 
 #include "arg_values.h"
 #include "handle_index.h"
+#include "handle_kinds.h"
 #include "image_views.h"
 #include "isg/rewriter.h"
 
@@ -93,8 +94,8 @@ struct KernelRecord {
     // The rest is guarded by enqueueMutex.
     cl_program program = nullptr;  // owned
     cl_kernel kernel = nullptr;    // owned
-    size_t builtFor = 0;     // the work-group size `kernel` was built for
-    size_t refusedFrom = 0;  // the smallest work-group the driver refused; 0: none yet
+    size_t builtFor = 0;           // the work-group size `kernel` was built for
+    size_t refusedFrom = 0;        // the smallest work-group the driver refused; 0: none yet
   } cap;
 
   // khr on a driver with per-row sub-groups (DeviceProfile::khrRowSubGroups), for kernels that
@@ -154,8 +155,8 @@ struct KernelSummary {
   bool checksRows() const { return (bits >> kChecksRows) & 1; }
   bool shapesLaunch() const { return (bits >> kShapesLaunch) & 1; }
 
-  static uint64_t encode(cl_uint numUserArgs, bool hasHiddenArgs, bool checksImages, bool checksRows,
-                         bool shapesLaunch) {
+  static uint64_t encode(cl_uint numUserArgs, bool hasHiddenArgs, bool checksImages,
+                         bool checksRows, bool shapesLaunch) {
     return uint64_t{numUserArgs} | uint64_t{hasHiddenArgs} << kHasHiddenArgs |
            uint64_t{checksImages} << kChecksImages | uint64_t{checksRows} << kChecksRows |
            uint64_t{shapesLaunch} << kShapesLaunch | uint64_t{1} << kKnown;
@@ -178,13 +179,17 @@ class KernelIndex {
   // Writers: the registry, under its mutex. A kernel is set again only with its own record
   // (a release the driver refused), so a racing reader sees the same words.
   void set(cl_kernel kernel, const KernelRecord& r) {
-    index_.set(kernel,
-               KernelSummary::encode(r.manifest.numUserArgs, setsHiddenArgs(r.manifest),
-                                     !r.manifest.blockImageArgs.empty(), r.rowMultiple != 0,
-                                     launchShapeArg(r.manifest) != nullptr),
-               reinterpret_cast<uint64_t>(r.cap.args.get()));
+    const bool had =
+        index_.set(kernel,
+                   KernelSummary::encode(r.manifest.numUserArgs, setsHiddenArgs(r.manifest),
+                                         !r.manifest.blockImageArgs.empty(), r.rowMultiple != 0,
+                                         launchShapeArg(r.manifest) != nullptr),
+                   reinterpret_cast<uint64_t>(r.cap.args.get()));
+    if (!had) detail::g_perCallHandles.add(kernel);
   }
-  void erase(cl_kernel kernel) { index_.erase(kernel); }
+  void erase(cl_kernel kernel) {
+    if (index_.erase(kernel)) detail::g_perCallHandles.remove(kernel);
+  }
 
  private:
   HandleIndex index_;
@@ -211,8 +216,10 @@ class ObjectRegistry {
     std::lock_guard<std::mutex> lock(mutex_);
     std::shared_ptr<Record>& slot = records_[h];
     std::swap(slot, r);
-    if (slot) index_.set(h, *slot);
-    else index_.erase(h);
+    if (slot)
+      index_.set(h, *slot);
+    else
+      index_.erase(h);
     return r;
   }
   std::shared_ptr<Record> take(Handle h) {

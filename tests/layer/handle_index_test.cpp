@@ -19,10 +19,12 @@ TEST(HandleIndex, SetFindUpdateErase) {
   isg::HandleIndex index;
   uint64_t v = 0;
   EXPECT_FALSE(index.find(handle(0x1000), &v));
-  index.set(handle(0x1000), 7);
+  EXPECT_FALSE(index.set(handle(0x1000), 7));  // a new entry
   ASSERT_TRUE(index.find(handle(0x1000), &v));
   EXPECT_EQ(v, 7u);
-  index.set(handle(0x1000), 9);
+  uint64_t previous = 0;
+  EXPECT_TRUE(index.set(handle(0x1000), 9, 0, &previous));  // an entry set again
+  EXPECT_EQ(previous, 7u);
   ASSERT_TRUE(index.find(handle(0x1000), &v));
   EXPECT_EQ(v, 9u);
   uint64_t extra = 0;
@@ -32,13 +34,45 @@ TEST(HandleIndex, SetFindUpdateErase) {
   ASSERT_TRUE(index.find(handle(0x1000), &v, &extra));
   EXPECT_EQ(v, 11u);
   EXPECT_EQ(extra, 0xfeedull);
-  index.erase(handle(0x1000));
+  EXPECT_TRUE(index.erase(handle(0x1000)));
   EXPECT_FALSE(index.find(handle(0x1000), &v));
+  EXPECT_FALSE(index.erase(handle(0x1000)));
   // Null and the reserved values are never entries.
   index.set(nullptr, 1);
   EXPECT_FALSE(index.find(nullptr, &v));
   index.set(handle(1), 1);
   EXPECT_FALSE(index.find(handle(1), &v));
+}
+
+// The per-call filter: never "no" for a handle added and not yet removed, whatever shares its
+// slot; "no" again once every handle of the slot is gone. Checked against a model multiset.
+TEST(HandleFilter, NeverMissesAHandleItHolds) {
+  static isg::HandleFilter filter;  // as the layer keeps it: static storage
+  std::unordered_map<uintptr_t, int> held;
+  std::mt19937_64 random(7);
+  // 20,000 heap-like handles: every slot of the 4,096 is shared by several.
+  std::vector<uintptr_t> pool;
+  for (int i = 0; i < 20000; ++i) pool.push_back(0x7f0000000000ull + 64 * uintptr_t(i));
+  for (int step = 0; step < 200000; ++step) {
+    const uintptr_t h = pool[random() % pool.size()];
+    if (random() % 2) {
+      filter.add(handle(h));
+      ++held[h];
+    } else if (held[h] > 0) {
+      filter.remove(handle(h));
+      --held[h];
+    }
+    const uintptr_t probe = pool[random() % pool.size()];
+    if (held[probe] > 0) {
+      ASSERT_TRUE(filter.mayHold(handle(probe))) << "step " << step;
+    }
+  }
+  for (auto& [h, count] : held)
+    for (; count > 0; --count) filter.remove(handle(h));
+  for (uintptr_t h : pool) {
+    ASSERT_FALSE(filter.mayHold(handle(h))) << "emptied, yet it holds " << h;
+  }
+  EXPECT_FALSE(filter.mayHold(nullptr));
 }
 
 // Heap-like addresses from a small pool, so handles come back as drivers reuse them.
