@@ -115,19 +115,36 @@ inline cl_int setArgument(const char* api, const KernelSummary summary, cl_kerne
       [&] { capture::rememberSvmArg(kernel, arg_index, arg_value); });
 }
 
+// The register cap's copy of a value that fits in place; false for a larger one.
+inline bool keepInPlace(ArgValue& v, size_t size, const void* value) {
+  if (value && !ArgValue::fitsInPlace(size)) return false;
+  v.set(size, value);
+  return true;
+}
+template <class Keep>
+inline bool keptInPlace(KernelRecord::ArgStore& store, cl_uint index, const Keep& keep) {
+  return index >= store.values.size() || keep(store.values[index]);
+}
+
 // What a handle the per-call filter names (perCallHandles) needs, or any handle while capture
 // is on: CL_INVALID_KERNEL for a program; for a rewritten kernel, the index checked against the
 // application's own arguments (the driver's kernel has hidden ones after them) and the value
 // kept where the layer keeps it. Out of line, so that the entries have no frame to set up; the
 // calls into the driver here are tail calls where nothing follows them. `Forward` and `Noted`
 // are the entry's driver call and its noting path.
-template <class Forward, class Noted>
-inline cl_int lookedUp(cl_kernel kernel, cl_uint arg_index, const Forward& forward,
-                       const Noted& noted) {
+template <class Keep, class Forward, class Noted>
+inline cl_int lookedUp(cl_kernel kernel, cl_uint arg_index, const Keep& keep,
+                       const Forward& forward, const Noted& noted) {
   KernelSummary summary;
   if (kernelIndex().find(kernel, &summary)) {
     if (arg_index >= summary.numUserArgs()) return CL_INVALID_ARG_INDEX;
-    if (summary.argStore || summary.checksImages() || capture::enabled()) [[unlikely]]
+    if (summary.checksImages() || capture::enabled()) [[unlikely]]
+      return noted(summary);
+    // The register cap's copy is kept before the driver answers, so the call stays a tail
+    // call: it holds the value the application set last, which a capped launch sets again
+    // (a value the driver refused fails there too, and the launch keeps the driver's refusal:
+    // register_cap.h). Values too large to keep in place go the noted way.
+    if (summary.argStore && !keptInPlace(*summary.argStore, arg_index, keep)) [[unlikely]]
       return noted(summary);
     return forward();
   }
@@ -140,7 +157,7 @@ inline cl_int lookedUp(cl_kernel kernel, cl_uint arg_index, const Forward& forwa
 [[gnu::noinline]] cl_int setKernelArgLookedUp(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                               const void* arg_value) {
   return lookedUp(
-      kernel, arg_index,
+      kernel, arg_index, [&](ArgValue& v) { return keepInPlace(v, arg_size, arg_value); },
       [&] { return next().clSetKernelArg(kernel, arg_index, arg_size, arg_value); },
       [&](KernelSummary summary) {
         return setKernelArgNoted(kernel, arg_index, arg_size, arg_value, summary);
@@ -151,6 +168,10 @@ inline cl_int lookedUp(cl_kernel kernel, cl_uint arg_index, const Forward& forwa
                                                  const void* arg_value) {
   return lookedUp(
       kernel, arg_index,
+      [&](ArgValue& v) {
+        v.setSvm(arg_value);
+        return true;
+      },
       [&] { return next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value); },
       [&](KernelSummary summary) {
         return setKernelArgSvmNoted(kernel, arg_index, arg_value, summary);

@@ -64,8 +64,8 @@ cl_kernel buildCappedKernel(const ProgramRecord& program, const std::string& nam
   cl_kernel k = err == CL_SUCCESS ? next().clCreateKernel(p, name.c_str(), &err) : nullptr;
   if (!k) {
     ISG_LOG_WARNING("kernel " << name << ": building it with " << kCapOption << "=" << cap
-                              << " for work-groups of " << workGroupItems
-                              << " work-items failed (" << err << ")");
+                              << " for work-groups of " << workGroupItems << " work-items failed ("
+                              << err << ")");
     next().clReleaseProgram(p);
     return nullptr;
   }
@@ -108,8 +108,8 @@ bool runsCapped(const KernelRecord& record, size_t items) {
   return record.cap.kernel && items >= record.cap.refusedFrom && items <= record.cap.builtFor;
 }
 
-cl_kernel cappedKernelFor(KernelRecord& record, cl_device_id device, size_t items,
-                          cl_int refused, cl_int* err) {
+cl_kernel cappedKernelFor(KernelRecord& record, cl_device_id device, size_t items, cl_int refused,
+                          cl_int* err) {
   *err = refused;
   if (!runsCapped(record, items)) {
     if (refused != CL_OUT_OF_RESOURCES || !record.cap.args || items == 0) return nullptr;
@@ -118,9 +118,9 @@ cl_kernel cappedKernelFor(KernelRecord& record, cl_device_id device, size_t item
     if (!record.cap.kernel || items > record.cap.builtFor) {
       std::shared_ptr<ProgramRecord> program = programRegistry().find(record.appProgram);
       cl_program built = nullptr;
-      cl_kernel k =
-          program ? buildCappedKernel(*program, record.manifest.name, device, items, &built)
-                  : nullptr;
+      cl_kernel k = program
+                        ? buildCappedKernel(*program, record.manifest.name, device, items, &built)
+                        : nullptr;
       if (!k) return nullptr;
       if (record.cap.kernel) next().clReleaseKernel(record.cap.kernel);
       if (record.cap.program) next().clReleaseProgram(record.cap.program);
@@ -131,6 +131,18 @@ cl_kernel cappedKernelFor(KernelRecord& record, cl_device_id device, size_t item
     }
   }
   *err = replayArgs(*record.cap.args, record.cap.kernel);
+  if (*err != CL_SUCCESS) {
+    // The copies hold the values the application set last, kept before the driver answered
+    // (kernel_args.cpp): one the driver refuses now it refused then too, and what the
+    // application's kernel holds instead is unknown. The launch keeps the driver's answer.
+    ISG_LOG_WARNING("kernel " << record.manifest.name
+                              << ": the register-capped build refuses an argument value the "
+                                 "application set ("
+                              << *err << "); the launch keeps the driver's answer for " << items
+                              << " work-items");
+    *err = CL_OUT_OF_RESOURCES;
+    return nullptr;
+  }
   // Image facts follow the images (an image never set leaves the launch to fail as it would).
   for (const auto& [arg, image] : record.images.bound)
     if (*err == CL_SUCCESS) *err = setImageFacts(record.cap.kernel, record.manifest, arg, image);

@@ -34,8 +34,10 @@ bool runsCapped(const KernelRecord& record, size_t items);
 // After the driver refused `items` work-items of the kernel for resources (`refused` is its
 // answer): the capped build for that size, built now or kept from before, with the
 // application's arguments set on it; nullptr with *err where there is none (then *err is the
-// driver's refusal or the failure that followed it).
-cl_kernel cappedKernelFor(KernelRecord& record, cl_device_id device, size_t items,
-                          cl_int refused, cl_int* err);
+// driver's refusal or the failure that followed it). The copies are the values the
+// application set last (kept before the driver answered them): where the capped build refuses
+// one, the launch is CL_OUT_OF_RESOURCES, the driver's own answer for that size.
+cl_kernel cappedKernelFor(KernelRecord& record, cl_device_id device, size_t items, cl_int refused,
+                          cl_int* err);
 
 }  // namespace isg
