@@ -203,26 +203,73 @@ class HandleIndex {
 // nonzero count only says "look": the indexes decide. Writers add a handle before the
 // application can see it and remove it after its index entry is gone; counts are 32-bit, so
 // they cannot wrap. Constant-initialised: no guard on the per-call path, nothing to destroy.
+//
+// A slot also caches the two words of one handle of an index (the kernel index's), in the
+// cache line the count was read from: the per-call path of such a handle then reads no table.
+// One writer (the index's, under its mutex) fills and empties the cache; readers check a
+// sequence number around their reads (a seqlock) and the key, and go to the index on any
+// doubt. A slot caches the first handle set into it while empty, until that handle is erased.
 class HandleFilter {
  public:
   constexpr HandleFilter() = default;
   bool mayHold(const void* handle) const noexcept {
-    return counts_[slotOf(handle)].load(std::memory_order_acquire) != 0;
+    return slots_[slotOf(handle)].count.load(std::memory_order_acquire) != 0;
   }
   void add(const void* handle) noexcept {
-    counts_[slotOf(handle)].fetch_add(1, std::memory_order_release);
+    slots_[slotOf(handle)].count.fetch_add(1, std::memory_order_release);
   }
   void remove(const void* handle) noexcept {
-    counts_[slotOf(handle)].fetch_sub(1, std::memory_order_release);
+    slots_[slotOf(handle)].count.fetch_sub(1, std::memory_order_release);
+  }
+
+  // Lock-free: true with the words of `handle` where its slot caches it.
+  bool cached(const void* handle, uint64_t* summary, uint64_t* extra) const noexcept {
+    const Slot& s = slots_[slotOf(handle)];
+    const uint32_t before = s.sequence.load(std::memory_order_acquire);
+    const uintptr_t key = s.key.load(std::memory_order_relaxed);
+    *summary = s.summary.load(std::memory_order_relaxed);
+    *extra = s.extra.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return key == reinterpret_cast<uintptr_t>(handle) && key != 0 && (before & 1) == 0 &&
+           s.sequence.load(std::memory_order_relaxed) == before;
+  }
+  // The cache's one writer: `handle`'s words, where its slot caches nothing or caches it.
+  void cache(const void* handle, uint64_t summary, uint64_t extra) noexcept {
+    Slot& s = slots_[slotOf(handle)];
+    const uintptr_t key = s.key.load(std::memory_order_relaxed);
+    if (key != 0 && key != reinterpret_cast<uintptr_t>(handle)) return;
+    write(s, reinterpret_cast<uintptr_t>(handle), summary, extra);
+  }
+  // The cache's one writer: `handle` cached no more.
+  void uncache(const void* handle) noexcept {
+    Slot& s = slots_[slotOf(handle)];
+    if (s.key.load(std::memory_order_relaxed) == reinterpret_cast<uintptr_t>(handle))
+      write(s, 0, 0, 0);
   }
 
  private:
+  struct alignas(32) Slot {
+    std::atomic<uint32_t> count{0};
+    std::atomic<uint32_t> sequence{0};  // odd while the cache is being written
+    std::atomic<uintptr_t> key{0};      // the cached handle; 0: none
+    std::atomic<uint64_t> summary{0};
+    std::atomic<uint64_t> extra{0};
+  };
+  static void write(Slot& s, uintptr_t key, uint64_t summary, uint64_t extra) noexcept {
+    const uint32_t sequence = s.sequence.load(std::memory_order_relaxed);
+    s.sequence.store(sequence + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    s.key.store(key, std::memory_order_relaxed);
+    s.summary.store(summary, std::memory_order_relaxed);
+    s.extra.store(extra, std::memory_order_relaxed);
+    s.sequence.store(sequence + 2, std::memory_order_release);
+  }
   static constexpr unsigned kSlotBits = 12;
   static size_t slotOf(const void* handle) {
     return static_cast<size_t>((reinterpret_cast<uintptr_t>(handle) * 0x9E3779B97F4A7C15ull) >>
                                (64 - kSlotBits));
   }
-  std::atomic<uint32_t> counts_[size_t{1} << kSlotBits] = {};
+  Slot slots_[size_t{1} << kSlotBits] = {};
 };
 
 }  // namespace isg

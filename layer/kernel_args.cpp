@@ -115,10 +115,18 @@ inline cl_int setArgument(const char* api, const KernelSummary summary, cl_kerne
       [&] { capture::rememberSvmArg(kernel, arg_index, arg_value); });
 }
 
-// The register cap's copy of a value that fits in place; false for a larger one.
+// The register cap's copy of a handle, a 4- or 8-byte scalar, or local memory, copied in
+// registers; false for other sizes (the noted way: a copy of another size calls memcpy, and
+// the call would give this path a frame).
 inline bool keepInPlace(ArgValue& v, size_t size, const void* value) {
-  if (value && !ArgValue::fitsInPlace(size)) return false;
-  v.set(size, value);
+  if (!value)
+    v.set(size, nullptr);
+  else if (size == 8)
+    v.set(8, value);
+  else if (size == 4)
+    v.set(4, value);
+  else
+    return false;
   return true;
 }
 template <class Keep>
@@ -143,7 +151,7 @@ inline cl_int lookedUp(cl_kernel kernel, cl_uint arg_index, const Keep& keep,
     // The register cap's copy is kept before the driver answers, so the call stays a tail
     // call: it holds the value the application set last, which a capped launch sets again
     // (a value the driver refused fails there too, and the launch keeps the driver's refusal:
-    // register_cap.h). Values too large to keep in place go the noted way.
+    // register_cap.h). Values of other sizes go the noted way.
     if (summary.argStore && !keptInPlace(*summary.argStore, arg_index, keep)) [[unlikely]]
       return noted(summary);
     return forward();

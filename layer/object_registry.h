@@ -165,10 +165,13 @@ struct KernelSummary {
 
 class KernelIndex {
  public:
-  // Lock-free, one probe; false for kernels the layer passes through (no record).
+  // Lock-free: the filter slot's cache, else one probe; false for kernels the layer passes
+  // through (no record).
   bool find(cl_kernel kernel, KernelSummary* out) const noexcept {
     uint64_t store = 0;
-    if (!index_.find(kernel, &out->bits, &store)) return false;
+    if (!detail::g_perCallHandles.cached(kernel, &out->bits, &store) &&
+        !index_.find(kernel, &out->bits, &store))
+      return false;
     out->argStore = reinterpret_cast<KernelRecord::ArgStore*>(store);
     return true;
   }
@@ -179,15 +182,15 @@ class KernelIndex {
   // Writers: the registry, under its mutex. A kernel is set again only with its own record
   // (a release the driver refused), so a racing reader sees the same words.
   void set(cl_kernel kernel, const KernelRecord& r) {
-    const bool had =
-        index_.set(kernel,
-                   KernelSummary::encode(r.manifest.numUserArgs, setsHiddenArgs(r.manifest),
-                                         !r.manifest.blockImageArgs.empty(), r.rowMultiple != 0,
-                                         launchShapeArg(r.manifest) != nullptr),
-                   reinterpret_cast<uint64_t>(r.cap.args.get()));
-    if (!had) detail::g_perCallHandles.add(kernel);
+    const uint64_t bits = KernelSummary::encode(
+        r.manifest.numUserArgs, setsHiddenArgs(r.manifest), !r.manifest.blockImageArgs.empty(),
+        r.rowMultiple != 0, launchShapeArg(r.manifest) != nullptr);
+    const uint64_t store = reinterpret_cast<uint64_t>(r.cap.args.get());
+    if (!index_.set(kernel, bits, store)) detail::g_perCallHandles.add(kernel);
+    detail::g_perCallHandles.cache(kernel, bits, store);
   }
   void erase(cl_kernel kernel) {
+    detail::g_perCallHandles.uncache(kernel);
     if (index_.erase(kernel)) detail::g_perCallHandles.remove(kernel);
   }
 

@@ -75,6 +75,79 @@ TEST(HandleFilter, NeverMissesAHandleItHolds) {
   EXPECT_FALSE(filter.mayHold(nullptr));
 }
 
+// The filter's per-slot cache: a slot caches the first handle set into it while empty and
+// answers for that handle only; readers racing its one writer never see a torn pair of words
+// (each pair written has extra == ~summary) nor another handle's words.
+TEST(HandleFilter, CacheAnswersOnlyForItsHandleAndNeverTorn) {
+  static isg::HandleFilter filter;
+  uint64_t summary = 0, extra = 0;
+  const void* a = handle(0x7f0000001000ull);
+  EXPECT_FALSE(filter.cached(a, &summary, &extra));
+  filter.cache(a, 5, ~uint64_t{5});
+  ASSERT_TRUE(filter.cached(a, &summary, &extra));
+  EXPECT_EQ(summary, 5u);
+  // Another handle of the same slot: found by brute force among heap-like addresses.
+  const void* b = nullptr;
+  for (uintptr_t x = 0x7f0000001040ull; !b; x += 64) {
+    filter.add(handle(x));
+    uint64_t s = 0, e = 0;
+    // A handle shares a's slot exactly when caching it leaves a's entry in place and it
+    // is not answered for.
+    filter.cache(handle(x), 9, ~uint64_t{9});
+    if (!filter.cached(handle(x), &s, &e))
+      b = handle(x);
+    else
+      filter.uncache(handle(x));
+    filter.remove(handle(x));
+  }
+  EXPECT_FALSE(filter.cached(b, &summary, &extra)) << "a slot caches one handle";
+  ASSERT_TRUE(filter.cached(a, &summary, &extra));
+  EXPECT_EQ(summary, 5u) << "a cached handle keeps its slot";
+  filter.uncache(b);  // not the cached one: nothing changes
+  EXPECT_TRUE(filter.cached(a, &summary, &extra));
+  filter.uncache(a);
+  EXPECT_FALSE(filter.cached(a, &summary, &extra));
+  filter.cache(b, 7, ~uint64_t{7});  // the slot is free again
+  ASSERT_TRUE(filter.cached(b, &summary, &extra));
+  EXPECT_EQ(summary, 7u);
+  filter.uncache(b);
+
+  // One writer rewrites, drops and refills the cache of 64 handles; four readers check every
+  // answer they get.
+  std::vector<uintptr_t> handles;
+  for (int i = 0; i < 64; ++i) handles.push_back(0x7f0000100000ull + 4096 * uintptr_t(i));
+  std::atomic<bool> stop{false};
+  std::atomic<size_t> wrong{0}, answered{0};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 4; ++r)
+    readers.emplace_back([&, r] {
+      size_t i = r;
+      while (!stop.load(std::memory_order_relaxed)) {
+        const uintptr_t h = handles[i++ % handles.size()];
+        uint64_t s = 0, e = 0;
+        if (!filter.cached(handle(h), &s, &e)) continue;
+        answered.fetch_add(1, std::memory_order_relaxed);
+        // Words of this handle (its address in the high bits), never torn.
+        if (e != ~s || (s >> 8) != h) wrong.fetch_add(1, std::memory_order_relaxed);
+      }
+    });
+  std::mt19937_64 random(11);
+  for (int step = 0; step < 300000; ++step) {
+    const uintptr_t h = handles[random() % handles.size()];
+    if (random() % 4 == 0) {
+      filter.uncache(handle(h));
+    } else {
+      const uint64_t s = (uint64_t(h) << 8) | (random() & 0xff);
+      filter.cache(handle(h), s, ~s);
+    }
+  }
+  stop = true;
+  for (std::thread& t : readers) t.join();
+  for (uintptr_t h : handles) filter.uncache(handle(h));
+  EXPECT_EQ(wrong.load(), 0u);
+  EXPECT_GT(answered.load(), 0u) << "the readers never saw a cached handle";
+}
+
 // Heap-like addresses from a small pool, so handles come back as drivers reuse them.
 TEST(HandleIndex, MatchesAMapUnderChurnAndGrowth) {
   isg::HandleIndex index;
