@@ -224,12 +224,15 @@ class HandleFilter {
 
   // Lock-free: true with the words of `handle` where its slot caches it.
   bool cached(const void* handle, uint64_t* summary, uint64_t* extra) const noexcept {
+    // Acquire loads throughout, no fence (GCC's TSan does not model fences): the recheck of the
+    // sequence cannot move before the words, and a word written by a later update makes the
+    // recheck see that update's odd number (Boehm, "Can seqlocks get along with programming
+    // language memory models?").
     const Slot& s = slots_[slotOf(handle)];
     const uint32_t before = s.sequence.load(std::memory_order_acquire);
-    const uintptr_t key = s.key.load(std::memory_order_relaxed);
-    *summary = s.summary.load(std::memory_order_relaxed);
-    *extra = s.extra.load(std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_acquire);
+    const uintptr_t key = s.key.load(std::memory_order_acquire);
+    *summary = s.summary.load(std::memory_order_acquire);
+    *extra = s.extra.load(std::memory_order_acquire);
     return key == reinterpret_cast<uintptr_t>(handle) && key != 0 && (before & 1) == 0 &&
            s.sequence.load(std::memory_order_relaxed) == before;
   }
@@ -256,12 +259,12 @@ class HandleFilter {
     std::atomic<uint64_t> extra{0};
   };
   static void write(Slot& s, uintptr_t key, uint64_t summary, uint64_t extra) noexcept {
+    // Release stores: the odd number is visible before any word that follows it.
     const uint32_t sequence = s.sequence.load(std::memory_order_relaxed);
     s.sequence.store(sequence + 1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
-    s.key.store(key, std::memory_order_relaxed);
-    s.summary.store(summary, std::memory_order_relaxed);
-    s.extra.store(extra, std::memory_order_relaxed);
+    s.key.store(key, std::memory_order_release);
+    s.summary.store(summary, std::memory_order_release);
+    s.extra.store(extra, std::memory_order_release);
     s.sequence.store(sequence + 2, std::memory_order_release);
   }
   static constexpr unsigned kSlotBits = 12;
