@@ -44,16 +44,6 @@ cl_int chooseLocalSize(cl_kernel kernel, cl_device_id device, const DeviceProfil
   return CL_SUCCESS;
 }
 
-bool hasScratch(const KernelManifest& m) {
-  return std::any_of(m.hiddenArgs.begin(), m.hiddenArgs.end(),
-                     [](const HiddenArg& h) { return h.kind == HiddenArg::Kind::LocalScratch; });
-}
-
-bool hasTexelBuffer(const KernelManifest& m) {
-  return std::any_of(m.hiddenArgs.begin(), m.hiddenArgs.end(),
-                     [](const HiddenArg& h) { return h.kind == HiddenArg::Kind::RawImage; });
-}
-
 }  // namespace
 
 cl_int LaunchPlan::enqueue(const Launch& l, cl_kernel kernel, const size_t* local, cl_uint waits,
@@ -73,10 +63,11 @@ cl_int LaunchPlan::make(const Launch& application, const KernelSummary& summary,
   p.kernel_ = application.kernel;
   p.device_ = device;
   p.profile_ = &profile;
-  p.setsScratch_ = hasScratch(record.manifest);
+  p.setsScratch_ = hiddenArgOf(record.manifest, HiddenArg::Kind::LocalScratch) != nullptr;
   // Texel buffers are set per launch, which the task's own entry cannot: it goes as its
   // ND-range (one work-item in one work-group).
-  if (p.launch_.task && hasTexelBuffer(record.manifest)) p.launch_.task = false;
+  if (p.launch_.task && hiddenArgOf(record.manifest, HiddenArg::Kind::RawImage))
+    p.launch_.task = false;
 
   // Rounding up (the layer's PTX path, rewriter/src/ptx/launch_shape.h): NVIDIA's driver has no
   // non-uniform work-groups, so the launch covers whole work-groups and the kernel's launch

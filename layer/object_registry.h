@@ -117,18 +117,20 @@ struct KernelRecord {
   } images;
 };
 
+// The kernel's first hidden argument of `kind`; nullptr where it has none.
+inline const HiddenArg* hiddenArgOf(const KernelManifest& m, HiddenArg::Kind kind) {
+  for (const HiddenArg& h : m.hiddenArgs)
+    if (h.kind == kind) return &h;
+  return nullptr;
+}
 // Whether an enqueue sets hidden arguments of the kernel (the scratch, texel buffers); the
 // launch shape is set when the kernel is created and around non-uniform launches only, image
 // facts with the image (clSetKernelArg) and around its stand-in.
 inline bool setsHiddenArgs(const KernelManifest& m) {
-  for (const HiddenArg& h : m.hiddenArgs)
-    if (h.kind == HiddenArg::Kind::LocalScratch || h.kind == HiddenArg::Kind::RawImage) return true;
-  return false;
+  return hiddenArgOf(m, HiddenArg::Kind::LocalScratch) || hiddenArgOf(m, HiddenArg::Kind::RawImage);
 }
 inline const HiddenArg* launchShapeArg(const KernelManifest& m) {
-  for (const HiddenArg& h : m.hiddenArgs)
-    if (h.kind == HiddenArg::Kind::LaunchShape) return &h;
-  return nullptr;
+  return hiddenArgOf(m, HiddenArg::Kind::LaunchShape);
 }
 
 // What clSetKernelArg and the enqueues need of a kernel record, readable without the registry's
