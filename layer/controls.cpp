@@ -41,11 +41,18 @@ const NamedValue kFrontEndNames[] = {{"driver", static_cast<int>(FrontEndChoice:
                                      {"layer", static_cast<int>(FrontEndChoice::Layer)},
                                      {"auto", static_cast<int>(FrontEndChoice::Auto)},
                                      {"every", static_cast<int>(FrontEndChoice::Every)}};
+const NamedValue kVariantNames[] = {{"off", static_cast<int>(VariantChoice::Off)},
+                                    {"auto", static_cast<int>(VariantChoice::Auto)},
+                                    {"on", static_cast<int>(VariantChoice::On)},
+                                    {"wait", static_cast<int>(VariantChoice::Wait)}};
 
 }  // namespace
 
 bool parseControlValue(std::string_view text, FrontEndChoice* out) {
   return parseNamed(text, kFrontEndNames, out);
+}
+bool parseControlValue(std::string_view text, VariantChoice* out) {
+  return parseNamed(text, kVariantNames, out);
 }
 bool parseControlValue(std::string_view text, LogLevel* out) {
   return parseNamed(text, kLogLevelNames, out);
@@ -94,6 +101,7 @@ std::string formatControlValue(StrategyChoice value) {
   return value == StrategyChoice::Auto ? "auto" : factsOf(forcedStrategy(value)).name;
 }
 std::string formatControlValue(FrontEndChoice value) { return formatNamed(value, kFrontEndNames); }
+std::string formatControlValue(VariantChoice value) { return formatNamed(value, kVariantNames); }
 std::string formatControlValue(bool value) { return value ? "1" : "0"; }
 std::string formatControlValue(unsigned value) { return std::to_string(value); }
 std::string formatControlValue(const std::string& value) { return value; }
@@ -107,8 +115,13 @@ const char* controlTypeDescription(const StrategyChoice*) {
   }();
   return names.c_str();
 }
-const char* controlTypeDescription(const FrontEndChoice*) { return "driver | layer | auto | every"; }
-const char* controlTypeDescription(const bool*) { return "0 | 1 (also no | yes, false | true, off | on)"; }
+const char* controlTypeDescription(const FrontEndChoice*) {
+  return "driver | layer | auto | every";
+}
+const char* controlTypeDescription(const VariantChoice*) { return "off | auto | on | wait"; }
+const char* controlTypeDescription(const bool*) {
+  return "0 | 1 (also no | yes, false | true, off | on)";
+}
 const char* controlTypeDescription(const unsigned*) { return "unsigned integer"; }
 const char* controlTypeDescription(const std::string*) { return "text"; }
 

@@ -31,11 +31,16 @@ inline Strategy forcedStrategy(StrategyChoice c) {
 // (docs/design.md, "Build paths on NVIDIA").
 enum class FrontEndChoice { Driver, Layer, Auto, Every };
 
+// ISG_LAUNCH_VARIANTS: which kernels run a variant built for their launch's work-group size
+// (layer/launch_variants.h).
+enum class VariantChoice { Off, Auto, On, Wait };
+
 // One parser, printer and description per control type; a row of controls.def with a type that
 // has none of these does not compile.
 bool parseControlValue(std::string_view text, LogLevel* out);
 bool parseControlValue(std::string_view text, StrategyChoice* out);
 bool parseControlValue(std::string_view text, FrontEndChoice* out);
+bool parseControlValue(std::string_view text, VariantChoice* out);
 bool parseControlValue(std::string_view text, bool* out);
 bool parseControlValue(std::string_view text, unsigned* out);
 bool parseControlValue(std::string_view text, std::string* out);
@@ -43,6 +48,7 @@ bool parseControlValue(std::string_view text, std::string* out);
 std::string formatControlValue(LogLevel value);
 std::string formatControlValue(StrategyChoice value);
 std::string formatControlValue(FrontEndChoice value);
+std::string formatControlValue(VariantChoice value);
 std::string formatControlValue(bool value);
 std::string formatControlValue(unsigned value);
 std::string formatControlValue(const std::string& value);
@@ -51,6 +57,7 @@ std::string formatControlValue(const std::string& value);
 const char* controlTypeDescription(const LogLevel*);
 const char* controlTypeDescription(const StrategyChoice*);
 const char* controlTypeDescription(const FrontEndChoice*);
+const char* controlTypeDescription(const VariantChoice*);
 const char* controlTypeDescription(const bool*);
 const char* controlTypeDescription(const unsigned*);
 const char* controlTypeDescription(const std::string*);

@@ -49,7 +49,9 @@ cl_int asGiven(const Launch& l) {
 // with *refused when the driver refused this one for resources (register_cap.h).
 bool launchedWithoutRecord(const Launch& l, const KernelSummary& summary, bool* refused,
                            cl_int* err) {
-  if (summary.hasHiddenArgs() || summary.checksImages() || summary.checksRows()) return false;
+  if (summary.hasHiddenArgs() || summary.checksImages() || summary.checksRows() ||
+      summary.variants())
+    return false;
   if (summary.shapesLaunch() && unevenLaunch(l.workDim, l.globalSize, l.localSize)) return false;
   if (!summary.argStore) {
     *err = asGiven(l);
@@ -88,6 +90,12 @@ cl_int enqueueKernel(const Launch& application) {
   std::lock_guard<std::mutex> lock(record->enqueueMutex);
   if ((err = plan.addStandIns(*record))) return err;
   if ((err = plan.useCappedBuildIfRefusedBefore(*record))) return err;
+  if (!plan.onCappedBuild() && plan.useLaunchVariant(*record)) {
+    // A variant changes speed, never the answer: whatever it cannot launch, the general
+    // kernel does (launch_variants.h).
+    if ((err = plan.run(*record)) == CL_SUCCESS) return err;
+    plan.dropLaunchVariant(*record, err);
+  }
   if (!plan.onCappedBuild()) {
     // The launch without the record was this one, refused as it is.
     err = refused ? CL_OUT_OF_RESOURCES : plan.run(*record);

@@ -231,4 +231,20 @@ cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel, cl_uint arg_
   return next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
 }
 
+// Settings only the application's kernel object gets: its launches keep to it
+// (launch_variants.h).
+cl_int CL_API_CALL clSetKernelExecInfo_layer(cl_kernel kernel, cl_kernel_exec_info param_name,
+                                             size_t param_value_size, const void* param_value) {
+  return guardedEntry("clSetKernelExecInfo", [&]() -> cl_int {
+    ISG_REQUIRE_NEXT(clSetKernelExecInfo);
+    ISG_REJECT_WRONG_KIND(kernel, Kernel, CL_INVALID_KERNEL);
+    const cl_int err =
+        next().clSetKernelExecInfo(kernel, param_name, param_value_size, param_value);
+    if (err == CL_SUCCESS && kernelIndex().contains(kernel))
+      if (std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel))
+        record->execInfoSet.store(true, std::memory_order_release);
+    return err;
+  });
+}
+
 }  // namespace isg

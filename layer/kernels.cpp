@@ -68,7 +68,9 @@ void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::s
   // Every kernel of a rewritten program keeps copies where the driver may refuse a work-group
   // for registers (NVIDIA): the driver answers 256 for CL_KERNEL_WORK_GROUP_SIZE whatever the
   // kernel, and a kernel with a private array refuses 1024 unless capped (docs/strategies.md).
-  if (mayCapRegisters(program)) {
+  if (program.variants && variantsCanServe(record->manifest))
+    record->variants.program = program.variants;
+  if (mayCapRegisters(program) || record->variants.program) {
     record->cap.args = std::make_unique<KernelRecord::ArgStore>();
     record->cap.args->values.resize(record->manifest.numUserArgs);
   }
@@ -172,6 +174,7 @@ cl_kernel CL_API_CALL clCloneKernel_layer(cl_kernel source_kernel, cl_int* errco
     record->appProgram = source->appProgram;
     record->manifest = source->manifest;
     record->rowMultiple = source->rowMultiple;
+    record->variants.program = source->variants.program;  // its own kernels, made as needed
     if (source->cap.args) {  // a clone starts with the source's argument values
       record->cap.args = std::make_unique<KernelRecord::ArgStore>();
       record->cap.args->values = source->cap.args->values;
@@ -232,6 +235,7 @@ cl_int releaseKernel(cl_kernel kernel) {
         [&](const std::shared_ptr<KernelRecord>& record) {
           if (!record) return;
           for (auto& [index, view] : record->images.views) view.release();
+          record->variants.release();
           if (record->cap.kernel) next().clReleaseKernel(record->cap.kernel);
           if (record->cap.program && next().clReleaseProgram)
             next().clReleaseProgram(record->cap.program);

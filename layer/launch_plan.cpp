@@ -5,6 +5,7 @@
 
 #include "driver_queries.h"
 #include "kernel_records.h"
+#include "launch_variants.h"
 #include "layer_api.h"
 #include "logger.h"
 #include "register_cap.h"
@@ -171,6 +172,27 @@ bool LaunchPlan::reviseForRefusal(KernelRecord& record, cl_int refused, cl_int* 
   return true;
 }
 
+bool LaunchPlan::useLaunchVariant(KernelRecord& record) {
+  const Launch& l = launch_;
+  const size_t* wg = local();
+  if (!record.variants.program || !l.globalSize || l.task || uneven_ || !wg) return false;
+  WorkGroupShape shape{1, 1, 1};
+  for (cl_uint d = 0; d < l.workDim; ++d) {
+    if (l.globalSize[d] % wg[d] != 0) return false;  // a smaller last work-group
+    shape[d] = wg[d];
+  }
+  variant_ = variantFor(record, shape, device_);
+  if (!variant_) return false;
+  kernel_ = variant_->kernel;
+  return true;
+}
+
+void LaunchPlan::dropLaunchVariant(KernelRecord& record, cl_int err) {
+  refuseVariant(record, variant_->shape, device_, err);
+  variant_ = nullptr;
+  kernel_ = launch_.kernel;
+}
+
 // Sizes the hidden local scratch for one work-group, and refuses a launch whose local memory
 // then exceeds the device's.
 cl_int LaunchPlan::setScratch(const KernelManifest& manifest) const {
@@ -201,7 +223,7 @@ cl_int LaunchPlan::setScratch(const KernelManifest& manifest) const {
 }
 
 cl_int LaunchPlan::run(KernelRecord& record) const {
-  const KernelManifest& manifest = record.manifest;
+  const KernelManifest& manifest = variant_ ? *variant_->manifest : record.manifest;
   cl_int err = CL_SUCCESS;
   if (setsScratch_ && (err = setScratch(manifest)) != CL_SUCCESS) return err;
   if (uneven_ && (err = setLaunchShape(kernel_, manifest, shape_)) != CL_SUCCESS) return err;

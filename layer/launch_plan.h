@@ -50,11 +50,18 @@ class LaunchPlan {
   // plan on the capped build (true), or false with *err the refusal or what followed it.
   bool reviseForRefusal(KernelRecord& record, cl_int refused, cl_int* err);
 
+  // Under record.enqueueMutex: the plan on the kernel's launch variant for this work-group
+  // size (launch_variants.h) where one is ready, with the application's arguments set on it.
+  bool useLaunchVariant(KernelRecord& record);
+  // Under record.enqueueMutex, after the variant's launch failed with `err`: the plan back on
+  // the application's kernel, the variant not used again.
+  void dropLaunchVariant(KernelRecord& record, cl_int err);
+
   // Under record.enqueueMutex: the launch, once, with everything the plan names set before and
   // put back after.
   cl_int run(KernelRecord& record) const;
 
-  bool onCappedBuild() const { return kernel_ != launch_.kernel; }
+  bool onCappedBuild() const { return kernel_ != launch_.kernel && !variant_; }
 
   // `l` as given on `kernel` with `local`: an ND-range whose non-uniform work-groups the driver
   // refuses runs in parts where it can (work_group_parts.h); a task stays a task.
@@ -68,7 +75,9 @@ class LaunchPlan {
   cl_int runWithStandIns(KernelRecord& record) const;
 
   Launch launch_{};             // the application's, its global size rounded up where planned
-  cl_kernel kernel_ = nullptr;  // the kernel that runs: the application's or its capped build
+  cl_kernel kernel_ = nullptr;  // the kernel that runs: the application's, its capped build or
+                                // its launch variant
+  const KernelVariants::One* variant_ = nullptr;
   cl_device_id device_ = nullptr;
   const DeviceProfile* profile_ = nullptr;
   // Rounding up: the global size launched, and the application's as the kernel's launch shape.

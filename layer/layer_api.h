@@ -34,6 +34,7 @@
   X(clReleaseKernel)               \
   X(clSetKernelArg)                \
   X(clSetKernelArgSVMPointer)      \
+  X(clSetKernelExecInfo)           \
   X(clGetKernelInfo)               \
   X(clGetKernelArgInfo)            \
   X(clGetKernelWorkGroupInfo)      \

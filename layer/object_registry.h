@@ -20,6 +20,7 @@
 #include "handle_kinds.h"
 #include "image_views.h"
 #include "isg/rewriter.h"
+#include "launch_variants.h"
 
 namespace isg {
 
@@ -53,6 +54,8 @@ struct ProgramRecord {
     std::string why;      // why the launch cannot run in parts, "" when it can
   };
   mutable std::shared_ptr<const PartsVerdict> partsVerdict;
+  // What its kernels' launch variants are built from (launch_variants.h); null: none.
+  std::shared_ptr<ProgramVariants> variants;
 
   // Where kernels, binaries and build state really live.
   cl_program driverProgram() const { return shadow ? shadow : app; }
@@ -103,6 +106,12 @@ struct KernelRecord {
   // a multiple of; 0: no such check.
   unsigned rowMultiple = 0;
 
+  // Launch variants (launch_variants.h), guarded by enqueueMutex; `program` is set before the
+  // record is shared. clSetKernelExecInfo's settings are the application kernel's alone: a
+  // kernel given any keeps the general kernel.
+  KernelVariants variants;
+  std::atomic<bool> execInfoSet{false};
+
   // Block and media IO images (image_views.h), guarded by enqueueMutex.
   struct Images {
     // Arguments (manifest.blockImageArgs) whose image has a format the library cannot move
@@ -148,6 +157,7 @@ struct KernelSummary {
     kChecksImages,        // clSetKernelArg checks image formats (KernelRecord::images)
     kChecksRows,          // the enqueue checks the work-group shape (KernelRecord::rowMultiple)
     kShapesLaunch,        // a non-uniform launch is rounded up (HiddenArg::Kind::LaunchShape)
+    kVariants,            // the enqueue may run a launch variant (launch_variants.h)
     kKnown,               // set in every summary of a record; a kernel without one reads as 0
   };
   bool known() const { return (bits >> kKnown) & 1; }
@@ -156,12 +166,14 @@ struct KernelSummary {
   bool checksImages() const { return (bits >> kChecksImages) & 1; }
   bool checksRows() const { return (bits >> kChecksRows) & 1; }
   bool shapesLaunch() const { return (bits >> kShapesLaunch) & 1; }
+  bool variants() const { return (bits >> kVariants) & 1; }
 
   static uint64_t encode(cl_uint numUserArgs, bool hasHiddenArgs, bool checksImages,
-                         bool checksRows, bool shapesLaunch) {
+                         bool checksRows, bool shapesLaunch, bool variants) {
     return uint64_t{numUserArgs} | uint64_t{hasHiddenArgs} << kHasHiddenArgs |
            uint64_t{checksImages} << kChecksImages | uint64_t{checksRows} << kChecksRows |
-           uint64_t{shapesLaunch} << kShapesLaunch | uint64_t{1} << kKnown;
+           uint64_t{shapesLaunch} << kShapesLaunch | uint64_t{variants} << kVariants |
+           uint64_t{1} << kKnown;
   }
 };
 
@@ -186,7 +198,7 @@ class KernelIndex {
   void set(cl_kernel kernel, const KernelRecord& r) {
     const uint64_t bits = KernelSummary::encode(
         r.manifest.numUserArgs, setsHiddenArgs(r.manifest), !r.manifest.blockImageArgs.empty(),
-        r.rowMultiple != 0, launchShapeArg(r.manifest) != nullptr);
+        r.rowMultiple != 0, launchShapeArg(r.manifest) != nullptr, r.variants.program != nullptr);
     const uint64_t store = reinterpret_cast<uint64_t>(r.cap.args.get());
     if (!index_.set(kernel, bits, store)) detail::g_perCallHandles.add(kernel);
     detail::g_perCallHandles.cache(kernel, bits, store);

@@ -147,6 +147,8 @@ cl_int buildAsPlanned(cl_program program, const BuildPlan& plan, ProgramCallback
   auto record = recordFor(program, plan, rewrite.result, plan.appOptions);
   record->shadow = createShadow(program, rewrite.result, &err);
   if (!record->shadow) return err;
+  if (plan.route == BuildPlan::Route::Source)
+    record->variants = ProgramVariants::forBuild(program, plan.input, rewrite.result);
   // Installed before the driver call: a callback may query the program from inside it.
   installRecord(program, record);
   if (rewrite.frontEndFallback) {

@@ -76,9 +76,6 @@ cl_kernel buildCappedKernel(const ProgramRecord& program, const std::string& nam
   return k;
 }
 
-namespace {
-
-// Sets the application's arguments on `target` (the register-capped build of the kernel).
 cl_int replayArgs(const KernelRecord::ArgStore& store, cl_kernel target) {
   for (cl_uint i = 0; i < store.values.size(); ++i) {
     const ArgValue& a = store.values[i];
@@ -101,8 +98,6 @@ cl_int replayArgs(const KernelRecord::ArgStore& store, cl_kernel target) {
   }
   return CL_SUCCESS;
 }
-
-}  // namespace
 
 bool runsCapped(const KernelRecord& record, size_t items) {
   return record.cap.kernel && items >= record.cap.refusedFrom && items <= record.cap.builtFor;

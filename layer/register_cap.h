@@ -27,6 +27,10 @@ bool mayCapRegisters(const ProgramRecord& program);
 cl_kernel buildCappedKernel(const ProgramRecord& program, const std::string& name,
                             cl_device_id device, size_t workGroupItems, cl_program* built);
 
+// Sets the application's arguments, as `store` keeps them, on `target` (a register-capped build
+// of the kernel, or a launch variant: launch_variants.h); the first refusal's error.
+cl_int replayArgs(const KernelRecord::ArgStore& store, cl_kernel target);
+
 // The launch plan's (launch_plan.h), under record.enqueueMutex, for a launch of `items`
 // work-items: whether it runs on the capped build, because an earlier launch of that size
 // was refused.

@@ -99,6 +99,10 @@ struct RewriteInput {
   // clLinkProgram: functions other objects of the link define that take the sub-group context.
   // The program's calls of them pass it, and its kernels provide what they need.
   std::vector<ContextFunction> externalContext;
+  // A launch variant (layer/launch_variants.h): every kernel that declares no
+  // reqd_work_group_size is written as if it declared this one, for launches whose work-groups
+  // are all that size (so all uniform); {0, 0, 0}: none.
+  std::size_t assumedWorkGroupSize[3] = {0, 0, 0};
 };
 
 // A layer-owned kernel argument appended after the user's arguments.

@@ -347,13 +347,23 @@ void AnalysisConsumer::editBuiltinCalls(clang::ASTContext& ctx, const Collector&
   }
 }
 
+std::array<std::size_t, 3> AnalysisConsumer::workGroupShape(const clang::FunctionDecl* fn,
+                                                            bool* uniform) const {
+  if (const auto* w = fn->getAttr<clang::ReqdWorkGroupSizeAttr>()) {
+    *uniform = !allowsNonUniformWorkGroups(in_.options, /*fromSpirv=*/false);
+    return {w->getXDim(), w->getYDim(), w->getZDim()};
+  }
+  *uniform = in_.assumedWorkGroupSize[0] != 0;
+  return {in_.assumedWorkGroupSize[0], in_.assumedWorkGroupSize[1], in_.assumedWorkGroupSize[2]};
+}
+
 bool AnalysisConsumer::wholeWarps(const Collector& c, const clang::FunctionDecl* fn) const {
   if (in_.traits.strategy != Strategy::NvidiaPtx || !fn || !isKernel(c, fn->getCanonicalDecl()))
     return false;
-  const auto* w = fn->getAttr<clang::ReqdWorkGroupSizeAttr>();
-  if (!w || allowsNonUniformWorkGroups(in_.options, /*fromSpirv=*/false)) return false;
-  const std::size_t items = std::size_t(w->getXDim()) * w->getYDim() * w->getZDim();
-  return items != 0 && items % 32 == 0;
+  bool uniform = false;
+  const std::array<std::size_t, 3> w = workGroupShape(fn, &uniform);
+  const std::size_t items = w[0] * w[1] * w[2];
+  return uniform && items != 0 && items % 32 == 0;
 }
 
 AnalysisConsumer::ManifestIndex AnalysisConsumer::buildManifests(clang::ASTContext& ctx,
@@ -361,7 +371,6 @@ AnalysisConsumer::ManifestIndex AnalysisConsumer::buildManifests(clang::ASTConte
                                                                  const Closure& closure,
                                                                  Editor& ed) {
   ManifestIndex manifestOf;
-  const bool uniformGroups = !allowsNonUniformWorkGroups(in_.options, /*fromSpirv=*/false);
   for (const clang::FunctionDecl* canon : c.order) {
     const Func& f = c.funcs[canon];
     if (!f.kernel) continue;
@@ -374,21 +383,23 @@ AnalysisConsumer::ManifestIndex AnalysisConsumer::buildManifests(clang::ASTConte
       km.requiredSubGroupSize = true;
       out_.usesSubGroups = true;
     }
-    const auto* w = def->getAttr<clang::ReqdWorkGroupSizeAttr>();
+    bool uniformGroups = false;
+    const std::array<std::size_t, 3> w = workGroupShape(def, &uniformGroups);
     if (!km.requiredSubGroupSize && in_.traits.subGroupSizeFromLaunch) {
       // S from the rows: known now where the work-group size is, else at each launch where
-      // the strategy's library can take it then.
-      km.subGroupSize = launchSubGroupSize(w ? w->getXDim() : 0, in_.traits.defaultSubGroupSize);
-      km.launchSubGroupSize = !w && factsOf(in_.traits.strategy).launchSubGroupSize;
+      // the strategy's library can take it then. A launch variant's size is the launch's, so
+      // it gives S only where the general kernel takes S from the launch too (not on khr).
+      const bool fromLaunch = factsOf(in_.traits.strategy).launchSubGroupSize;
+      const bool declared = def->hasAttr<clang::ReqdWorkGroupSizeAttr>();
+      km.subGroupSize = launchSubGroupSize(declared || fromLaunch ? unsigned(w[0]) : 0u,
+                                           in_.traits.defaultSubGroupSize);
+      km.launchSubGroupSize = !w[0] && fromLaunch;
     }
     if (std::string why = unsupportedSize(km, in_.traits); !why.empty())
       ed.error(def->getLocation(), why);
-    if (w) {
-      km.reqdWorkGroupSize[0] = w->getXDim();
-      km.reqdWorkGroupSize[1] = w->getYDim();
-      km.reqdWorkGroupSize[2] = w->getZDim();
-      std::size_t items =
-          km.reqdWorkGroupSize[0] * km.reqdWorkGroupSize[1] * km.reqdWorkGroupSize[2];
+    if (w[0]) {
+      std::copy(w.begin(), w.end(), km.reqdWorkGroupSize);
+      std::size_t items = w[0] * w[1] * w[2];
       km.wholeSubGroups = uniformGroups && items != 0 && items % km.subGroupSize == 0;
     }
     km.numUserArgs = def->getNumParams();
@@ -496,6 +507,17 @@ void AnalysisConsumer::editDeclarations(clang::ASTContext& ctx, const Collector&
         args += ", " + std::to_string(km.wholeSubGroups && sameShape ? d : 0);
       ed.add(brace, 1, 0, "__ISG_KERNEL_PROLOGUE(" + args + ") ", fd->getLocation(),
              "the body of kernel '" + fd->getNameAsString() + "'");
+      // A launch variant tells the driver its shape too (the registers a work-group of that
+      // size leaves each work-item). A kernel spelled in a macro keeps the macro's text, which
+      // other kernels share: it runs that shape anyway.
+      if (in_.assumedWorkGroupSize[0] && !fd->hasAttr<clang::ReqdWorkGroupSizeAttr>() &&
+          fd->getBeginLoc().isFileID()) {
+        const std::size_t* w = in_.assumedWorkGroupSize;
+        ed.add(fd->getBeginLoc(), 0, 0,
+               "__attribute__((reqd_work_group_size(" + std::to_string(w[0]) + ", " +
+                   std::to_string(w[1]) + ", " + std::to_string(w[2]) + "))) ",
+               fd->getLocation(), what);
+      }
     }
   }
 }

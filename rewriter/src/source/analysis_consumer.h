@@ -5,6 +5,7 @@
 // and media IO need (image_edits.cpp).
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -161,6 +162,11 @@ class AnalysisConsumer : public clang::ASTConsumer {
   // Whether `fn` is a kernel whose every warp is whole on nvidia-ptx: a required work-group
   // size of a multiple of 32 work-items, and work-groups that are all that size.
   bool wholeWarps(const Collector& c, const clang::FunctionDecl* fn) const;
+
+  // The work-group size kernel `fn` declares, else the one a launch variant assumes for it
+  // (RewriteInput::assumedWorkGroupSize), else {0, 0, 0}; *uniform: whether every work-group
+  // is that size (a declared one under the program's non-uniform rule, an assumed one always).
+  std::array<std::size_t, 3> workGroupShape(const clang::FunctionDecl* fn, bool* uniform) const;
 
   // Image parameters that reach block IO, and those other image functions use, followed
   // through helper calls to the kernels.

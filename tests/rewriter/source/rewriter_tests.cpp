@@ -509,6 +509,78 @@ TEST(Rewrite, CallsTheWholeWorkGroupReachesTogetherTakeTheConvergedContext) {
   EXPECT_TRUE(converged(rewriteWith(reqd64, "", isg::Strategy::Local)).empty());
 }
 
+// Issue 52.1: a launch variant (RewriteInput::assumedWorkGroupSize) writes every kernel that
+// declares no work-group size as if it declared the launch's, with uniform work-groups under
+// every -cl-std: the prologue's constant layout, the converged context on nvidia-ptx, and the
+// attribute for the driver. A kernel's own reqd_work_group_size stands; a kernel spelled in a
+// macro gets the layout but not the attribute (the macro's text is shared).
+TEST(Rewrite, LaunchVariantWritesKernelsAsIfTheyDeclaredTheLaunchShape) {
+  const std::string src =
+      "#define K(name) kernel void name(global float* o) { o[0] = sub_group_reduce_add(o[0]); }\n"
+      "__attribute__((intel_reqd_sub_group_size(16)))\n"
+      "kernel void plain(global float* o) { o[0] = intel_sub_group_shuffle(o[0], 1u); }\n"
+      "__attribute__((reqd_work_group_size(32, 1, 1))) kernel void own(global float* o) {\n"
+      "  o[0] = intel_sub_group_shuffle(o[0], 1u); }\n"
+      "K(viaMacro)\n"
+      "kernel void noBuiltins(global float* o) { o[0] = 1.0f; }\n";
+  isg::DeviceTraits t = localTraits();
+  isg::applyStrategyDefaults(isg::Strategy::NvidiaPtx, 32, &t);
+  t.nvidiaComputeCapability = 90;
+  for (const char* options : {"", "-cl-std=CL2.0", "-cl-std=CL3.0 -cl-fast-relaxed-math"}) {
+    SCOPED_TRACE(options);
+    isg::RewriteInput in;
+    in.source = src;
+    in.options = options;
+    in.traits = t;
+    const RewriteResult general = isg::rewriteProgram(in);
+    in.assumedWorkGroupSize[0] = 64;
+    in.assumedWorkGroupSize[1] = 2;
+    in.assumedWorkGroupSize[2] = 1;
+    const RewriteResult r = isg::rewriteProgram(in);
+    EXPECT_REWRITTEN(r);
+    const std::string user = userPart(r);
+    EXPECT_NE(user.find("__attribute__((reqd_work_group_size(64, 2, 1))) __attribute__((intel_reqd_sub_group_size(16)))\nkernel void plain"),
+              std::string::npos) << user;
+    EXPECT_NE(user.find("__ISG_KERNEL_PROLOGUE(16, 4, 64, 2, 1)  o[0] = __ISG_CV2_intel_sub_group_shuffle"),
+              std::string::npos) << user;
+    EXPECT_EQ(user.find("reqd_work_group_size(64, 2, 1))) __attribute__((reqd_work_group_size(32"),
+              std::string::npos) << user;
+    const std::size_t own = user.find("kernel void own");
+    EXPECT_EQ(user.substr(own, user.find('\n', own) - own).find("64, 2, 1"), std::string::npos) << user;
+    EXPECT_NE(user.find("#define K(name) kernel void name(global float* o) {__ISG_KERNEL_PROLOGUE(32, 4, 64, 2, 1)"),
+              std::string::npos) << user;
+    EXPECT_EQ(kernel(r, "plain")->reqdWorkGroupSize[0], 64u);
+    EXPECT_TRUE(kernel(r, "plain")->wholeSubGroups);
+    EXPECT_TRUE(kernel(r, "viaMacro")->wholeSubGroups);
+    EXPECT_EQ(kernel(r, "own")->reqdWorkGroupSize[0], 32u);
+    // The general program is another text (the result cache keys on the assumption).
+    EXPECT_EQ(kernel(general, "plain")->reqdWorkGroupSize[0], 0u);
+    EXPECT_EQ(userPart(general).find("reqd_work_group_size(64"), std::string::npos);
+    EXPECT_EQ(r.options, general.options);
+  }
+  // S from the launch: the variant's size gives the S the launch would (local, nvidia-ptx), and
+  // none where the general kernel keeps the default (khr).
+  const std::string fromLaunch =
+      "kernel void k(global float* o) { o[0] = intel_sub_group_shuffle(o[0], 1u); }\n";
+  for (isg::Strategy strategy : {isg::Strategy::Local, isg::Strategy::NvidiaPtx, isg::Strategy::Khr}) {
+    isg::DeviceTraits traits = localTraits();
+    isg::applyStrategyDefaults(strategy, strategy == isg::Strategy::Local ? 0 : 32, &traits);
+    traits.subGroupSizeFromLaunch = true;
+    isg::RewriteInput in;
+    in.source = fromLaunch;
+    in.traits = traits;
+    const unsigned general = kernel(isg::rewriteProgram(in), "k")->subGroupSize;
+    in.assumedWorkGroupSize[0] = 16;
+    in.assumedWorkGroupSize[1] = 8;
+    in.assumedWorkGroupSize[2] = 8;
+    const RewriteResult r = isg::rewriteProgram(in);
+    EXPECT_REWRITTEN(r);
+    EXPECT_EQ(kernel(r, "k")->subGroupSize,
+              strategy == isg::Strategy::Khr ? general : isg::launchSubGroupSize(16, traits.defaultSubGroupSize))
+        << isg::strategyName(strategy);
+  }
+}
+
 // ISG_SUB_GROUP_SIZE_FROM_LAUNCH: a kernel without intel_reqd_sub_group_size takes its S from
 // each launch's x size (isg::launchSubGroupSize), or from its reqd_work_group_size.
 TEST(Rewrite, SubGroupSizeFromTheLaunch) {
