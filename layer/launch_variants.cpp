@@ -130,11 +130,12 @@ std::shared_ptr<ProgramVariants> ProgramVariants::forBuild(cl_program app,
     return nullptr;
   cl_context context = nullptr;
   if (programValue(app, CL_PROGRAM_CONTEXT, &context) != CL_SUCCESS || !context) return nullptr;
-  return std::make_shared<ProgramVariants>(input, context);
+  return std::make_shared<ProgramVariants>(input, rewritten.diskFiles, context);
 }
 
-ProgramVariants::ProgramVariants(const RewriteInput& input, cl_context context)
-    : input_(input), context_(context) {
+ProgramVariants::ProgramVariants(const RewriteInput& input, std::vector<SourceFile> diskFiles,
+                                 cl_context context)
+    : input_(input), diskFiles_(std::move(diskFiles)), context_(context) {
   next().clRetainContext(context_);
 }
 
@@ -183,6 +184,19 @@ std::shared_ptr<const VariantProgram> ProgramVariants::compile(const WorkGroupSh
   if (r.status != RewriteResult::Status::Rewritten || r.form != RewriteResult::Form::Source) {
     ISG_LOG_INFO("the launch variant for work-groups of " << shapeText(shape)
                                                           << " was not written: " << r.log);
+    return nullptr;
+  }
+  auto sameFiles = [](const std::vector<SourceFile>& a, const std::vector<SourceFile>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const SourceFile& x, const SourceFile& y) {
+                        return x.name == y.name && x.text == y.text;
+                      });
+  };
+  if (!sameFiles(r.diskFiles, diskFiles_)) {
+    ISG_LOG_INFO("the launch variant for work-groups of "
+                 << shapeText(shape)
+                 << " is not built: a header the program includes from disk changed since its "
+                    "build; the general kernels run");
     return nullptr;
   }
   const Clock::time_point rewritten = Clock::now();

@@ -49,7 +49,8 @@ class ProgramVariants : public std::enable_shared_from_this<ProgramVariants> {
   // have variants (ISG_LAUNCH_VARIANTS, the strategy, a compiled object, a result not of source).
   static std::shared_ptr<ProgramVariants> forBuild(cl_program app, const RewriteInput& input,
                                                    const RewriteResult& rewritten);
-  ProgramVariants(const RewriteInput& input, cl_context context);
+  // `diskFiles`: the headers the program's rewrite read from disk, with the text it saw.
+  ProgramVariants(const RewriteInput& input, std::vector<SourceFile> diskFiles, cl_context context);
   ~ProgramVariants();
   ProgramVariants(const ProgramVariants&) = delete;
   ProgramVariants& operator=(const ProgramVariants&) = delete;
@@ -71,6 +72,8 @@ class ProgramVariants : public std::enable_shared_from_this<ProgramVariants> {
   std::shared_ptr<const VariantProgram> compile(const WorkGroupShape& shape, cl_device_id device);
 
   const RewriteInput input_;
+  // A variant must be the same program: one whose headers on disk changed since is not built.
+  const std::vector<SourceFile> diskFiles_;
   cl_context context_;  // retained
   std::mutex mutex_;
   std::condition_variable done_;

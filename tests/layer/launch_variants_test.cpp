@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -217,6 +218,43 @@ TEST_F(LaunchVariants, KernelsGivenExecInfoAndKernelsWithoutBuiltinsKeepTheGener
   clReleaseKernel(k);
   clReleaseKernel(plain);
   clReleaseProgram(p);
+}
+
+// A variant is the same program: where a header the program includes from disk has changed
+// since its build, no variant is built and the general kernel keeps running what was built.
+TEST_F(LaunchVariants, AHeaderThatChangedOnDiskSinceTheBuildMakesNoVariant) {
+  if (mode() != "wait") GTEST_SKIP() << "runs with ISG_LAUNCH_VARIANTS=wait (now " << mode() << ")";
+  char dir[] = "/tmp/isg-variant-header-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string header = std::string(dir) + "/bias.h";
+  auto writeHeader = [&](int value) {
+    std::ofstream(header) << "#define HEADER_BIAS " << value << "\n";
+  };
+  writeHeader(1);
+  std::string text = source("fromHeader");
+  text.replace(text.find("+ bias;"), 7, "+ bias + HEADER_BIAS;");
+  std::string log;
+  cl_program p =
+      isgtest::buildProgram("#include \"bias.h\"\n" + text, std::string("-I ") + dir, &log);
+  ASSERT_NE(p, nullptr) << log;
+  writeHeader(2);
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(p, "fromHeader", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const std::vector<cl_int> a = isgtest::iota(64);
+  cl_mem in = buffer(a), out = buffer(std::vector<cl_int>(64, 0));
+  const int bias = 3;
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, in, out, bias));
+  const size_t g[1] = {64}, l[1] = {32};
+  ASSERT_NO_FATAL_FAILURE(launchAndCheck(k, 1, g, l, out, a, bias + 1));
+  EXPECT_FALSE(ranVariant("fromHeader", "32 x 1 x 1")) << layerLog();
+  EXPECT_NE(layerLog().find("a header the program includes from disk changed since its build"),
+            std::string::npos)
+      << layerLog();
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  std::remove(header.c_str());
+  rmdir(dir);
 }
 
 // ISG_LAUNCH_VARIANTS=on: the variant is built in the background while launches run the general
