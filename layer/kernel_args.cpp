@@ -21,11 +21,13 @@ namespace isg {
 namespace {
 
 // Keeps the value of an argument of a kernel that may have to switch to its register-capped
-// build (register_cap.h); `svm` non-null for clSetKernelArgSVMPointer.
+// build (register_cap.h) or a launch variant (launch_variants.h); `isSvm` for
+// clSetKernelArgSVMPointer, whose pointer `svm` may be NULL.
 [[gnu::always_inline]] inline void remember(KernelRecord::ArgStore& store, cl_uint index,
-                                            size_t size, const void* value, const void* svm) {
+                                            size_t size, const void* value, const void* svm,
+                                            bool isSvm) {
   if (index >= store.values.size()) return;
-  if (svm)
+  if (isSvm)
     store.values[index].setSvm(svm);
   else
     store.values[index].set(size, value);
@@ -60,11 +62,11 @@ cl_int checkBlockImageArg(cl_kernel kernel, KernelRecord& record, cl_uint index,
 // the format of a block IO image (through the record).
 [[gnu::noinline]] cl_int noteArgGuarded(const char* api, cl_kernel kernel,
                                         const KernelSummary summary, cl_uint index, size_t size,
-                                        const void* value, const void* svm,
+                                        const void* value, const void* svm, bool isSvm,
                                         bool copyValue) noexcept {
   return guardedEntry(api, [&]() -> cl_int {
-    if (copyValue) remember(*summary.argStore, index, size, value, svm);
-    if (!summary.checksImages() || svm) return CL_SUCCESS;
+    if (copyValue) remember(*summary.argStore, index, size, value, svm, isSvm);
+    if (!summary.checksImages() || isSvm) return CL_SUCCESS;
     if (std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel))
       return checkBlockImageArg(kernel, *record, index, size, value);
     return CL_SUCCESS;
@@ -74,12 +76,12 @@ cl_int checkBlockImageArg(cl_kernel kernel, KernelRecord& record, cl_uint index,
 // What the layer keeps of a set argument: its value for the register-capped build (lock-free,
 // in place up to 16 bytes), the format of a block IO image.
 inline cl_int noteArg(const char* api, cl_kernel kernel, const KernelSummary summary, cl_uint index,
-                      size_t size, const void* value, const void* svm) noexcept {
-  const bool inPlace = svm || !value || ArgValue::fitsInPlace(size);
+                      size_t size, const void* value, const void* svm, bool isSvm) noexcept {
+  const bool inPlace = isSvm || !value || ArgValue::fitsInPlace(size);
   const bool copyValue = summary.argStore && !inPlace;
-  if (summary.argStore && inPlace) remember(*summary.argStore, index, size, value, svm);
-  if (copyValue || (summary.checksImages() && !svm)) [[unlikely]]
-    return noteArgGuarded(api, kernel, summary, index, size, value, svm, copyValue);
+  if (summary.argStore && inPlace) remember(*summary.argStore, index, size, value, svm, isSvm);
+  if (copyValue || (summary.checksImages() && !isSvm)) [[unlikely]]
+    return noteArgGuarded(api, kernel, summary, index, size, value, svm, isSvm, copyValue);
   return CL_SUCCESS;
 }
 
@@ -89,20 +91,20 @@ inline cl_int noteArg(const char* api, cl_kernel kernel, const KernelSummary sum
 template <class Forward, class Remember>
 inline cl_int setArgument(const char* api, const KernelSummary summary, cl_kernel kernel,
                           cl_uint arg_index, size_t arg_size, const void* arg_value,
-                          const void* svm, const Forward& forward,
+                          const void* svm, bool isSvm, const Forward& forward,
                           const Remember& remember) noexcept {
   const cl_int err = forward();
   if (err != CL_SUCCESS) return err;
   if (capture::enabled()) [[unlikely]]
     remember();
   if (!summary.known()) return err;
-  return noteArg(api, kernel, summary, arg_index, arg_size, arg_value, svm);
+  return noteArg(api, kernel, summary, arg_index, arg_size, arg_value, svm, isSvm);
 }
 
 [[gnu::noinline]] cl_int setKernelArgNoted(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                            const void* arg_value, const KernelSummary summary) {
   return setArgument(
-      "clSetKernelArg", summary, kernel, arg_index, arg_size, arg_value, nullptr,
+      "clSetKernelArg", summary, kernel, arg_index, arg_size, arg_value, nullptr, false,
       [&] { return next().clSetKernelArg(kernel, arg_index, arg_size, arg_value); },
       [&] { capture::rememberArg(kernel, arg_index, arg_size, arg_value); });
 }
@@ -110,7 +112,7 @@ inline cl_int setArgument(const char* api, const KernelSummary summary, cl_kerne
 [[gnu::noinline]] cl_int setKernelArgSvmNoted(cl_kernel kernel, cl_uint arg_index,
                                               const void* arg_value, const KernelSummary summary) {
   return setArgument(
-      "clSetKernelArgSVMPointer", summary, kernel, arg_index, 0, nullptr, arg_value,
+      "clSetKernelArgSVMPointer", summary, kernel, arg_index, 0, nullptr, arg_value, true,
       [&] { return next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value); },
       [&] { capture::rememberSvmArg(kernel, arg_index, arg_value); });
 }

@@ -257,6 +257,39 @@ TEST_F(LaunchVariants, AHeaderThatChangedOnDiskSinceTheBuildMakesNoVariant) {
   rmdir(dir);
 }
 
+// With capture on (layer.launch_variants_capture), every argument takes the noted path: a NULL
+// SVM pointer is kept as an SVM pointer, so the variant gets it as one.
+TEST_F(LaunchVariants, ANullSvmPointerReachesTheVariantAsAnSvmPointer) {
+  if (mode() != "wait" || !std::getenv("ISG_CAPTURE_DIR"))
+    GTEST_SKIP() << "runs with ISG_LAUNCH_VARIANTS=wait and capture on (ctest: "
+                    "layer.launch_variants_capture)";
+  cl_device_svm_capabilities svm = 0;
+  if (clGetDeviceInfo(env().device, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, nullptr) !=
+          CL_SUCCESS ||
+      svm == 0)
+    GTEST_SKIP() << "the device has no shared virtual memory";
+  std::string text = source("nullSvm");
+  text.replace(text.find("int bias)"), 9, "int bias, global int* unused)");
+  text.replace(text.find("  const int x"), 0, "  if (bias == 12345) unused[0] = 1;\n");
+  std::string log;
+  cl_program p = isgtest::buildProgram(text, "-cl-std=CL2.0", &log);
+  ASSERT_NE(p, nullptr) << log;
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(p, "nullSvm", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const std::vector<cl_int> a = isgtest::iota(64);
+  cl_mem in = buffer(a), out = buffer(std::vector<cl_int>(64, 0));
+  const int bias = 4;
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, in, out, bias));
+  ISG_CL_CHECK(clSetKernelArgSVMPointer(k, 3, nullptr));
+  const size_t g[1] = {64}, l[1] = {16};
+  ASSERT_NO_FATAL_FAILURE(launchAndCheck(k, 1, g, l, out, a, bias));
+  EXPECT_TRUE(ranVariant("nullSvm", "16 x 1 x 1")) << layerLog();
+  EXPECT_FALSE(variantRefused("nullSvm")) << layerLog();
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+}
+
 // ISG_LAUNCH_VARIANTS=on: the variant is built in the background while launches run the general
 // kernel; every launch's result is exact before, during and after the switch. The process then
 // ends with another build under way and its program released.
