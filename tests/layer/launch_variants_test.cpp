@@ -99,6 +99,23 @@ class LaunchVariants : public ::testing::Test {
   void SetUp() override { ISG_REQUIRE_ENV(); }
   void TearDown() override {
     for (cl_mem m : buffers_) clReleaseMemObject(m);
+    for (cl_kernel k : kernels_) clReleaseKernel(k);
+    if (program_) clReleaseProgram(program_);
+  }
+
+  // Builds `text` with `options` into the test's program and makes its kernel `name` (released
+  // after the test): *k stays null on failure.
+  void build(const std::string& text, const std::string& options, const char* name, cl_kernel* k) {
+    std::string log;
+    program_ = isgtest::buildProgram(text, options, &log);
+    ASSERT_NE(program_, nullptr) << log;
+    ASSERT_NO_FATAL_FAILURE(kernel(name, k));
+  }
+  void kernel(const char* name, cl_kernel* k) {
+    cl_int err = CL_SUCCESS;
+    *k = clCreateKernel(program_, name, &err);
+    ASSERT_EQ(err, CL_SUCCESS) << name;
+    kernels_.push_back(*k);
   }
 
   cl_mem buffer(const std::vector<cl_int>& values) {
@@ -130,6 +147,8 @@ class LaunchVariants : public ::testing::Test {
   }
 
   std::vector<cl_mem> buffers_;
+  cl_program program_ = nullptr;
+  std::vector<cl_kernel> kernels_;
 };
 
 TEST_F(LaunchVariants, UniformLaunchesRunTheVariantWithTheArgumentsSetLast) {
@@ -189,15 +208,11 @@ TEST_F(LaunchVariants, UniformLaunchesRunTheVariantWithTheArgumentsSetLast) {
 TEST_F(LaunchVariants, KernelsGivenExecInfoAndKernelsWithoutBuiltinsKeepTheGeneralKernel) {
   if (mode() != "wait") GTEST_SKIP() << "runs with ISG_LAUNCH_VARIANTS=wait (now " << mode() << ")";
   std::string log;
-  cl_program p = isgtest::buildProgram(
-      source("withInfo") + "kernel void plain(global int* o) { o[get_global_id(0)] = 3; }\n", "",
-      &log);
-  ASSERT_NE(p, nullptr) << log;
-  cl_int err = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(p, "withInfo", &err);
-  ASSERT_EQ(err, CL_SUCCESS);
-  cl_kernel plain = clCreateKernel(p, "plain", &err);
-  ASSERT_EQ(err, CL_SUCCESS);
+  cl_kernel k = nullptr, plain = nullptr;
+  ASSERT_NO_FATAL_FAILURE(
+      build(source("withInfo") + "kernel void plain(global int* o) { o[get_global_id(0)] = 3; }\n",
+            "", "withInfo", &k));
+  ASSERT_NO_FATAL_FAILURE(kernel("plain", &plain));
   cl_bool fineGrain = CL_FALSE;
   const cl_int info = clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM,
                                           sizeof fineGrain, &fineGrain);
@@ -215,9 +230,6 @@ TEST_F(LaunchVariants, KernelsGivenExecInfoAndKernelsWithoutBuiltinsKeepTheGener
     EXPECT_FALSE(ranVariant("withInfo", "32 x 1 x 1")) << layerLog();
   else  // no SVM on this device: nothing to set, the variant runs
     EXPECT_TRUE(ranVariant("withInfo", "32 x 1 x 1")) << "clSetKernelExecInfo: " << info;
-  clReleaseKernel(k);
-  clReleaseKernel(plain);
-  clReleaseProgram(p);
 }
 
 // A variant is the same program: where a header the program includes from disk has changed
@@ -233,14 +245,10 @@ TEST_F(LaunchVariants, AHeaderThatChangedOnDiskSinceTheBuildMakesNoVariant) {
   writeHeader(1);
   std::string text = source("fromHeader");
   text.replace(text.find("+ bias;"), 7, "+ bias + HEADER_BIAS;");
-  std::string log;
-  cl_program p =
-      isgtest::buildProgram("#include \"bias.h\"\n" + text, std::string("-I ") + dir, &log);
-  ASSERT_NE(p, nullptr) << log;
+  cl_kernel k = nullptr;
+  ASSERT_NO_FATAL_FAILURE(
+      build("#include \"bias.h\"\n" + text, std::string("-I ") + dir, "fromHeader", &k));
   writeHeader(2);
-  cl_int err = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(p, "fromHeader", &err);
-  ASSERT_EQ(err, CL_SUCCESS);
   const std::vector<cl_int> a = isgtest::iota(64);
   cl_mem in = buffer(a), out = buffer(std::vector<cl_int>(64, 0));
   const int bias = 3;
@@ -251,8 +259,6 @@ TEST_F(LaunchVariants, AHeaderThatChangedOnDiskSinceTheBuildMakesNoVariant) {
   EXPECT_NE(layerLog().find("a header the program includes from disk changed since its build"),
             std::string::npos)
       << layerLog();
-  clReleaseKernel(k);
-  clReleaseProgram(p);
   std::remove(header.c_str());
   rmdir(dir);
 }
@@ -271,12 +277,8 @@ TEST_F(LaunchVariants, ANullSvmPointerReachesTheVariantAsAnSvmPointer) {
   std::string text = source("nullSvm");
   text.replace(text.find("int bias)"), 9, "int bias, global int* unused)");
   text.replace(text.find("  const int x"), 0, "  if (bias == 12345) unused[0] = 1;\n");
-  std::string log;
-  cl_program p = isgtest::buildProgram(text, "-cl-std=CL2.0", &log);
-  ASSERT_NE(p, nullptr) << log;
-  cl_int err = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(p, "nullSvm", &err);
-  ASSERT_EQ(err, CL_SUCCESS);
+  cl_kernel k = nullptr;
+  ASSERT_NO_FATAL_FAILURE(build(text, "-cl-std=CL2.0", "nullSvm", &k));
   const std::vector<cl_int> a = isgtest::iota(64);
   cl_mem in = buffer(a), out = buffer(std::vector<cl_int>(64, 0));
   const int bias = 4;
@@ -286,8 +288,6 @@ TEST_F(LaunchVariants, ANullSvmPointerReachesTheVariantAsAnSvmPointer) {
   ASSERT_NO_FATAL_FAILURE(launchAndCheck(k, 1, g, l, out, a, bias));
   EXPECT_TRUE(ranVariant("nullSvm", "16 x 1 x 1")) << layerLog();
   EXPECT_FALSE(variantRefused("nullSvm")) << layerLog();
-  clReleaseKernel(k);
-  clReleaseProgram(p);
 }
 
 // ISG_LAUNCH_VARIANTS=on: the variant is built in the background while launches run the general
