@@ -107,12 +107,6 @@ VariantProgram::~VariantProgram() {
   if (program && next().clReleaseProgram) next().clReleaseProgram(program);
 }
 
-const KernelManifest* VariantProgram::find(const std::string& name) const {
-  for (const KernelManifest& k : kernels)
-    if (k.name == name) return &k;
-  return nullptr;
-}
-
 bool variantsCanServe(const KernelManifest& m) {
   if (m.reqdWorkGroupSize[0] != 0 || m.families.empty() || !m.blockImageArgs.empty()) return false;
   return std::all_of(m.hiddenArgs.begin(), m.hiddenArgs.end(),
@@ -147,7 +141,7 @@ ProgramVariants::~ProgramVariants() {
 std::shared_ptr<const VariantProgram> ProgramVariants::get(const WorkGroupShape& shape,
                                                            cl_device_id device, bool wait) {
   std::unique_lock<std::mutex> lock(mutex_);
-  const Key key{shape, device};
+  const VariantKey key{shape, device};
   auto at = entries_.find(key);
   if (at == entries_.end()) {
     if (entries_.size() >= kMaxVariantsPerProgram) return nullptr;
@@ -200,11 +194,9 @@ std::shared_ptr<const VariantProgram> ProgramVariants::compile(const WorkGroupSh
     return nullptr;
   }
   const Clock::time_point rewritten = Clock::now();
-  const char* text = r.source.c_str();
-  const size_t length = r.source.size();
   cl_int err = CL_SUCCESS;
   auto built = std::make_shared<VariantProgram>();
-  built->program = next().clCreateProgramWithSource(context_, 1, &text, &length, &err);
+  built->program = createDriverProgramIn(context_, r.source, &err);
   if (built->program)
     err = next().clBuildProgram(built->program, 1, &device, r.options.c_str(), nullptr, nullptr);
   if (!built->program || err != CL_SUCCESS) {
@@ -240,16 +232,16 @@ const KernelVariants::One* variantFor(KernelRecord& record, const WorkGroupShape
   for (const KernelVariants::One& one : v.kernels)
     if (one.shape == shape && one.device == device) found = &one;
   if (!found) {
-    if (std::find(v.refused.begin(), v.refused.end(), std::make_pair(shape, device)) !=
-        v.refused.end())
+    if (std::find(v.refused.begin(), v.refused.end(), VariantKey{shape, device}) != v.refused.end())
       return nullptr;
     std::shared_ptr<const VariantProgram> built =
         v.program->get(shape, device, config().LAUNCH_VARIANTS == VariantChoice::Wait);
     if (!built) return nullptr;
-    const KernelManifest* manifest = built->find(record.manifest.name);
+    // record.manifest can serve (variants.program is set only then); the variant's must set
+    // no other hidden arguments.
+    const KernelManifest* manifest = findManifest(built->kernels, record.manifest.name);
     cl_int err = CL_INVALID_KERNEL_NAME;
-    cl_kernel k = manifest && variantsCanServe(record.manifest) &&
-                          manifest->hiddenArgs.size() == record.manifest.hiddenArgs.size()
+    cl_kernel k = manifest && manifest->hiddenArgs.size() == record.manifest.hiddenArgs.size()
                       ? next().clCreateKernel(built->program, record.manifest.name.c_str(), &err)
                       : nullptr;
     if (!k) {

@@ -39,8 +39,10 @@ struct VariantProgram {
   cl_program program = nullptr;
   std::vector<KernelManifest> kernels;
   ~VariantProgram();
-  const KernelManifest* find(const std::string& name) const;
 };
+
+// One variant: its work-group size on one device.
+using VariantKey = std::pair<WorkGroupShape, cl_device_id>;
 
 // The variants of one application program: what to rewrite, and each size's build.
 class ProgramVariants : public std::enable_shared_from_this<ProgramVariants> {
@@ -68,7 +70,6 @@ class ProgramVariants : public std::enable_shared_from_this<ProgramVariants> {
     enum class State { Building, Ready, Failed } state = State::Building;
     std::shared_ptr<const VariantProgram> built;
   };
-  using Key = std::pair<WorkGroupShape, cl_device_id>;
   std::shared_ptr<const VariantProgram> compile(const WorkGroupShape& shape, cl_device_id device);
 
   const RewriteInput input_;
@@ -77,7 +78,7 @@ class ProgramVariants : public std::enable_shared_from_this<ProgramVariants> {
   cl_context context_;  // retained
   std::mutex mutex_;
   std::condition_variable done_;
-  std::map<Key, Entry> entries_;
+  std::map<VariantKey, Entry> entries_;
 };
 
 // Whether kernels described by `manifest` can run variants at all (what their launches set).
@@ -94,7 +95,7 @@ struct KernelVariants {
     std::shared_ptr<const VariantProgram> built;
   };
   std::vector<One> kernels;
-  std::vector<std::pair<WorkGroupShape, cl_device_id>> refused;  // variants that cannot run
+  std::vector<VariantKey> refused;  // variants that cannot run
   void release();
 };
 

@@ -24,6 +24,14 @@
 
 namespace isg {
 
+// The manifest of kernel `name` among `kernels`; nullptr where there is none.
+inline const KernelManifest* findManifest(const std::vector<KernelManifest>& kernels,
+                                          const std::string& name) {
+  for (const KernelManifest& k : kernels)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
 // An application program the layer has taken over at build, compile or link time.
 struct ProgramRecord {
   enum class Kind {
@@ -60,9 +68,7 @@ struct ProgramRecord {
   // Where kernels, binaries and build state really live.
   cl_program driverProgram() const { return shadow ? shadow : app; }
   const KernelManifest* findKernel(const std::string& name) const {
-    for (const KernelManifest& k : rewrite.kernels)
-      if (k.name == name) return &k;
-    return nullptr;
+    return findManifest(rewrite.kernels, name);
   }
 };
 
@@ -305,6 +311,8 @@ void releaseShadow(const std::shared_ptr<ProgramRecord>& record);
 
 // A source program of the driver's in the context of `like` (shadows, rewritten headers).
 cl_program createDriverProgram(cl_program like, const std::string& text, cl_int* err);
+// The same in `context` (the register cap's and the launch variants' builds).
+cl_program createDriverProgramIn(cl_context context, const std::string& text, cl_int* err);
 
 // Driver programs the layer makes for one call (the header programs of a compile), released
 // when the call is done: the driver keeps what it needs of them.

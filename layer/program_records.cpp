@@ -29,6 +29,10 @@ cl_program createDriverProgram(cl_program like, const std::string& text, cl_int*
   cl_context context = nullptr;
   *err = programValue(like, CL_PROGRAM_CONTEXT, &context);
   if (*err != CL_SUCCESS) return nullptr;
+  return createDriverProgramIn(context, text, err);
+}
+
+cl_program createDriverProgramIn(cl_context context, const std::string& text, cl_int* err) {
   if (!next().clCreateProgramWithSource) {
     *err = CL_INVALID_OPERATION;
     return nullptr;

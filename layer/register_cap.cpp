@@ -53,12 +53,8 @@ cl_kernel buildCappedKernel(const ProgramRecord& program, const std::string& nam
   const size_t cap = std::clamp<size_t>(registers / workGroupItems / 8 * 8, 16, 255);
   const std::string options =
       program.rewrite.options + " " + kCapOption + "=" + std::to_string(cap);
-  cl_context context = nullptr;
-  cl_int err = programValue(program.driverProgram(), CL_PROGRAM_CONTEXT, &context);
-  if (err != CL_SUCCESS) return nullptr;
-  const char* text = program.rewrite.source.c_str();
-  const size_t length = program.rewrite.source.size();
-  cl_program p = next().clCreateProgramWithSource(context, 1, &text, &length, &err);
+  cl_int err = CL_SUCCESS;
+  cl_program p = createDriverProgram(program.driverProgram(), program.rewrite.source, &err);
   if (!p) return nullptr;
   err = next().clBuildProgram(p, 1, &device, options.c_str(), nullptr, nullptr);
   cl_kernel k = err == CL_SUCCESS ? next().clCreateKernel(p, name.c_str(), &err) : nullptr;

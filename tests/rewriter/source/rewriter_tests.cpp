@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -28,14 +29,17 @@ isg::DeviceTraits localTraits() {
   return t;
 }
 
+// `assumed`: a launch variant's work-group size (RewriteInput::assumedWorkGroupSize).
 RewriteResult rewrite(const std::string& source, const std::string& options = "",
                       std::vector<isg::SourceFile> headers = {},
-                      isg::DeviceTraits traits = localTraits()) {
+                      isg::DeviceTraits traits = localTraits(),
+                      std::array<std::size_t, 3> assumed = {0, 0, 0}) {
   isg::RewriteInput in;
   in.source = source;
   in.options = options;
   in.headers = std::move(headers);
   in.traits = traits;
+  std::copy(assumed.begin(), assumed.end(), in.assumedWorkGroupSize);
   return isg::rewriteProgram(in);
 }
 
@@ -528,15 +532,8 @@ TEST(Rewrite, LaunchVariantWritesKernelsAsIfTheyDeclaredTheLaunchShape) {
   t.nvidiaComputeCapability = 90;
   for (const char* options : {"", "-cl-std=CL2.0", "-cl-std=CL3.0 -cl-fast-relaxed-math"}) {
     SCOPED_TRACE(options);
-    isg::RewriteInput in;
-    in.source = src;
-    in.options = options;
-    in.traits = t;
-    const RewriteResult general = isg::rewriteProgram(in);
-    in.assumedWorkGroupSize[0] = 64;
-    in.assumedWorkGroupSize[1] = 2;
-    in.assumedWorkGroupSize[2] = 1;
-    const RewriteResult r = isg::rewriteProgram(in);
+    const RewriteResult general = rewrite(src, options, {}, t);
+    const RewriteResult r = rewrite(src, options, {}, t, {64, 2, 1});
     EXPECT_REWRITTEN(r);
     const std::string user = userPart(r);
     EXPECT_NE(user.find("__attribute__((reqd_work_group_size(64, 2, 1))) __attribute__((intel_reqd_sub_group_size(16)))\nkernel void plain"),
@@ -566,14 +563,8 @@ TEST(Rewrite, LaunchVariantWritesKernelsAsIfTheyDeclaredTheLaunchShape) {
     isg::DeviceTraits traits = localTraits();
     isg::applyStrategyDefaults(strategy, strategy == isg::Strategy::Local ? 0 : 32, &traits);
     traits.subGroupSizeFromLaunch = true;
-    isg::RewriteInput in;
-    in.source = fromLaunch;
-    in.traits = traits;
-    const unsigned general = kernel(isg::rewriteProgram(in), "k")->subGroupSize;
-    in.assumedWorkGroupSize[0] = 16;
-    in.assumedWorkGroupSize[1] = 8;
-    in.assumedWorkGroupSize[2] = 8;
-    const RewriteResult r = isg::rewriteProgram(in);
+    const unsigned general = kernel(rewrite(fromLaunch, "", {}, traits), "k")->subGroupSize;
+    const RewriteResult r = rewrite(fromLaunch, "", {}, traits, {16, 8, 8});
     EXPECT_REWRITTEN(r);
     EXPECT_EQ(kernel(r, "k")->subGroupSize,
               strategy == isg::Strategy::Khr ? general : isg::launchSubGroupSize(16, traits.defaultSubGroupSize))
