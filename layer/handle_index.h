@@ -206,9 +206,13 @@ class HandleIndex {
 //
 // A slot also caches the two words of one handle of an index (the kernel index's), in the
 // cache line the count was read from: the per-call path of such a handle then reads no table.
-// One writer (the index's, under its mutex) fills and empties the cache; readers check a
-// sequence number around their reads (a seqlock) and the key, and go to the index on any
-// doubt. A slot caches the first handle set into it while empty, until that handle is erased.
+// One writer (the index's, under its mutex) fills and empties the cache. A slot caches the
+// first handle set into it while empty, until that handle is erased, and a handle's words do
+// not change while it has an entry (KernelIndex::set). So the writer publishes the words
+// before the key (a release store) and takes the key away before the handle's erasure, and a
+// reader that loads its own handle as the key (acquire) reads that handle's words: for them to
+// change during the read, the handle would have to be released and made again during the
+// call that names it, which the application may not do.
 class HandleFilter {
  public:
   constexpr HandleFilter() = default;
@@ -224,49 +228,41 @@ class HandleFilter {
 
   // Lock-free: true with the words of `handle` where its slot caches it.
   bool cached(const void* handle, uint64_t* summary, uint64_t* extra) const noexcept {
-    // Acquire loads throughout, no fence (GCC's TSan does not model fences): the recheck of the
-    // sequence cannot move before the words, and a word written by a later update makes the
-    // recheck see that update's odd number (Boehm, "Can seqlocks get along with programming
-    // language memory models?").
     const Slot& s = slots_[slotOf(handle)];
-    const uint32_t before = s.sequence.load(std::memory_order_acquire);
-    const uintptr_t key = s.key.load(std::memory_order_acquire);
-    *summary = s.summary.load(std::memory_order_acquire);
-    *extra = s.extra.load(std::memory_order_acquire);
-    return key == reinterpret_cast<uintptr_t>(handle) && key != 0 && (before & 1) == 0 &&
-           s.sequence.load(std::memory_order_relaxed) == before;
+    if (s.key.load(std::memory_order_acquire) != reinterpret_cast<uintptr_t>(handle)) return false;
+    *summary = s.summary.load(std::memory_order_relaxed);
+    *extra = s.extra.load(std::memory_order_relaxed);
+    return true;
   }
-  // The cache's one writer: `handle`'s words, where its slot caches nothing or caches it.
+  // The cache's one writer: `handle`'s words, where its slot caches nothing or caches it (with
+  // the same words).
   void cache(const void* handle, uint64_t summary, uint64_t extra) noexcept {
     Slot& s = slots_[slotOf(handle)];
     const uintptr_t key = s.key.load(std::memory_order_relaxed);
-    if (key != 0 && key != reinterpret_cast<uintptr_t>(handle)) return;
-    write(s, reinterpret_cast<uintptr_t>(handle), summary, extra);
+    if (key != kNone && key != reinterpret_cast<uintptr_t>(handle)) return;
+    s.summary.store(summary, std::memory_order_relaxed);
+    s.extra.store(extra, std::memory_order_relaxed);
+    s.key.store(reinterpret_cast<uintptr_t>(handle), std::memory_order_release);
   }
   // The cache's one writer: `handle` cached no more.
   void uncache(const void* handle) noexcept {
     Slot& s = slots_[slotOf(handle)];
-    if (s.key.load(std::memory_order_relaxed) == reinterpret_cast<uintptr_t>(handle))
-      write(s, 0, 0, 0);
+    if (s.key.load(std::memory_order_relaxed) != reinterpret_cast<uintptr_t>(handle)) return;
+    s.key.store(kNone, std::memory_order_relaxed);
+    s.summary.store(0, std::memory_order_relaxed);
+    s.extra.store(0, std::memory_order_relaxed);
   }
 
  private:
+  // The key of a slot that caches nothing: not NULL, which an application may pass to find an
+  // error, and no object's address.
+  static constexpr uintptr_t kNone = 1;
   struct alignas(32) Slot {
     std::atomic<uint32_t> count{0};
-    std::atomic<uint32_t> sequence{0};  // odd while the cache is being written
-    std::atomic<uintptr_t> key{0};      // the cached handle; 0: none
+    std::atomic<uintptr_t> key{kNone};  // the cached handle
     std::atomic<uint64_t> summary{0};
     std::atomic<uint64_t> extra{0};
   };
-  static void write(Slot& s, uintptr_t key, uint64_t summary, uint64_t extra) noexcept {
-    // Release stores: the odd number is visible before any word that follows it.
-    const uint32_t sequence = s.sequence.load(std::memory_order_relaxed);
-    s.sequence.store(sequence + 1, std::memory_order_relaxed);
-    s.key.store(key, std::memory_order_release);
-    s.summary.store(summary, std::memory_order_release);
-    s.extra.store(extra, std::memory_order_release);
-    s.sequence.store(sequence + 2, std::memory_order_release);
-  }
   static constexpr unsigned kSlotBits = 12;
   static size_t slotOf(const void* handle) {
     return static_cast<size_t>((reinterpret_cast<uintptr_t>(handle) * 0x9E3779B97F4A7C15ull) >>

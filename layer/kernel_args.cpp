@@ -26,11 +26,11 @@ namespace {
 [[gnu::always_inline]] inline void remember(KernelRecord::ArgStore& store, cl_uint index,
                                             size_t size, const void* value, const void* svm,
                                             bool isSvm) {
-  if (index >= store.values.size()) return;
+  if (index >= store.size()) return;
   if (isSvm)
-    store.values[index].setSvm(svm);
+    store[index].setSvm(svm);
   else
-    store.values[index].set(size, value);
+    store[index].set(size, value);
 }
 
 // After clSetKernelArg: whether argument `index`, if block or media IO reads or writes it, now
@@ -131,61 +131,81 @@ inline bool keepInPlace(ArgValue& v, size_t size, const void* value) {
     return false;
   return true;
 }
-template <class Keep>
-inline bool keptInPlace(KernelRecord::ArgStore& store, cl_uint index, const Keep& keep) {
-  return index >= store.values.size() || keep(store.values[index]);
+
+// The two entries' parts, for the paths below: keep(), the copy kept in place (false: none
+// could be); forward(), the call into the driver; noted(), the noting path.
+// clSetKernelArgSVMPointer's calls pass 0 for the size.
+struct SetArg {
+  static bool keep(ArgValue& v, size_t size, const void* value) {
+    return keepInPlace(v, size, value);
+  }
+  static cl_int forward(cl_kernel kernel, cl_uint index, size_t size, const void* value) {
+    return next().clSetKernelArg(kernel, index, size, value);
+  }
+  static cl_int noted(cl_kernel kernel, cl_uint index, size_t size, const void* value,
+                      KernelSummary summary) {
+    return setKernelArgNoted(kernel, index, size, value, summary);
+  }
+};
+struct SetSvmArg {
+  static bool keep(ArgValue& v, size_t, const void* value) {
+    v.setSvm(value);
+    return true;
+  }
+  static cl_int forward(cl_kernel kernel, cl_uint index, size_t, const void* value) {
+    return next().clSetKernelArgSVMPointer(kernel, index, value);
+  }
+  static cl_int noted(cl_kernel kernel, cl_uint index, size_t, const void* value,
+                      KernelSummary summary) {
+    return setKernelArgSvmNoted(kernel, index, value, summary);
+  }
+};
+
+// What a rewritten kernel's handle needs: the index checked against the application's own
+// arguments (the driver's kernel has hidden ones after them) and the value kept where the
+// layer keeps it. The calls into the driver here are tail calls where nothing follows them.
+template <class Call>
+inline cl_int known(const KernelSummary summary, cl_kernel kernel, cl_uint arg_index,
+                    size_t arg_size, const void* arg_value) {
+  if (arg_index >= summary.numUserArgs()) return CL_INVALID_ARG_INDEX;
+  if (summary.checksImages() || capture::enabled()) [[unlikely]]
+    return Call::noted(kernel, arg_index, arg_size, arg_value, summary);
+  // The register cap's copy is kept before the driver answers, so the call stays a tail
+  // call: it holds the value the application set last, which a capped launch sets again
+  // (a value the driver refused fails there too, and the launch keeps the driver's refusal:
+  // register_cap.h). The index is below numUserArgs, the store's size (kernels.cpp makes both
+  // of one manifest). Values of other sizes go the noted way.
+  if (summary.argStore && !Call::keep((*summary.argStore)[arg_index], arg_size, arg_value))
+      [[unlikely]]
+    return Call::noted(kernel, arg_index, arg_size, arg_value, summary);
+  return Call::forward(kernel, arg_index, arg_size, arg_value);
+}
+
+// A handle the filter names but its slot does not cache, or any handle while capture is on:
+// a rewritten kernel the index holds, as above; CL_INVALID_KERNEL for a program.
+template <class Call>
+[[gnu::noinline]] cl_int probed(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
+                                const void* arg_value) {
+  KernelSummary summary;
+  if (kernelIndex().probe(kernel, &summary))
+    return known<Call>(summary, kernel, arg_index, arg_size, arg_value);
+  if (handleKinds().kindOf(kernel) == HandleKind::Program) [[unlikely]]
+    return CL_INVALID_KERNEL;
+  if (capture::enabled()) return Call::noted(kernel, arg_index, arg_size, arg_value, {});
+  return Call::forward(kernel, arg_index, arg_size, arg_value);
 }
 
 // What a handle the per-call filter names (perCallHandles) needs, or any handle while capture
-// is on: CL_INVALID_KERNEL for a program; for a rewritten kernel, the index checked against the
-// application's own arguments (the driver's kernel has hidden ones after them) and the value
-// kept where the layer keeps it. Out of line, so that the entries have no frame to set up; the
-// calls into the driver here are tail calls where nothing follows them. `Forward` and `Noted`
-// are the entry's driver call and its noting path.
-template <class Keep, class Forward, class Noted>
-inline cl_int lookedUp(cl_kernel kernel, cl_uint arg_index, const Keep& keep,
-                       const Forward& forward, const Noted& noted) {
-  KernelSummary summary;
-  if (kernelIndex().find(kernel, &summary)) {
-    if (arg_index >= summary.numUserArgs()) return CL_INVALID_ARG_INDEX;
-    if (summary.checksImages() || capture::enabled()) [[unlikely]]
-      return noted(summary);
-    // The register cap's copy is kept before the driver answers, so the call stays a tail
-    // call: it holds the value the application set last, which a capped launch sets again
-    // (a value the driver refused fails there too, and the launch keeps the driver's refusal:
-    // register_cap.h). Values of other sizes go the noted way.
-    if (summary.argStore && !keptInPlace(*summary.argStore, arg_index, keep)) [[unlikely]]
-      return noted(summary);
-    return forward();
-  }
-  if (handleKinds().kindOf(kernel) == HandleKind::Program) [[unlikely]]
-    return CL_INVALID_KERNEL;
-  if (capture::enabled()) return noted(KernelSummary{});
-  return forward();
-}
-
-[[gnu::noinline]] cl_int setKernelArgLookedUp(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
+// is on. A rewritten kernel its filter slot caches (nearly every one) is served in registers;
+// the rest, which need a frame, out of line. Out of line itself, so that the entries have no
+// frame to set up either.
+template <class Call>
+[[gnu::always_inline]] inline cl_int lookedUp(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                               const void* arg_value) {
-  return lookedUp(
-      kernel, arg_index, [&](ArgValue& v) { return keepInPlace(v, arg_size, arg_value); },
-      [&] { return next().clSetKernelArg(kernel, arg_index, arg_size, arg_value); },
-      [&](KernelSummary summary) {
-        return setKernelArgNoted(kernel, arg_index, arg_size, arg_value, summary);
-      });
-}
-
-[[gnu::noinline]] cl_int setKernelArgSvmLookedUp(cl_kernel kernel, cl_uint arg_index,
-                                                 const void* arg_value) {
-  return lookedUp(
-      kernel, arg_index,
-      [&](ArgValue& v) {
-        v.setSvm(arg_value);
-        return true;
-      },
-      [&] { return next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value); },
-      [&](KernelSummary summary) {
-        return setKernelArgSvmNoted(kernel, arg_index, arg_value, summary);
-      });
+  KernelSummary summary;
+  if (KernelIndex::cached(kernel, &summary)) [[likely]]
+    return known<Call>(summary, kernel, arg_index, arg_size, arg_value);
+  return probed<Call>(kernel, arg_index, arg_size, arg_value);
 }
 
 // The per-call path's first check, one load: a handle the filter does not name, with capture
@@ -195,7 +215,7 @@ inline cl_int lookedUp(cl_kernel kernel, cl_uint arg_index, const Keep& keep,
 [[gnu::always_inline]] inline cl_int setKernelArgPath(cl_kernel kernel, cl_uint arg_index,
                                                       size_t arg_size, const void* arg_value) {
   if (perCallHandles().mayHold(kernel) || capture::enabled()) [[unlikely]]
-    return setKernelArgLookedUp(kernel, arg_index, arg_size, arg_value);
+    return lookedUp<SetArg>(kernel, arg_index, arg_size, arg_value);
   return next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
 }
 
@@ -219,9 +239,10 @@ inline cl_int lookedUp(cl_kernel kernel, cl_uint arg_index, const Keep& keep,
 
 cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                         const void* arg_value) {
-  if (!next().clSetKernelArg) return CL_INVALID_OPERATION;
-  if (!arg_value && arg_size != sizeof(cl_mem) && arg_size != 0) [[unlikely]]
-    return setLocalSizedArg(kernel, arg_index, arg_size);
+  // Installed only where the target has clSetKernelArg (loader_entry.cpp).
+  if (!arg_value) [[unlikely]]
+    if (arg_size != sizeof(cl_mem) && arg_size != 0)
+      return setLocalSizedArg(kernel, arg_index, arg_size);
   return setKernelArgPath(kernel, arg_index, arg_size, arg_value);
 }
 
@@ -229,7 +250,7 @@ cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel, cl_uint arg_
                                                   const void* arg_value) {
   if (!next().clSetKernelArgSVMPointer) return CL_INVALID_OPERATION;
   if (perCallHandles().mayHold(kernel) || capture::enabled()) [[unlikely]]
-    return setKernelArgSvmLookedUp(kernel, arg_index, arg_value);
+    return lookedUp<SetSvmArg>(kernel, arg_index, 0, arg_value);
   return next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
 }
 

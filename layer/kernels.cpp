@@ -71,8 +71,7 @@ void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::s
   if (program.variants && variantsCanServe(record->manifest))
     record->variants.program = program.variants;
   if (mayCapRegisters(program) || record->variants.program) {
-    record->cap.args = std::make_unique<KernelRecord::ArgStore>();
-    record->cap.args->values.resize(record->manifest.numUserArgs);
+    record->cap.args = ArgStore::make(record->manifest.numUserArgs);
   }
   // The driver kernel keeps the shadow alive; the application's program must stay alive as
   // long as a kernel can name it (CL_KERNEL_PROGRAM).
@@ -176,8 +175,7 @@ cl_kernel CL_API_CALL clCloneKernel_layer(cl_kernel source_kernel, cl_int* errco
     record->rowMultiple = source->rowMultiple;
     record->variants.program = source->variants.program;  // its own kernels, made as needed
     if (source->cap.args) {  // a clone starts with the source's argument values
-      record->cap.args = std::make_unique<KernelRecord::ArgStore>();
-      record->cap.args->values = source->cap.args->values;
+      record->cap.args = ArgStore::copy(*source->cap.args);
     }
     {  // and with its images (not their views, which belong to one kernel object)
       std::lock_guard<std::mutex> lock(source->enqueueMutex);

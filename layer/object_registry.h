@@ -93,13 +93,9 @@ struct KernelRecord {
   // The values are written by clSetKernelArg without a lock: the spec leaves concurrent
   // clSetKernelArg, clCloneKernel and launches of one kernel object to the application to
   // serialise, and NVIDIA's own clSetKernelArg costs about as much as one uncontended mutex.
-  struct ArgStore {
-    std::vector<ArgValue> values;  // one per user argument, sized before the record is shared
-    // Whether a launch has run on the capped build: later launches must look for it.
-    std::atomic<bool> capped{false};
-  };
+  using ArgStore = isg::ArgStore;
   struct RegisterCap {
-    std::unique_ptr<ArgStore> args;  // set before the record is shared; null: no copies kept
+    ArgStore::Ptr args;  // set before the record is shared; null: no copies kept
     // The rest is guarded by enqueueMutex.
     cl_program program = nullptr;  // owned
     cl_kernel kernel = nullptr;    // owned
@@ -188,10 +184,20 @@ class KernelIndex {
   // Lock-free: the filter slot's cache, else one probe; false for kernels the layer passes
   // through (no record).
   bool find(cl_kernel kernel, KernelSummary* out) const noexcept {
+    return cached(kernel, out) || probe(kernel, out);
+  }
+  // The filter slot's cache alone: what the per-call path tries before anything that needs a
+  // frame.
+  static bool cached(cl_kernel kernel, KernelSummary* out) noexcept {
     uint64_t store = 0;
-    if (!detail::g_perCallHandles.cached(kernel, &out->bits, &store) &&
-        !index_.find(kernel, &out->bits, &store))
-      return false;
+    if (!detail::g_perCallHandles.cached(kernel, &out->bits, &store)) return false;
+    out->argStore = reinterpret_cast<KernelRecord::ArgStore*>(store);
+    return true;
+  }
+  // The index alone.
+  bool probe(cl_kernel kernel, KernelSummary* out) const noexcept {
+    uint64_t store = 0;
+    if (!index_.find(kernel, &out->bits, &store)) return false;
     out->argStore = reinterpret_cast<KernelRecord::ArgStore*>(store);
     return true;
   }

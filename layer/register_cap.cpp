@@ -73,8 +73,8 @@ cl_kernel buildCappedKernel(const ProgramRecord& program, const std::string& nam
 }
 
 cl_int replayArgs(const KernelRecord::ArgStore& store, cl_kernel target) {
-  for (cl_uint i = 0; i < store.values.size(); ++i) {
-    const ArgValue& a = store.values[i];
+  for (cl_uint i = 0; i < store.size(); ++i) {
+    const ArgValue& a = store[i];
     cl_int err = CL_SUCCESS;
     switch (a.kind) {
       case ArgValue::Kind::Unset:
@@ -86,7 +86,7 @@ cl_int replayArgs(const KernelRecord::ArgStore& store, cl_kernel target) {
         err = next().clSetKernelArg(target, i, a.size, nullptr);
         break;
       case ArgValue::Kind::Svm:
-        err = next().clSetKernelArgSVMPointer ? next().clSetKernelArgSVMPointer(target, i, a.svm)
+        err = next().clSetKernelArgSVMPointer ? next().clSetKernelArgSVMPointer(target, i, a.svm())
                                               : CL_INVALID_OPERATION;
         break;
     }

@@ -77,8 +77,8 @@ TEST(HandleFilter, NeverMissesAHandleItHolds) {
 
 // The filter's per-slot cache: a slot caches the first handle set into it while empty and
 // answers for that handle only; readers racing its one writer never see a torn pair of words
-// (each pair written has extra == ~summary) nor another handle's words.
-TEST(HandleFilter, CacheAnswersOnlyForItsHandleAndNeverTorn) {
+// nor another handle's, nor an earlier life's words of a handle made again at one address.
+TEST(HandleFilter, CacheAnswersOnlyForItsHandleAndNeverStale) {
   static isg::HandleFilter filter;
   uint64_t summary = 0, extra = 0;
   const void* a = handle(0x7f0000001000ull);
@@ -112,33 +112,67 @@ TEST(HandleFilter, CacheAnswersOnlyForItsHandleAndNeverTorn) {
   EXPECT_EQ(summary, 7u);
   filter.uncache(b);
 
-  // One writer rewrites, drops and refills the cache of 64 handles; four readers check every
-  // answer they get.
+  // Handles live, die and are made again at the same addresses, with new words each life, as
+  // the driver reuses them; groups of four share a slot. Readers name only live handles and the
+  // writer drops one only once no reader names it, as the API requires of the application
+  // (a release after the calls that name the kernel). Each life's words: the address in the
+  // high bits, the life in the low ones, extra == ~summary.
   std::vector<uintptr_t> handles;
-  for (int i = 0; i < 64; ++i) handles.push_back(0x7f0000100000ull + 4096 * uintptr_t(i));
+  for (uintptr_t base = 0x7f0000100000ull; handles.size() < 32; base += 0x100000) {
+    handles.push_back(base);
+    filter.cache(handle(base), 1, 1);
+    for (uintptr_t x = base + 64; handles.size() % 4 != 0; x += 64) {
+      uint64_t s = 0, e = 0;
+      filter.cache(handle(x), 1, 1);
+      if (!filter.cached(handle(x), &s, &e)) handles.push_back(x);  // the base's slot
+      filter.uncache(handle(x));
+    }
+    filter.uncache(handle(base));
+  }
+  struct Life {
+    std::atomic<uint32_t> state{0};  // bit 0: alive; the rest: the life's number
+    std::atomic<int> users{0};
+  };
+  std::vector<Life> lives(handles.size());
+  auto words = [&](size_t i, uint32_t state) {
+    return uint64_t(handles[i]) << 8 | (state >> 1 & 0xff);
+  };
   std::atomic<bool> stop{false};
   std::atomic<size_t> wrong{0}, answered{0};
   std::vector<std::thread> readers;
-  for (int r = 0; r < 4; ++r)
+  for (int r = 0; r < 2; ++r)
     readers.emplace_back([&, r] {
-      size_t i = r;
-      while (!stop.load(std::memory_order_relaxed)) {
-        const uintptr_t h = handles[i++ % handles.size()];
-        uint64_t s = 0, e = 0;
-        if (!filter.cached(handle(h), &s, &e)) continue;
-        answered.fetch_add(1, std::memory_order_relaxed);
-        // Words of this handle (its address in the high bits), never torn.
-        if (e != ~s || (s >> 8) != h) wrong.fetch_add(1, std::memory_order_relaxed);
+      for (size_t n = r; !stop.load(std::memory_order_relaxed); ++n) {
+        const size_t i = n % handles.size();
+        Life& life = lives[i];
+        const uint32_t state = life.state.load();
+        if (!(state & 1)) continue;
+        life.users.fetch_add(1);
+        if (life.state.load() == state) {  // alive until users drops again
+          uint64_t s = 0, e = 0;
+          if (filter.cached(handle(handles[i]), &s, &e)) {
+            answered.fetch_add(1, std::memory_order_relaxed);
+            if (s != words(i, state) || e != ~s) wrong.fetch_add(1, std::memory_order_relaxed);
+          }
+        }
+        life.users.fetch_sub(1);
       }
     });
   std::mt19937_64 random(11);
-  for (int step = 0; step < 300000; ++step) {
-    const uintptr_t h = handles[random() % handles.size()];
-    if (random() % 4 == 0) {
-      filter.uncache(handle(h));
-    } else {
-      const uint64_t s = (uint64_t(h) << 8) | (random() & 0xff);
-      filter.cache(handle(h), s, ~s);
+  for (int step = 0; step < 1000000; ++step) {
+    const size_t i = random() % handles.size();
+    Life& life = lives[i];
+    const uint32_t state = life.state.load(std::memory_order_relaxed);
+    if (state & 1) {  // release: no new user, wait for the current ones, then drop it
+      life.state.store(state & ~1u);
+      for (int spin = 0; life.users.load() != 0; ++spin)
+        if (spin > 1000) std::this_thread::yield();
+      filter.uncache(handle(handles[i]));
+    } else {  // made again: new words
+      const uint32_t next = state + 3;
+      const uint64_t s = words(i, next);
+      filter.cache(handle(handles[i]), s, ~s);
+      life.state.store(next);
     }
   }
   stop = true;
