@@ -38,7 +38,7 @@ if [ "${ISG_BENCH_SPIRV:-0}" = 1 ]; then
   export ISG_TEST_SPIRV_CACHE="$here/spirv-cache"
 fi
 [ -f "$layer" ] || { echo "run-gpu.sh: no layer at $layer" >&2; exit 2; }
-[ -x "$bin/bench_shuffle" ] || { echo "run-gpu.sh: no bench_* executables in $bin" >&2; exit 2; }
+compgen -G "$bin/bench_*" > /dev/null || { echo "run-gpu.sh: no bench_* executables in $bin" >&2; exit 2; }
 status=0
 start=$(date +%s)
 

@@ -167,16 +167,19 @@ struct SetSvmArg {
 template <class Call>
 inline cl_int known(const KernelSummary summary, cl_kernel kernel, cl_uint arg_index,
                     size_t arg_size, const void* arg_value) {
-  if (arg_index >= summary.numUserArgs()) return CL_INVALID_ARG_INDEX;
-  if (summary.checksImages() || capture::enabled()) [[unlikely]]
-    return Call::noted(kernel, arg_index, arg_size, arg_value, summary);
+  // One comparison for the common call: an index the kernel keeps plainly (plainArgs).
+  if (arg_index >= summary.plainArgs()) [[unlikely]] {
+    if (arg_index >= summary.numUserArgs()) return CL_INVALID_ARG_INDEX;
+    if (summary.checksImages() || capture::enabled())
+      return Call::noted(kernel, arg_index, arg_size, arg_value, summary);
+    if (!summary.argStore) return Call::forward(kernel, arg_index, arg_size, arg_value);
+  }
   // The register cap's copy is kept before the driver answers, so the call stays a tail
   // call: it holds the value the application set last, which a capped launch sets again
   // (a value the driver refused fails there too, and the launch keeps the driver's refusal:
   // register_cap.h). The index is below numUserArgs, the store's size (kernels.cpp makes both
   // of one manifest). Values of other sizes go the noted way.
-  if (summary.argStore && !Call::keep((*summary.argStore)[arg_index], arg_size, arg_value))
-      [[unlikely]]
+  if (!Call::keep((*summary.argStore)[arg_index], arg_size, arg_value)) [[unlikely]]
     return Call::noted(kernel, arg_index, arg_size, arg_value, summary);
   return Call::forward(kernel, arg_index, arg_size, arg_value);
 }

@@ -21,6 +21,7 @@
 #include "image_views.h"
 #include "isg/rewriter.h"
 #include "launch_variants.h"
+#include "layer_api.h"
 
 namespace isg {
 
@@ -161,7 +162,13 @@ struct KernelSummary {
     kShapesLaunch,        // a non-uniform launch is rounded up (HiddenArg::Kind::LaunchShape)
     kVariants,            // the enqueue may run a launch variant (launch_variants.h)
     kKnown,               // set in every summary of a record; a kernel without one reads as 0
+    kPlainArgs = 48,      // 16 bits from here: plainArgs()
   };
+  // The indices for which clSetKernelArg's path keeps the value and forwards the call with no
+  // other check: the kernel's own arguments where it keeps copies (argStore), checks no image
+  // and capture is off; none otherwise, nor where the count does not fit 16 bits (the path
+  // with every check serves those).
+  cl_uint plainArgs() const { return static_cast<cl_uint>(bits >> kPlainArgs); }
   bool known() const { return (bits >> kKnown) & 1; }
   cl_uint numUserArgs() const { return static_cast<cl_uint>(bits); }
   bool hasHiddenArgs() const { return (bits >> kHasHiddenArgs) & 1; }
@@ -171,8 +178,11 @@ struct KernelSummary {
   bool variants() const { return (bits >> kVariants) & 1; }
 
   static uint64_t encode(cl_uint numUserArgs, bool hasHiddenArgs, bool checksImages,
-                         bool checksRows, bool shapesLaunch, bool variants) {
-    return uint64_t{numUserArgs} | uint64_t{hasHiddenArgs} << kHasHiddenArgs |
+                         bool checksRows, bool shapesLaunch, bool variants, bool keepsArgs,
+                         bool captureOn) {
+    const bool plain = keepsArgs && !checksImages && !captureOn && numUserArgs <= 0xffff;
+    return uint64_t{numUserArgs} | uint64_t{plain ? numUserArgs : 0} << kPlainArgs |
+           uint64_t{hasHiddenArgs} << kHasHiddenArgs |
            uint64_t{checksImages} << kChecksImages | uint64_t{checksRows} << kChecksRows |
            uint64_t{shapesLaunch} << kShapesLaunch | uint64_t{variants} << kVariants |
            uint64_t{1} << kKnown;
@@ -210,7 +220,8 @@ class KernelIndex {
   void set(cl_kernel kernel, const KernelRecord& r) {
     const uint64_t bits = KernelSummary::encode(
         r.manifest.numUserArgs, setsHiddenArgs(r.manifest), !r.manifest.blockImageArgs.empty(),
-        r.rowMultiple != 0, launchShapeArg(r.manifest) != nullptr, r.variants.program != nullptr);
+        r.rowMultiple != 0, launchShapeArg(r.manifest) != nullptr, r.variants.program != nullptr,
+        r.cap.args != nullptr, !config().CAPTURE_DIR.empty());
     const uint64_t store = reinterpret_cast<uint64_t>(r.cap.args.get());
     if (!index_.set(kernel, bits, store)) detail::g_perCallHandles.add(kernel);
     detail::g_perCallHandles.cache(kernel, bits, store);
