@@ -4,6 +4,7 @@
 #include <CL/cl_ext.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -196,6 +197,154 @@ TEST(DeviceQueries, UnrelatedQueriesAndErrorsAreTheDriversOwn) {
   EXPECT_GT(units, 0u);
   EXPECT_EQ(clGetDeviceInfo(env().device, 0x7fff0000, sizeof units, &units, nullptr),
             CL_INVALID_VALUE);
+}
+
+namespace khr {
+
+// Whether the device compiles OpenCL C 3.0 (CL_DEVICE_OPENCL_C_ALL_VERSIONS, OpenCL 3.0).
+bool compilesOpenclC3() {
+  size_t size = 0;
+  if (clGetDeviceInfo(env().device, CL_DEVICE_OPENCL_C_ALL_VERSIONS, 0, nullptr, &size) != CL_SUCCESS)
+    return false;
+  std::vector<cl_name_version> list(size / sizeof(cl_name_version));
+  if (clGetDeviceInfo(env().device, CL_DEVICE_OPENCL_C_ALL_VERSIONS, size, list.data(), nullptr) != CL_SUCCESS)
+    return false;
+  return std::any_of(list.begin(), list.end(),
+                     [](const cl_name_version& v) { return CL_VERSION_MAJOR(v.version) >= 3; });
+}
+
+std::vector<cl_name_version> nameVersions(cl_device_info what) {
+  size_t size = 0;
+  if (clGetDeviceInfo(env().device, what, 0, nullptr, &size) != CL_SUCCESS) return {};
+  std::vector<cl_name_version> list(size / sizeof(cl_name_version));
+  if (clGetDeviceInfo(env().device, what, size, list.data(), nullptr) != CL_SUCCESS) return {};
+  return list;
+}
+
+cl_version versionOf(const std::vector<cl_name_version>& list, const std::string& name) {
+  for (const cl_name_version& v : list)
+    if (name == v.name) return v.version;
+  return 0;
+}
+
+}  // namespace khr
+
+// cl_khr_subgroups (issue 53): listed once, at 1.0.0, and on OpenCL C 3.0 devices with its
+// feature __opencl_c_subgroups, which the OpenCL 3.0 sub-group API presupposes.
+TEST(KhrSubgroups, AdvertisedWithTheirOpenclCFeature) {
+  ISG_REQUIRE_ENV();
+  if (!std::getenv("OPENCL_LAYERS") || isgtest::onIntelsDriver())
+    GTEST_SKIP() << "what the layer adds: it serves this device natively, or is not loaded";
+  const std::vector<std::string> list = words(isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS));
+  EXPECT_EQ(std::count(list.begin(), list.end(), "cl_khr_subgroups"), 1);
+  const auto versions = khr::nameVersions(CL_DEVICE_EXTENSIONS_WITH_VERSION);
+  if (!versions.empty()) {
+    EXPECT_EQ(khr::versionOf(versions, "cl_khr_subgroups"), CL_MAKE_VERSION(1, 0, 0));
+  }
+  if (!khr::compilesOpenclC3()) return;
+  const auto features = khr::nameVersions(CL_DEVICE_OPENCL_C_FEATURES);
+  EXPECT_EQ(CL_VERSION_MAJOR(khr::versionOf(features, "__opencl_c_subgroups")), 3u)
+      << "an OpenCL C 3.0 device with cl_khr_subgroups lists __opencl_c_subgroups";
+  cl_uint count = 0;
+  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_MAX_NUM_SUB_GROUPS, sizeof count, &count, nullptr));
+  EXPECT_GT(count, 0u) << "OpenCL 3.0: sub-groups are supported exactly where this is not 0";
+}
+
+// A program written for cl_khr_subgroups alone, as portable code is: it picks its sub-group
+// path by the extension's macro (or, in OpenCL C 3.0, the feature's), enables the extension,
+// and calls the khr builtins. Under each -cl-std it must see the macros the device advertises
+// and compute what the spec says, against a host model of the sub-groups the kernel reports.
+TEST(KhrSubgroups, ProgramsThatAskForTheExtensionGetItUnderEveryStd) {
+  ISG_REQUIRE_ENV();
+  const char* source = R"CLC(
+#ifdef cl_khr_subgroups
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#endif
+kernel void khr(global const int* in, global int* out, global uint* facts) {
+  const size_t i = get_global_id(0);
+  uint seen = 0;
+#ifdef cl_khr_subgroups
+  seen |= 1;
+#endif
+#ifdef __opencl_c_subgroups
+  seen |= 2;
+#endif
+#if defined(cl_khr_subgroups) || defined(__opencl_c_subgroups)
+  const int v = in[i];
+  out[4 * i + 0] = sub_group_reduce_add(v);
+  out[4 * i + 1] = sub_group_scan_exclusive_max(v);
+  out[4 * i + 2] = sub_group_broadcast(v, 1u);
+  out[4 * i + 3] = sub_group_any(v == 7) + 2 * sub_group_all(v >= 0);
+  if (i == 0) { facts[1] = get_sub_group_size(); facts[2] = get_num_sub_groups(); }
+#endif
+  if (i == 0) { facts[0] = seen; facts[3] = __OPENCL_C_VERSION__; }
+}
+)CLC";
+  const size_t n = 128, local = 64;
+  std::vector<cl_int> in(n);
+  for (size_t i = 0; i < n; ++i) in[i] = static_cast<cl_int>((i * 37) % 29);
+  const bool c3 = khr::compilesOpenclC3();
+  // What the device advertises decides what a program sees: the layer's, or a driver's own.
+  const bool extension = isgtest::deviceHasExtension("cl_khr_subgroups");
+  const bool feature =
+      CL_VERSION_MAJOR(khr::versionOf(khr::nameVersions(CL_DEVICE_OPENCL_C_FEATURES), "__opencl_c_subgroups")) == 3;
+  for (const std::string std : {"", "-cl-std=CL2.0", "-cl-std=CL3.0"}) {
+    SCOPED_TRACE(std.empty() ? "no -cl-std" : std);
+    if (std == "-cl-std=CL3.0" && !c3) continue;
+    std::string log;
+    cl_program p = isgtest::buildProgram(source, std + " " + isgtest::extraBuildOptions(), &log);
+    ASSERT_NE(p, nullptr) << log;
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(p, "khr", &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    cl_mem a = clCreateBuffer(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(cl_int),
+                              in.data(), &err);
+    cl_mem b = clCreateBuffer(env().context, CL_MEM_READ_WRITE, 4 * n * sizeof(cl_int), nullptr, &err);
+    cl_mem f = clCreateBuffer(env().context, CL_MEM_READ_WRITE, 4 * sizeof(cl_uint), nullptr, &err);
+    ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, a, b, f));
+    ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &n, &local, 0, nullptr, nullptr));
+    std::vector<cl_int> out(4 * n);
+    cl_uint facts[4] = {};
+    ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, b, CL_TRUE, 0, out.size() * sizeof(cl_int), out.data(), 0,
+                                     nullptr, nullptr));
+    ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, f, CL_TRUE, 0, sizeof facts, facts, 0, nullptr, nullptr));
+    // OpenCL C 3.0 compiles (by -cl-std, or the compiler's default) see the feature exactly
+    // where they see the extension.
+    const unsigned expected = (extension ? 1u : 0u) | (facts[3] >= 300 && feature ? 2u : 0u);
+    EXPECT_EQ(facts[0], expected) << "1: cl_khr_subgroups, 2: __opencl_c_subgroups; __OPENCL_C_VERSION__ "
+                                  << facts[3];
+    if (std == "-cl-std=CL3.0") {
+      EXPECT_EQ(facts[3], 300u);
+    }
+    if (facts[0] == 0) continue;  // the program took its path without sub-groups
+    // The sub-group size the kernel reports, as the query answers it for this launch.
+    size_t s = 0;
+    ISG_CL_CHECK(clGetKernelSubGroupInfo(k, env().device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, sizeof local,
+                                         &local, sizeof s, &s, nullptr));
+    ASSERT_EQ(facts[1], s);
+    ASSERT_GT(s, 1u);
+    ASSERT_EQ(local % s, 0u) << "the host model below takes whole sub-groups";
+    EXPECT_EQ(facts[2], local / s);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t first = i / s * s;
+      int sum = 0, prefix = INT_MIN, any = 0, all = 1;
+      for (size_t j = first; j < first + s; ++j) {
+        sum += in[j];
+        if (j < i) prefix = std::max(prefix, in[j]);
+        any |= in[j] == 7;
+        all &= in[j] >= 0;
+      }
+      EXPECT_EQ(out[4 * i + 0], sum) << "reduce_add at " << i;
+      EXPECT_EQ(out[4 * i + 1], prefix) << "scan_exclusive_max at " << i;
+      EXPECT_EQ(out[4 * i + 2], in[first + 1]) << "broadcast at " << i;
+      EXPECT_EQ(out[4 * i + 3], (any ? 1 : 0) + 2 * all) << "any/all at " << i;
+    }
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(f);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+  }
 }
 
 }  // namespace

@@ -183,6 +183,14 @@ std::string featureMacroFixes(const DeviceTraits& traits) {
 }
 }  // namespace
 
+std::string offeredFeatureMacros(const DeviceTraits& traits) {
+  std::string out;
+  for (const std::string& e : extensionsFor(traits))
+    for (const std::string& f : openclCFeaturesOf(e))
+      out += "#ifndef " + f + "\n#define " + f + " 1\n#endif\n";
+  return out.empty() ? out : "#if __OPENCL_C_VERSION__ >= 300\n" + out + "#endif\n";
+}
+
 std::string declarationsHeader(const DeviceTraits& traits) {
   const char* ovl = "__attribute__((overloadable)) ";
   std::string out =
@@ -190,6 +198,7 @@ std::string declarationsHeader(const DeviceTraits& traits) {
       "// them, so that calls resolve to one overload whose types we can size.\n"
       "#include <opencl-c-base.h>\n";
   out += featureMacroFixes(traits);
+  out += offeredFeatureMacros(traits);
   if (traits.fp16) out += "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
   if (traits.fp64) out += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   const char* cl20 = "#if defined(__OPENCL_CPP_VERSION__) || (__OPENCL_C_VERSION__ >= CL_VERSION_2_0)\n";
@@ -341,6 +350,8 @@ const std::vector<std::string>& openclCFeaturesOf(std::string_view extension) {
   static const std::vector<std::string> kNone;
   static const std::vector<std::string> kIntegerDot = {"__opencl_c_integer_dot_product_input_4x8bit",
                                                        "__opencl_c_integer_dot_product_input_4x8bit_packed"};
+  static const std::vector<std::string> kSubgroups = {"__opencl_c_subgroups"};
+  if (extension == "cl_khr_subgroups") return kSubgroups;
   return extension == "cl_khr_integer_dot_product" ? kIntegerDot : kNone;
 }
 

@@ -46,6 +46,10 @@ unsigned exchangeBytes(const Builtin& b, unsigned typeBytes);
 // The header force-included while parsing: overloadable declarations of every table builtin for
 // the types the device supports.
 std::string declarationsHeader(const DeviceTraits& traits);
+// The OpenCL C 3.0 feature macros of the extensions the layer offers (cl_khr_subgroups's
+// __opencl_c_subgroups) where the compile is OpenCL C 3.0: the parse and the rewritten program
+// (for the driver or the front end) both start with them.
+std::string offeredFeatureMacros(const DeviceTraits& traits);
 
 // OpenCL C 3.0 features whose only effect is to declare builtins, which drivers take whether
 // they report the feature or not (NVIDIA's OpenCL C 3.0 takes atomic_fetch_add without the
