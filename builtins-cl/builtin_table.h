@@ -121,6 +121,16 @@ inline const std::vector<Media>& mediaBlocks() {
 }
 #undef ISG_TABLE_READ_WRITE
 
+// ISG_FEATURES: the OpenCL C 3.0 features the layer adds where the device compiles OpenCL C 3.0.
+inline const std::vector<std::string>& features() {
+  static const std::vector<std::string> rows = {
+#define ISG_TABLE_FEATURE(name) #name,
+      ISG_FEATURES(ISG_TABLE_FEATURE)
+#undef ISG_TABLE_FEATURE
+  };
+  return rows;
+}
+
 // In advertising order.
 inline const std::vector<Extension>& extensions() {
   static const std::vector<Extension> rows = [] {

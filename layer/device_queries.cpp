@@ -89,7 +89,8 @@ cl_int answerExtensionsWithVersion(cl_device_id device, const DeviceProfile& pro
 }
 
 // OpenCL C 3.0 devices list the feature macros of the extensions the layer adds
-// (cl_khr_integer_dot_product's two input features).
+// (cl_khr_integer_dot_product's two input features) and the features it adds itself
+// (__opencl_c_subgroups: builtins.def says why not cl_khr_subgroups).
 cl_int answerOpenclCFeatures(cl_device_id device, const DeviceProfile& profile, size_t size,
                              void* value, size_t* size_ret) {
   std::vector<cl_name_version> list;
@@ -97,6 +98,8 @@ cl_int answerOpenclCFeatures(cl_device_id device, const DeviceProfile& profile, 
   if (err != CL_SUCCESS) return err;
   for (const auto& [name, version] : addedExtensions(profile))
     for (const std::string& feature : openclCFeaturesOf(name)) addNameVersion(&list, feature, CL_MAKE_VERSION(3, 0, 0));
+  if (profile.traits.openclCVersion >= 300)
+    for (const std::string& feature : table::features()) addNameVersion(&list, feature, CL_MAKE_VERSION(3, 0, 0));
   return writeArray(size, value, size_ret, list);
 }
 

@@ -90,6 +90,8 @@ bool implements(const std::string& strategy, const std::string& family) {
 }
 
 std::string generate() {
+  std::vector<std::string> featureNames;
+  for (const std::string& f : isg::table::features()) featureNames.push_back("`" + f + "` 3.0.0");
   std::vector<std::string> extensions;
   for (const isg::table::Extension& e : isg::table::extensions())
     extensions.push_back("`" + e.name + "` " + std::to_string(e.major) + "." +
@@ -108,6 +110,14 @@ std::string generate() {
      << "*family* is the unit the OpenCL C library is compiled in (`ISG_NEED_<family>`).\n\n"
      << "Extensions the layer advertises (exactly these, in this order): " << join(extensions)
      << ".\n\n"
+     << "OpenCL C 3.0 features it adds on devices that compile OpenCL C 3.0 (listed in\n"
+     << "`CL_DEVICE_OPENCL_C_FEATURES`, their macros defined in OpenCL C 3.0 compiles): "
+     << join(featureNames) << ". `__opencl_c_subgroups` is the functions of `cl_khr_subgroups`,\n"
+     << "every one above, as OpenCL 3.0's core feature, with `CL_DEVICE_MAX_NUM_SUB_GROUPS`, the\n"
+     << "kernel sub-group queries and `CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS` `CL_FALSE`.\n"
+     << "The `cl_khr_subgroups` string is not advertised: that extension promises sub-groups that\n"
+     << "make independent forward progress, which the layer does not keep (builtins.def), and\n"
+     << "Intel's CPU runtime lists the feature without it too.\n\n"
      << "## Strategies\n\n"
      << "From `rewriter/include/isg/strategies.def`; what each guarantees (rules, edges) is\n"
      << "[strategies.md](strategies.md).\n\n"

@@ -184,10 +184,9 @@ std::string featureMacroFixes(const DeviceTraits& traits) {
 }  // namespace
 
 std::string offeredFeatureMacros(const DeviceTraits& traits) {
+  if (traits.openclCVersion < 300) return {};
   std::string out;
-  for (const std::string& e : extensionsFor(traits))
-    for (const std::string& f : openclCFeaturesOf(e))
-      out += "#ifndef " + f + "\n#define " + f + " 1\n#endif\n";
+  for (const std::string& f : table::features()) out += "#ifndef " + f + "\n#define " + f + " 1\n#endif\n";
   return out.empty() ? out : "#if __OPENCL_C_VERSION__ >= 300\n" + out + "#endif\n";
 }
 
@@ -350,8 +349,6 @@ const std::vector<std::string>& openclCFeaturesOf(std::string_view extension) {
   static const std::vector<std::string> kNone;
   static const std::vector<std::string> kIntegerDot = {"__opencl_c_integer_dot_product_input_4x8bit",
                                                        "__opencl_c_integer_dot_product_input_4x8bit_packed"};
-  static const std::vector<std::string> kSubgroups = {"__opencl_c_subgroups"};
-  if (extension == "cl_khr_subgroups") return kSubgroups;
   return extension == "cl_khr_integer_dot_product" ? kIntegerDot : kNone;
 }
 

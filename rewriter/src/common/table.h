@@ -46,9 +46,9 @@ unsigned exchangeBytes(const Builtin& b, unsigned typeBytes);
 // The header force-included while parsing: overloadable declarations of every table builtin for
 // the types the device supports.
 std::string declarationsHeader(const DeviceTraits& traits);
-// The OpenCL C 3.0 feature macros of the extensions the layer offers (cl_khr_subgroups's
-// __opencl_c_subgroups) where the compile is OpenCL C 3.0: the parse and the rewritten program
-// (for the driver or the front end) both start with them.
+// The OpenCL C 3.0 features the layer adds (table::features(): __opencl_c_subgroups), defined
+// where the device compiles OpenCL C 3.0 and the compile is OpenCL C 3.0: the parse and the
+// rewritten program (for the driver or the front end) both start with them.
 std::string offeredFeatureMacros(const DeviceTraits& traits);
 
 // OpenCL C 3.0 features whose only effect is to declare builtins, which drivers take whether

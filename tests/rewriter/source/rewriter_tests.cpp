@@ -262,7 +262,7 @@ TEST(Rewrite, DirectCalls) {
             "}\n");
   EXPECT_EQ(r.options, "-D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1 "
             "-D cl_intel_subgroups_short=1 -D cl_intel_subgroups_char=1 "
-            "-D cl_intel_subgroups_long=1 -D cl_khr_subgroups=1");
+            "-D cl_intel_subgroups_long=1");
   // The prelude maps the builtins onto the library and declares what the program uses.
   EXPECT_NE(r.source.find("#define ISG_NEED_identity 1\n"), std::string::npos);
   EXPECT_NE(r.source.find("#define ISG_NEED_shuffle 1\n"), std::string::npos);
@@ -300,14 +300,14 @@ TEST(Rewrite, MacroFromOptions) {
             "-cl-mad-enable -DSHUF=intel_sub_group_shuffle -cl-nv-verbose "
             "-D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1 "
             "-D cl_intel_subgroups_short=1 -D cl_intel_subgroups_char=1 "
-            "-D cl_intel_subgroups_long=1 -D cl_khr_subgroups=1");
+            "-D cl_intel_subgroups_long=1");
   // cl_intel_media_block_io: every function takes an image, so only devices with images have it.
   isg::DeviceTraits images = localTraits();
   images.images = true;
   EXPECT_EQ(isg::extensionMacroOptions(images),
             "-D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1 "
             "-D cl_intel_subgroups_short=1 -D cl_intel_subgroups_char=1 "
-            "-D cl_intel_subgroups_long=1 -D cl_intel_media_block_io=1 -D cl_khr_subgroups=1");
+            "-D cl_intel_subgroups_long=1 -D cl_intel_media_block_io=1");
 }
 
 TEST(Rewrite, TokenPasting) {
@@ -1697,7 +1697,7 @@ TEST(Misc, Strategies) {
   EXPECT_EQ(isg::extensionMacroOptions(localTraits()),
             "-D cl_intel_subgroups=1 -D cl_intel_required_subgroup_size=1 "
             "-D cl_intel_subgroups_short=1 -D cl_intel_subgroups_char=1 "
-            "-D cl_intel_subgroups_long=1 -D cl_khr_subgroups=1");
+            "-D cl_intel_subgroups_long=1");
 }
 
 TEST(Misc, CachedResultIsIdentical) {
