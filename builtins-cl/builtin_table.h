@@ -78,11 +78,14 @@ struct Extension {
   unsigned major = 0, minor = 0, patch = 0;
   bool needsImages = false;  // every function takes an image: only devices with images have it
   bool needsSpirv = false;   // an API extension of programs from SPIR-V (never an OpenCL C macro)
+  bool needsSubgroups = false;  // a cl_khr_subgroup_* extension: where ISG_FEATURES are offered
   // Whether a device gets the extension: advertised by the layer (`spirv`: the layer builds
-  // programs from SPIR-V for it) and, for OpenCL C extensions, its macro defined for the parse
-  // and the driver (asked with spirv = false).
-  bool offeredTo(bool deviceHasImages, bool spirv) const {
-    return (!needsImages || deviceHasImages) && (!needsSpirv || spirv);
+  // programs from SPIR-V for it; `openclC`: the highest OpenCL C it compiles, 120/200/300) and,
+  // for OpenCL C extensions, its macro defined for the parse and the driver (asked with
+  // spirv = false).
+  bool offeredTo(bool deviceHasImages, bool spirv, unsigned openclC) const {
+    return (!needsImages || deviceHasImages) && (!needsSpirv || spirv) &&
+           (!needsSubgroups || openclC >= 300);
   }
 };
 
@@ -138,7 +141,8 @@ inline const std::vector<Extension>& extensions() {
 #define ISG_TABLE_EXTENSION(name, major, minor, patch, needs) \
   r.push_back(Extension{#name, major, minor, patch,                                      \
                         std::string(#needs).find("images") != std::string::npos,      \
-                        std::string(#needs).rfind("spirv", 0) == 0});
+                        std::string(#needs).rfind("spirv", 0) == 0,                  \
+                        std::string(#needs) == "subgroups"});
     ISG_EXTENSIONS(ISG_TABLE_EXTENSION)
 #undef ISG_TABLE_EXTENSION
     return r;

@@ -254,6 +254,9 @@ TEST(KhrSubgroups, TheCoreFeatureOnOpenclC3DevicesAndTheExtensionOnlyWithItsProm
   ISG_CL_CHECK(
       clGetDeviceInfo(env().device, CL_DEVICE_MAX_NUM_SUB_GROUPS, sizeof count, &count, nullptr));
   EXPECT_GT(count, 0u) << "OpenCL 3.0: sub-groups are supported exactly where this is not 0";
+  // The khr extensions built on sub-groups whose every function the layer provides.
+  for (const char* name : {"cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle_relative"})
+    EXPECT_EQ(std::count(list.begin(), list.end(), name), 1) << name;
 }
 
 // A program written for cl_khr_subgroups alone, as portable code is: it picks its sub-group

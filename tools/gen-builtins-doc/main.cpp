@@ -100,6 +100,7 @@ std::string generate() {
                               ? " (where the layer builds SPIR-V, on devices with images, not through PTX on NVIDIA)"
                           : e.needsSpirv ? " (where the layer builds SPIR-V: docs/spirv.md)"
                           : e.needsImages ? " (on devices with images)"
+                          : e.needsSubgroups ? " (with `__opencl_c_subgroups`, below)"
                                           : ""));
 
   std::ostringstream md;

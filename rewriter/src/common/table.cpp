@@ -53,7 +53,7 @@ const Builtin* findBuiltin(std::string_view name) {
 std::vector<std::string> extensionsFor(const DeviceTraits& traits) {
   std::vector<std::string> names;
   for (const table::Extension& e : table::extensions())
-    if (e.offeredTo(traits.images, /*spirv=*/false)) names.push_back(e.name);
+    if (e.offeredTo(traits.images, /*spirv=*/false, traits.openclCVersion)) names.push_back(e.name);
   return names;
 }
 
