@@ -4,8 +4,8 @@
 // capture, which records them into a case (capture/enqueue_capture.h).
 #pragma once
 
-#include <cstddef>
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <new>

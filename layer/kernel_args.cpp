@@ -199,9 +199,8 @@ template <class Call>
 }
 
 // What a handle the per-call filter names (perCallHandles) needs, or any handle while capture
-// is on. A rewritten kernel its filter slot caches (nearly every one) is served in registers;
-// the rest, which need a frame, out of line. Out of line itself, so that the entries have no
-// frame to set up either.
+// is on. A rewritten kernel its filter slot caches (nearly every one) is served in registers,
+// inline in the entry, which then needs no frame; the rest, which need one, out of line.
 template <class Call>
 [[gnu::always_inline]] inline cl_int lookedUp(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                               const void* arg_value) {
