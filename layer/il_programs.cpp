@@ -11,11 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "handle_kinds.h"
 #include "device_strategy.h"
 #include "driver_queries.h"
+#include "handle_kinds.h"
 #include "layer_api.h"
 #include "object_registry.h"
+#include "program_records.h"
 #include "spirv_module.h"
 
 namespace isg {
@@ -56,9 +57,8 @@ cl_program createFromIL(const char* api, cl_context context, const void* il, siz
     if (errcode_ret) *errcode_ret = wrong;
     return nullptr;
   }
-  cl_program program = createFromModule(api, context, il, length, errcode_ret, driverCreate);
-  handleKinds().created(program, HandleKind::Program);
-  return program;
+  auto create = [&] { return newAppProgram(driverCreate()); };
+  return createFromModule(api, context, il, length, errcode_ret, create);
 }
 
 template <class DriverCreate>
@@ -82,7 +82,8 @@ cl_program createFromModule(const char* api, cl_context context, const void* il,
     program = driverCreate();
   } else if (next().clCreateProgramWithSource) {
     const char* text = "/* a program from SPIR-V, built by the sub-group layer */\n";
-    program = next().clCreateProgramWithSource(context, 1, &text, nullptr, errcode_ret);
+    program =
+        newAppProgram(next().clCreateProgramWithSource(context, 1, &text, nullptr, errcode_ret));
   } else if (errcode_ret) {
     *errcode_ret = CL_INVALID_OPERATION;
   }

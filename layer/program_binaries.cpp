@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: MIT
-#include "handle_kinds.h"
 #include "program_binaries.h"
 
 #include <algorithm>
@@ -10,8 +9,10 @@
 
 #include "binary_envelope.h"
 #include "driver_queries.h"
+#include "handle_kinds.h"
 #include "layer_api.h"
 #include "param_util.h"
+#include "program_records.h"
 #include "register_cap.h"
 #include "separate_compilation.h"
 
@@ -125,10 +126,9 @@ cl_program CL_API_CALL clCreateProgramWithBinary_layer(cl_context context, cl_ui
       return nullptr;
     }
     auto create = [&](const size_t* driverLengths, const unsigned char** driverBinaries) {
-      cl_program p = next().clCreateProgramWithBinary(context, num_devices, device_list, driverLengths,
-                                                      driverBinaries, binary_status, errcode_ret);
-      handleKinds().created(p, HandleKind::Program);
-      return p;
+      return newAppProgram(next().clCreateProgramWithBinary(context, num_devices, device_list,
+                                                            driverLengths, driverBinaries,
+                                                            binary_status, errcode_ret));
     };
     // Malformed arguments are the driver's to report.
     if (num_devices == 0 || !device_list || !lengths || !binaries) return create(lengths, binaries);

@@ -5,6 +5,7 @@
 // callback runs.
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,22 +23,31 @@ namespace {
 
 // A linked program is the driver's own object: the callback already gets the handle the
 // application will hold, but the record must exist before the application's callback runs.
+// The callback and clLinkProgram's return both install it, whichever comes first; a record
+// found there before is a freed program's (newAppProgram).
+struct LinkedRecord {
+  explicit LinkedRecord(std::shared_ptr<ProgramRecord> p) : prototype(std::move(p)) {}
+  void install(cl_program linked) {
+    if (!linked) return;
+    std::call_once(once, [&] {
+      auto record = std::make_shared<ProgramRecord>(*prototype);
+      record->app = newAppProgram(linked);
+      programRegistry().put(linked, record);
+    });
+  }
+  std::shared_ptr<ProgramRecord> prototype;
+  std::once_flag once;
+};
+
 struct LinkNotification {
   ProgramCallback pfn;
   void* userData;
-  std::shared_ptr<ProgramRecord> prototype;
+  std::shared_ptr<LinkedRecord> record;
 };
-
-void installLinkedRecord(cl_program linked, const ProgramRecord& prototype) {
-  if (programRegistry().find(linked)) return;
-  auto record = std::make_shared<ProgramRecord>(prototype);
-  record->app = linked;
-  programRegistry().put(linked, record);
-}
 
 void CL_CALLBACK notifyLinked(cl_program linked, void* data) {
   std::unique_ptr<LinkNotification> n(static_cast<LinkNotification*>(data));
-  if (linked) installLinkedRecord(linked, *n->prototype);
+  n->record->install(linked);
   n->pfn(linked, n->userData);
 }
 
@@ -113,7 +123,7 @@ cl_program linkOnFrontEnd(cl_context context, cl_uint num_devices, const cl_devi
     if (!why.empty()) ISG_LOG_ERROR("clLinkProgram: " << why);
     return nullptr;
   }
-  record->app = linked;
+  record->app = newAppProgram(linked);
   if (record->rewrite.form == RewriteResult::Form::Object) {
     auto library = std::make_shared<CompiledObject>();
     library->members = std::move(plan.members);
@@ -142,14 +152,11 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
       if (errcode_ret) *errcode_ret = wrong;
       return nullptr;
     }
-    // Every program the application gets is in the table of handle kinds.
-    auto known = [](cl_program p) {
-      handleKinds().created(p, HandleKind::Program);
-      return p;
-    };
+    // Every program the application gets is a newAppProgram.
     auto forward = [&] {
-      return known(next().clLinkProgram(context, num_devices, device_list, options, num_input_programs,
-                                        input_programs, pfn_notify, user_data, errcode_ret));
+      return newAppProgram(next().clLinkProgram(context, num_devices, device_list, options,
+                                                num_input_programs, input_programs, pfn_notify,
+                                                user_data, errcode_ret));
     };
     // The spec's answer where NVIDIA's driver (580) alone ends the process.
     if (num_input_programs != 0 && !input_programs) {
@@ -163,8 +170,8 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
     }
 
     if (linksOnFrontEnd(num_input_programs, input_programs))
-      return known(linkOnFrontEnd(context, num_devices, device_list, options, num_input_programs,
-                                  input_programs, pfn_notify, user_data, errcode_ret));
+      return linkOnFrontEnd(context, num_devices, device_list, options, num_input_programs,
+                            input_programs, pfn_notify, user_data, errcode_ret);
     LinkPlan plan;
     std::string why;
     cl_int planned = planLink(num_devices, device_list, num_input_programs, input_programs, &plan, &why);
@@ -190,15 +197,16 @@ cl_program CL_API_CALL clLinkProgram_layer(cl_context context, cl_uint num_devic
     prototype->rewrite.externalFunctions = std::move(plan.externalFunctions);
     const std::vector<cl_program>& driverInputs = plan.driverInputs;
 
+    auto record = std::make_shared<LinkedRecord>(std::move(prototype));
     std::unique_ptr<LinkNotification> notification;
-    if (pfn_notify) notification.reset(new LinkNotification{pfn_notify, user_data, prototype});
+    if (pfn_notify) notification.reset(new LinkNotification{pfn_notify, user_data, record});
     cl_program linked = next().clLinkProgram(
         context, num_devices, device_list, options, num_input_programs, driverInputs.data(),
         notification ? notifyLinked : nullptr, notification.get(), errcode_ret);
     if (notification) notification.release();
     releaseRecompiled();
-    if (linked) installLinkedRecord(linked, *prototype);
-    return known(linked);
+    record->install(linked);
+    return linked;
   });
 }
 

@@ -7,7 +7,10 @@
 #include <vector>
 
 #include "driver_queries.h"
+#include "handle_kinds.h"
 #include "layer_api.h"
+#include "logger.h"
+#include "separate_compilation.h"
 
 namespace isg {
 
@@ -23,6 +26,19 @@ ObjectRegistry<cl_program, ProgramRecord>& programRegistry() {
 
 void releaseShadow(const std::shared_ptr<ProgramRecord>& record) {
   if (record && record->shadow && next().clReleaseProgram) next().clReleaseProgram(record->shadow);
+}
+
+cl_program newAppProgram(cl_program program) {
+  if (!program) return nullptr;
+  handleKinds().created(program, HandleKind::Program);
+  std::shared_ptr<ProgramRecord> stale = programRegistry().take(program);
+  std::shared_ptr<CompiledObject> staleObject = compiledObjects().take(program);
+  if (stale || staleObject) {
+    ISG_LOG_INFO(
+        "a new program at the address of one the driver has freed: the old one's records go");
+    releaseShadow(stale);
+  }
+  return program;
 }
 
 cl_program createDriverProgram(cl_program like, const std::string& text, cl_int* err) {

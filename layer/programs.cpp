@@ -13,6 +13,7 @@
 #include "object_registry.h"
 #include "param_util.h"
 #include "program_binaries.h"
+#include "program_records.h"
 #include "separate_compilation.h"
 
 namespace isg {
@@ -64,9 +65,8 @@ cl_program CL_API_CALL clCreateProgramWithSource_layer(cl_context context, cl_ui
       if (errcode_ret) *errcode_ret = wrong;
       return nullptr;
     }
-    cl_program p = next().clCreateProgramWithSource(context, count, strings, lengths, errcode_ret);
-    handleKinds().created(p, HandleKind::Program);
-    return p;
+    return newAppProgram(
+        next().clCreateProgramWithSource(context, count, strings, lengths, errcode_ret));
   });
 }
 
@@ -80,10 +80,8 @@ cl_program CL_API_CALL clCreateProgramWithBuiltInKernels_layer(cl_context contex
       if (errcode_ret) *errcode_ret = wrong;
       return nullptr;
     }
-    cl_program p =
-        next().clCreateProgramWithBuiltInKernels(context, num_devices, device_list, kernel_names, errcode_ret);
-    handleKinds().created(p, HandleKind::Program);
-    return p;
+    return newAppProgram(next().clCreateProgramWithBuiltInKernels(context, num_devices, device_list,
+                                                                  kernel_names, errcode_ret));
   });
 }
 

@@ -111,6 +111,85 @@ TEST(Concurrency, TwoThreadsReleasingOneKernelDropItsRecord) {
   clReleaseProgram(rewritten);
 }
 
+// A program whose kernels are made from the application's program itself (one from a
+// rewritten program's binary) is freed by the driver when its last kernel goes, after the
+// application's clReleaseProgram found the kernel's reference still there (or a finished
+// launch's, which PoCL drops in the background). Its record must not attach to the next
+// program the driver puts at that address: a plain program built there took the record's
+// manifest and its launch failed setting a hidden argument (Misuse.ConcurrentBuildsOfOneProgram,
+// once in CI).
+TEST(Concurrency, AProgramFreedBehindTheLayersBackLeavesNoRecord) {
+  ISG_REQUIRE_ENV();
+  std::string log;
+  cl_program original = isgtest::buildProgram(
+      isgtest::rotateKernelSource("__attribute__((intel_reqd_sub_group_size(16)))"), "", &log);
+  ASSERT_NE(original, nullptr) << log;
+  const std::vector<unsigned char> binary = isgtest::programBinary(original);
+  clReleaseProgram(original);
+  // A plain kernel of the same name and arguments: the record's manifest would fit it.
+  const char* plainSource =
+      "kernel void rotate_lanes(global const int* in, global int* out) { out[0] = in[0] + 1; }\n";
+  cl_program plainBuilt = isgtest::buildProgram(plainSource, "", &log);
+  ASSERT_NE(plainBuilt, nullptr) << log;
+  const std::vector<unsigned char> plainBinary = isgtest::programBinary(plainBuilt);
+  clReleaseProgram(plainBuilt);
+  cl_int err = CL_SUCCESS;
+  cl_mem buf = clCreateBuffer(env().context, CL_MEM_READ_WRITE, 64, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  int reused = 0;
+  for (int round = 0; round < 20 && reused < 3; ++round) {
+    cl_int status = CL_SUCCESS;
+    cl_program fromBinary = isgtest::programFromBinary(binary, &err, &status);
+    ASSERT_EQ(err, CL_SUCCESS);
+    ASSERT_EQ(clBuildProgram(fromBinary, 1, &env().device, "", nullptr, nullptr), CL_SUCCESS);
+    cl_kernel k = clCreateKernel(fromBinary, "rotate_lanes", &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    // The program first: the kernel still holds it, so the driver frees it only with the kernel.
+    ASSERT_EQ(clReleaseProgram(fromBinary), CL_SUCCESS);
+    ASSERT_EQ(clReleaseKernel(k), CL_SUCCESS);
+    std::vector<cl_program> fresh;
+    for (int i = 0; i < 4; ++i) {
+      // From source and from the driver's own binary: both entries create programs.
+      cl_program p = i % 2
+                         ? isgtest::programFromBinary(plainBinary, &err, &status)
+                         : clCreateProgramWithSource(env().context, 1, &plainSource, nullptr, &err);
+      ASSERT_EQ(err, CL_SUCCESS);
+      fresh.push_back(p);
+      reused += p == fromBinary;
+      ASSERT_EQ(clBuildProgram(p, 1, &env().device, "", nullptr, nullptr), CL_SUCCESS);
+      cl_kernel plain = clCreateKernel(p, "rotate_lanes", &err);
+      ASSERT_EQ(err, CL_SUCCESS);
+      const std::string where =
+          "round " + std::to_string(round) + (p == fromBinary ? ", at the freed address" : "");
+      cl_uint args = 0;
+      ISG_CL_CHECK(clGetKernelInfo(plain, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr));
+      EXPECT_EQ(args, 2u) << where;
+      const cl_int in = 41;
+      ISG_CL_CHECK(
+          clEnqueueWriteBuffer(env().queue, buf, CL_TRUE, 0, sizeof in, &in, 0, nullptr, nullptr));
+      for (cl_uint a = 0; a < 2; ++a)
+        EXPECT_EQ(clSetKernelArg(plain, a, sizeof buf, &buf), CL_SUCCESS)
+            << where << ", argument " << a;
+      const size_t one = 1;
+      EXPECT_EQ(
+          clEnqueueNDRangeKernel(env().queue, plain, 1, nullptr, &one, &one, 0, nullptr, nullptr),
+          CL_SUCCESS)
+          << where;
+      cl_int out = 0;
+      ISG_CL_CHECK(
+          clEnqueueReadBuffer(env().queue, buf, CL_TRUE, 0, sizeof out, &out, 0, nullptr, nullptr));
+      EXPECT_EQ(out, 42) << where;
+      clReleaseKernel(plain);
+    }
+    ISG_CL_CHECK(clFinish(env().queue));
+    for (cl_program p : fresh) clReleaseProgram(p);
+  }
+  clReleaseMemObject(buf);
+  if (reused == 0)
+    GTEST_SKIP() << "the driver put no new program at a freed one's address: nothing to see";
+  std::printf("[concurrency] %d new programs at a freed program's address\n", reused);
+}
+
 }  // namespace
 
 namespace {
