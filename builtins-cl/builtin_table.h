@@ -73,6 +73,10 @@ inline unsigned mediaMaxHeight(unsigned widthBytes) { return ISG_MEDIA_MAX_HEIGH
 // Images created from buffers: "The maximum height is further restricted to 16 or less."
 constexpr unsigned kMediaMaxHeightImageFromBuffer = 16;
 
+// Whether a device that compiles OpenCL C up to `openclC` (120, 200, 300) gets ISG_FEATURES and
+// the extensions built on them (Extension::needsSubgroups).
+inline bool featuresOfferedTo(unsigned openclC) { return openclC >= 300; }
+
 struct Extension {
   std::string name;
   unsigned major = 0, minor = 0, patch = 0;
@@ -85,7 +89,7 @@ struct Extension {
   // spirv = false).
   bool offeredTo(bool deviceHasImages, bool spirv, unsigned openclC) const {
     return (!needsImages || deviceHasImages) && (!needsSpirv || spirv) &&
-           (!needsSubgroups || openclC >= 300);
+           (!needsSubgroups || featuresOfferedTo(openclC));
   }
 };
 

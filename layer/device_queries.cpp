@@ -98,7 +98,7 @@ cl_int answerOpenclCFeatures(cl_device_id device, const DeviceProfile& profile, 
   if (err != CL_SUCCESS) return err;
   for (const auto& [name, version] : addedExtensions(profile))
     for (const std::string& feature : openclCFeaturesOf(name)) addNameVersion(&list, feature, CL_MAKE_VERSION(3, 0, 0));
-  if (profile.traits.openclCVersion >= 300)
+  if (table::featuresOfferedTo(profile.traits.openclCVersion))
     for (const std::string& feature : table::features()) addNameVersion(&list, feature, CL_MAKE_VERSION(3, 0, 0));
   return writeArray(size, value, size_ret, list);
 }

@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "arg_values.h"
+#include "enqueue_capture.h"
 #include "handle_index.h"
 #include "handle_kinds.h"
 #include "image_views.h"
 #include "isg/rewriter.h"
 #include "launch_variants.h"
-#include "layer_api.h"
 
 namespace isg {
 
@@ -221,7 +221,7 @@ class KernelIndex {
     const uint64_t bits = KernelSummary::encode(
         r.manifest.numUserArgs, setsHiddenArgs(r.manifest), !r.manifest.blockImageArgs.empty(),
         r.rowMultiple != 0, launchShapeArg(r.manifest) != nullptr, r.variants.program != nullptr,
-        r.cap.args != nullptr, !config().CAPTURE_DIR.empty());
+        r.cap.args != nullptr, capture::enabled());
     const uint64_t store = reinterpret_cast<uint64_t>(r.cap.args.get());
     if (!index_.set(kernel, bits, store)) detail::g_perCallHandles.add(kernel);
     detail::g_perCallHandles.cache(kernel, bits, store);

@@ -184,7 +184,7 @@ std::string featureMacroFixes(const DeviceTraits& traits) {
 }  // namespace
 
 std::string offeredFeatureMacros(const DeviceTraits& traits) {
-  if (traits.openclCVersion < 300) return {};
+  if (!table::featuresOfferedTo(traits.openclCVersion)) return {};
   std::string out;
   for (const std::string& f : table::features()) out += "#ifndef " + f + "\n#define " + f + " 1\n#endif\n";
   return out.empty() ? out : "#if __OPENCL_C_VERSION__ >= 300\n" + out + "#endif\n";
