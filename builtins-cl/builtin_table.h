@@ -13,7 +13,20 @@ namespace isg::table {
 
 // ISG_FUNC shapes (builtins.def says what each means); the block and media shapes are the read
 // and write halves of an ISG_BLOCK / ISG_MEDIA row, for views that list them beside the others.
-enum class Shape { U_V, V_FLAGS, I_I, T_T, T_TU, T_TTU, BlockRead, BlockWrite, MediaRead, MediaWrite };
+enum class Shape {
+  U_V,
+  V_FLAGS,
+  I_I,
+  T_T,
+  T_TU,
+  T_TTU,
+  T_TI,
+  T_TIU,
+  BlockRead,
+  BlockWrite,
+  MediaRead,
+  MediaWrite
+};
 // int64: 64-bit integers, optional only in the embedded profile (the library guards them).
 enum class Requirement { none, fp16, fp64, int64 };
 
@@ -25,6 +38,10 @@ inline const char* shapeName(Shape s) {
     case Shape::T_T: return "T_T";
     case Shape::T_TU: return "T_TU";
     case Shape::T_TTU: return "T_TTU";
+    case Shape::T_TI:
+      return "T_TI";
+    case Shape::T_TIU:
+      return "T_TIU";
     case Shape::BlockRead: return "BLOCK_READ";
     case Shape::BlockWrite: return "BLOCK_WRITE";
     case Shape::MediaRead: return "MEDIA_READ";
@@ -167,6 +184,10 @@ inline std::string signature(Shape shape, const std::string& name, const std::st
     case Shape::T_T: return "T " + name + "(T)";
     case Shape::T_TU: return "T " + name + "(T, uint)";
     case Shape::T_TTU: return "T " + name + "(T, T, uint)";
+    case Shape::T_TI:
+      return "T " + name + "(T, int)";
+    case Shape::T_TIU:
+      return "T " + name + "(T, int, uint)";
     case Shape::BlockRead:
       return v + " " + name + "(const __global " + element +
              "*), (read_only/read_write image2d_t, int2 byte_coord)";

@@ -71,6 +71,27 @@
 #define __ISG_OP_add(a, b) ((a) + (b))
 #define __ISG_OP_min(a, b) min(a, b)
 #define __ISG_OP_max(a, b) max(a, b)
+/* cl_khr_subgroup_clustered_reduce's other operators (their folds start from a member's value,
+ * __ISG_FIRST_<op>, and need no identity); the logical ones give 0 or 1, as OpenCL C's && and
+ * || do. */
+#define __ISG_OP_mul(a, b) ((a) * (b))
+#define __ISG_OP_and(a, b) ((a) & (b))
+#define __ISG_OP_or(a, b) ((a) | (b))
+#define __ISG_OP_xor(a, b) ((a) ^ (b))
+#define __ISG_OP_logical_and(a, b) ((a) && (b))
+#define __ISG_OP_logical_or(a, b) ((a) || (b))
+#define __ISG_OP_logical_xor(a, b) (!(a) != !(b))
+/* A fold's start from its first member's value: a logical one's is that predicate's truth. */
+#define __ISG_FIRST_add(a) (a)
+#define __ISG_FIRST_mul(a) (a)
+#define __ISG_FIRST_min(a) (a)
+#define __ISG_FIRST_max(a) (a)
+#define __ISG_FIRST_and(a) (a)
+#define __ISG_FIRST_or(a) (a)
+#define __ISG_FIRST_xor(a) (a)
+#define __ISG_FIRST_logical_and(a) ((a) != 0)
+#define __ISG_FIRST_logical_or(a) ((a) != 0)
+#define __ISG_FIRST_logical_xor(a) ((a) != 0)
 #define __ISG_IDENTITY_add(scalar) 0
 #define __ISG_IDENTITY_min(scalar) __ISG_MAX_##scalar
 #define __ISG_IDENTITY_max(scalar) __ISG_MIN_##scalar

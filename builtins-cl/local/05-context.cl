@@ -61,3 +61,26 @@ static inline int __isg_flow_any(__isg_ctx_t* ctx, int c) {
   __isg_exchange_done(ctx);
   return any;
 }
+
+/*
+ * A value larger than the slot (the rewriter caps it at 16 bytes per value) moves in chunks of
+ * as many components as the slot holds, one exchange each, so a 16-wide shuffle in a large
+ * work-group does not ask for more local memory than the device has. A union gives the
+ * components of any gentype (a 3-vector has the storage of four). `per` is a constant once the
+ * prologue's SLOT is inlined.
+ */
+#define __ISG_COMPONENTS(T, s) (sizeof(T) / sizeof(s))
+
+/* Moves `out` in chunks of `per` components: `store` writes component k + j of this work-item's
+ * `values` sources into its slot, then every work-item reads member slot `src`. */
+#define __ISG_CHUNKED_EXCHANGE(T, s, values, src, store)                                           \
+  const uint per = clamp((uint)(ctx->slot / ((values) * sizeof(s))), 1u,                           \
+                         (uint)__ISG_COMPONENTS(T, s));                                            \
+  for (uint k = 0; k < __ISG_COMPONENTS(T, s); k += per) {                                         \
+    __local s* p = (__local s*)__isg_exchange_area(ctx);                                           \
+    for (uint j = 0; j < per && k + j < __ISG_COMPONENTS(T, s); ++j) { store }                     \
+    __isg_exchange_sync();                                                                         \
+    for (uint j = 0; j < per && k + j < __ISG_COMPONENTS(T, s); ++j)                               \
+      out.e[k + j] = p[(src) * per + j];                                                           \
+    __isg_exchange_done(ctx);                                                                      \
+  }

@@ -6,29 +6,6 @@
  */
 #ifdef ISG_NEED_shuffle
 
-/*
- * A value larger than the slot (the rewriter caps it at 16 bytes per value) moves in chunks of
- * as many components as the slot holds, one exchange each, so a 16-wide shuffle in a large
- * work-group does not ask for more local memory than the device has. A union gives the
- * components of any gentype (a 3-vector has the storage of four). `per` is a constant once the
- * prologue's SLOT is inlined.
- */
-#define __ISG_COMPONENTS(T, s) (sizeof(T) / sizeof(s))
-
-/* Moves `out` in chunks of `per` components: `store` writes component k + j of this work-item's
- * `values` sources into its slot, then every work-item reads member slot `src`. */
-#define __ISG_CHUNKED_EXCHANGE(T, s, values, src, store)                                           \
-  const uint per = clamp((uint)(ctx->slot / ((values) * sizeof(s))), 1u,                           \
-                         (uint)__ISG_COMPONENTS(T, s));                                            \
-  for (uint k = 0; k < __ISG_COMPONENTS(T, s); k += per) {                                         \
-    __local s* p = (__local s*)__isg_exchange_area(ctx);                                           \
-    for (uint j = 0; j < per && k + j < __ISG_COMPONENTS(T, s); ++j) { store }                     \
-    __isg_exchange_sync();                                                                         \
-    for (uint j = 0; j < per && k + j < __ISG_COMPONENTS(T, s); ++j)                               \
-      out.e[k + j] = p[(src) * per + j];                                                           \
-    __isg_exchange_done(ctx);                                                                      \
-  }
-
 #define __ISG_SHUFFLE_BODY(name, T, s, req, index)                                                 \
   ISG_REQ_##req(__ISG_OVL T __isg_##name(__isg_ctx_t* ctx, T data, uint c) {                       \
     union { T v; s e[__ISG_COMPONENTS(T, s)]; } in;                                                \
@@ -74,4 +51,19 @@
 
 #else
 #define __ISG_ROW_shuffle(name, shape, typeset)
+/* sub_group_clustered_reduce_<op> (common/72-khr-shuffle.cl) in one exchange: each member
+ * folds its cluster's slots, the members a partial sub-group has. */
+#define __ISG_CLUSTERED_REDUCE_BODY(name, OP, FIRST, T)                                             \
+  __ISG_OVL T __isg_##name(__isg_ctx_t* ctx, T x, uint clustersize) {                               \
+    const uint c = max(clustersize, 1u), first = ctx->sglid / c * c;                                \
+    const uint end = min(first + c, ctx->sgsize);                                                   \
+    __local T* p = (__local T*)__isg_exchange_area(ctx);                                            \
+    p[ctx->lid] = x;                                                                                \
+    __isg_exchange_sync();                                                                          \
+    T r = (T)FIRST(p[ctx->base + first]);                                                           \
+    for (uint i = first + 1; i < end; ++i) r = (T)OP(r, p[ctx->base + i]);                          \
+    __isg_exchange_done(ctx);                                                                       \
+    return r;                                                                                       \
+  }
+
 #endif

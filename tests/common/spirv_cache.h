@@ -37,14 +37,18 @@ inline std::string spirvCompileCommand(const std::string& base, const std::strin
   }
   // -fgnu89-inline: plain `inline` helpers (CLBlast's INLINE_FUNC, clDNN's) get a definition,
   // as every driver that compiles them from source gives them one.
-  return std::string("'" ISG_TEST_CLANG "'") + " -target spir64 -O0 -emit-llvm -c -w -fgnu89-inline -Xclang -no-opaque-pointers"
-      " -Xclang -finclude-default-header -Xclang -cl-ext=-cl_khr_subgroups,-__opencl_c_subgroups"
-      " -Dcl_intel_subgroups=1 -Dcl_intel_subgroups_short=1 -Dcl_intel_subgroups_char=1"
-      " -Dcl_intel_subgroups_long=1 -Dcl_intel_required_subgroup_size=1"
-      " -Dcl_intel_media_block_io=1 -include '" ISG_TEST_DECLARATIONS "'" + front + " '" + base +
-      ".cl' -o '" + base + ".bc' > '" + base + ".log' 2>&1 && '" ISG_TEST_LLVM_SPIRV "'"
-      " --spirv-ext=+SPV_INTEL_subgroups,+SPV_INTEL_media_block_io,+SPV_KHR_integer_dot_product '" + base + ".bc' -o '" + base +
-      ".spv' >> '" + base + ".log' 2>&1";
+  return std::string("'" ISG_TEST_CLANG "'") +
+         " -target spir64 -O0 -emit-llvm -c -w -fgnu89-inline -Xclang -no-opaque-pointers"
+         " -Xclang -finclude-default-header -Xclang -cl-ext=-cl_khr_subgroups,-__opencl_c_subgroups"
+         " -Dcl_intel_subgroups=1 -Dcl_intel_subgroups_short=1 -Dcl_intel_subgroups_char=1"
+         " -Dcl_intel_subgroups_long=1 -Dcl_intel_required_subgroup_size=1"
+         " -Dcl_intel_media_block_io=1 -include '" ISG_TEST_DECLARATIONS "'" +
+         front + " '" + base + ".cl' -o '" + base + ".bc' > '" + base +
+         ".log' 2>&1 && '" ISG_TEST_LLVM_SPIRV
+         "'"
+         " --spirv-ext=+SPV_INTEL_subgroups,+SPV_INTEL_media_block_io,+SPV_KHR_integer_dot_product,"
+         "+SPV_KHR_subgroup_rotate '" +
+         base + ".bc' -o '" + base + ".spv' >> '" + base + ".log' 2>&1";
 #else
   (void)base;
   (void)options;

@@ -382,29 +382,34 @@ std::string buildOptions() {
   return std::string(o && *o == '1' ? "" : "-cl-opt-disable ") + isgtest::extraBuildOptions();
 }
 
-std::string allKernelsSource(unsigned S);
+// `optimised`: the kernels that must be built with the optimiser (optimisedChunk), in a program
+// of their own.
+std::string allKernelsSource(unsigned S, bool optimised);
 
-// One program per S holds every kernel: PoCL's build step has a fixed cost of about a second.
+// One program per S holds every kernel (key 2S; the optimised ones 2S + 1): PoCL's build step
+// has a fixed cost of about a second.
 std::map<unsigned, cl_program>& programs() {
   static std::map<unsigned, cl_program> p;
   return p;
 }
-void programFor(unsigned S, cl_program* out) {
-  auto it = programs().find(S);
+void programFor(unsigned S, bool optimised, cl_program* out) {
+  const unsigned key = 2 * S + optimised;
+  auto it = programs().find(key);
   if (it == programs().end()) {
-    std::string log, src = allKernelsSource(S);
+    std::string log, src = allKernelsSource(S, optimised);
     cl_int status = CL_SUCCESS;
-    cl_program p =
-        isgtest::buildProgram(isge2e_host::prepareSource(src), buildOptions(), &log, &status);
-    it = programs().emplace(S, p).first;
+    cl_program p = isgtest::buildProgram(isge2e_host::prepareSource(src),
+                                         optimised ? isgtest::extraBuildOptions() : buildOptions(),
+                                         &log, &status);
+    it = programs().emplace(key, p).first;
     ASSERT_NE(p, nullptr) << "build failed (" << status << "):\n" << log << "\n" << src;
   }
   ASSERT_NE(it->second, nullptr) << "the program for S=" << S << " did not build";
   *out = it->second;
 }
-void kernelFor(unsigned S, const std::string& name, Kernel& k) {
+void kernelFor(unsigned S, const std::string& name, Kernel& k, bool optimised = false) {
   cl_program p = nullptr;
-  ASSERT_NO_FATAL_FAILURE(programFor(S, &p));
+  ASSERT_NO_FATAL_FAILURE(programFor(S, optimised, &p));
   cl_int err = CL_SUCCESS;
   k.k = clCreateKernel(p, name.c_str(), &err);
   ASSERT_EQ(err, CL_SUCCESS) << name;
@@ -433,6 +438,9 @@ uint64_t rnd() { return rng()(); }
 
 // One scalar of `scalar` type into dst. `narrow` keeps integers small enough that sums of up to
 // 32 values cannot overflow (the spec gives no overflow rule we could test against).
+// cl_khr_subgroup_clustered_reduce's functions (their cluster size is a constant per call).
+bool clustered(const std::string& f) { return f.rfind("sub_group_clustered_reduce_", 0) == 0; }
+
 void randomScalar(const std::string& scalar, bool narrow, uint8_t* dst) {
   unsigned n = scalarBytes(scalar);
   if (scalar == "float") {
@@ -453,6 +461,21 @@ void randomScalar(const std::string& scalar, bool narrow, uint8_t* dst) {
       if (scalarIsSigned(scalar)) v -= uint64_t(1) << (bits - 1);
     }
     std::memcpy(dst, &v, n);
+  }
+}
+
+// A factor in [1, 1 + 1/16) of either sign: products of up to 64 stay finite in half.
+void randomFactor(const std::string& scalar, uint8_t* dst) {
+  const double f = (1.0 + double(rnd() % 4096) / 65536.0) * ((rnd() & 1) ? -1.0 : 1.0);
+  if (scalar == "float") {
+    const float v = float(f);
+    std::memcpy(dst, &v, 4);
+  } else if (scalar == "double") {
+    std::memcpy(dst, &f, 8);
+  } else {  // half: 1 + k/1024 for k < 64 is exact
+    uint16_t h = uint16_t(0x3c00 + rnd() % 64);
+    if (f < 0) h |= 0x8000;
+    std::memcpy(dst, &h, 2);
   }
 }
 
@@ -515,14 +538,34 @@ std::vector<Case> casesOf(const std::string& family, unsigned S) {
 // exchange here): a family's cases are split into kernels of at most this many.
 constexpr size_t kCasesPerKernel = 20;
 
+// Intel's CPU runtime 2026.2 ends the process ("UNREACHABLE executed: Scalar sub_group_rotate
+// execution breaks subgroup semantics") where it runs sub_group_rotate or
+// sub_group_clustered_rotate one work-item at a time: in a work-group with a partial sub-group,
+// and in every kernel built with -cl-opt-disable; and with -cl-opt-disable its clustered
+// logical reductions of clusters of 1 answer 0 for every predicate. The native runs give these
+// functions kernels of their own, built with the optimiser, and launch the rotations with whole
+// sub-groups only.
+bool rotates(const Case& c) { return c.func->name.find("rotate") != std::string::npos; }
+bool needsOptimiser(const Case& c) { return rotates(c) || clustered(c.func->name); }
+bool optimisedChunk(const std::vector<Case>& cases) {
+  return nativeRun() && std::any_of(cases.begin(), cases.end(), needsOptimiser);
+}
+
 std::vector<std::vector<Case>> kernelChunksOf(const std::string& family, unsigned S) {
   std::vector<Case> all = casesOf(family, S);
+  std::stable_partition(all.begin(), all.end(), [](const Case& c) { return !needsOptimiser(c); });
+  const size_t firstRotation =
+      size_t(std::find_if(all.begin(), all.end(), needsOptimiser) - all.begin());
   std::vector<std::vector<Case>> chunks;
-  const size_t n = (all.size() + kCasesPerKernel - 1) / kCasesPerKernel;
-  for (size_t c = 0; c < n; ++c) {  // even chunks: n kernels of about equal size
-    size_t b = all.size() * c / n, e = all.size() * (c + 1) / n;
-    chunks.emplace_back(all.begin() + long(b), all.begin() + long(e));
-  }
+  auto chunk = [&](size_t from, size_t to) {
+    const size_t count = to - from, n = (count + kCasesPerKernel - 1) / kCasesPerKernel;
+    for (size_t c = 0; c < n; ++c) {  // even chunks: n kernels of about equal size
+      size_t b = from + count * c / n, e = from + count * (c + 1) / n;
+      chunks.emplace_back(all.begin() + long(b), all.begin() + long(e));
+    }
+  };
+  chunk(0, firstRotation);
+  chunk(firstRotation, all.size());
   return chunks;
 }
 std::string familyKernelName(const std::string& family, unsigned S, size_t chunk) {
@@ -580,10 +623,28 @@ std::string familyKernelSource(const std::string& name, const std::string& famil
       o << "    o[wi] = " << f << "(a[wi]);\n";
     } else if (sh == "T_T") {
       o << "    o[wi] = " << f << "(a[wi]);\n";
+    } else if (sh == "T_TU" && clustered(f)) {
+      // The cluster size is a constant: every size up to S, the launch's chosen one kept
+      // (log2 of the size in ix's upper 16 bits: clusterIndex).
+      o << "    uint lc = ix[wi] >> 16;\n    " << T << " r = 0;\n";
+      for (unsigned c = 1, l = 0; c <= S; c *= 2, ++l)
+        o << "    { " << T << " t = " << f << "(a[wi], " << c << "u); if (lc == " << l
+          << "u) r = t; }\n";
+      o << "    o[wi] = r;\n";
     } else if (sh == "T_TU") {
       o << "    o[wi] = " << f << "(a[wi], ix[wi]);\n";
     } else if (sh == "T_TTU") {
       o << "    o[wi] = " << f << "(a[wi], b[wi], ix[wi]);\n";
+    } else if (sh == "T_TI") {
+      o << "    o[wi] = " << f << "(a[wi], (int)(short)ix[wi]);\n";
+    } else if (sh == "T_TIU") {
+      // The cluster size is a constant, as for the clustered reductions (delta in ix's low 16
+      // bits).
+      o << "    int d = (int)(short)ix[wi];\n    uint lc = ix[wi] >> 16;\n    " << T << " r = 0;\n";
+      for (unsigned c = 1, l = 0; c <= S; c *= 2, ++l)
+        o << "    { " << T << " t = " << f << "(a[wi], d, " << c << "u); if (lc == " << l
+          << "u) r = t; }\n";
+      o << "    o[wi] = r;\n";
     }
     o << "  }\n";
   }
@@ -603,6 +664,15 @@ uint32_t indexFor(const Case& c, const Launch& l, uint32_t lid, unsigned group, 
     return g.subGroupLocalId(lid) ^ uint32_t(rnd() % sgsize);
   if (f.find("broadcast") != std::string::npos)  // uniform per sub-group
     return uint32_t((g.subGroupId(lid) * 7 + group * 3 + salt) % sgsize);
+  if (f.find("rotate") != std::string::npos || clustered(f)) {
+    // Log2 of a cluster size, uniform per launch (a constant in the kernel), in the upper 16
+    // bits; a rotation's delta in [-S, S], uniform per sub-group, in the lower ones.
+    const int32_t delta =
+        int32_t((g.subGroupId(lid) * 7 + group * 3 + salt) % (2 * g.S + 1)) - int32_t(g.S);
+    unsigned log2S = 0;
+    while ((1u << log2S) < g.S) ++log2S;
+    return (uint32_t(salt % (log2S + 1)) << 16) | uint16_t(delta);
+  }
   return uint32_t(rnd() % sgsize);
 }
 
@@ -659,11 +729,67 @@ size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
         const uint8_t truth = v;
         dumpBytes(dk, &truth, 1);
         if (v != want) fail(wi, std::string("got ") + (v ? "true" : "false"));
+      } else if (clustered(f)) {
+        const std::vector<uint32_t> ids = isgref::clusterMembers(g, lid, 1u << (IX[wi] >> 16));
+        const isgref::ClusterOp op = isgref::clusterOp(f);
+        const std::string& s = c.type.scalar;
+        auto checkInt = [&](auto tag) {
+          using T = decltype(tag);
+          std::vector<T> x;
+          for (uint32_t m : ids) x.push_back(load<T>(A + l.wi(grp, m) * sb));
+          const T want = isgref::clusteredInteger<T>(op, x), v = load<T>(got);
+          dumpBytes(dk, got, sizeof(T));
+          if (v != want) fail(wi, "got " + std::to_string(v) + " want " + std::to_string(want));
+        };
+        auto checkFloat = [&](auto read, long double u) {
+          std::vector<long double> x;
+          for (uint32_t m : ids) x.push_back(read(A + l.wi(grp, m) * sb));
+          const isgref::FloatExpect e = isgref::clusteredFloat(op, x, u);
+          const long double v = read(got);
+          dumpFloat(dk, v, e.tolerance);
+          if (!e.ok(v))
+            fail(wi, "got " + std::to_string(double(v)) + " want " +
+                         std::to_string(double(e.value)) + " +- " +
+                         std::to_string(double(e.tolerance)));
+        };
+        if (s == "int")
+          checkInt(int32_t{});
+        else if (s == "uint")
+          checkInt(uint32_t{});
+        else if (s == "long")
+          checkInt(int64_t{});
+        else if (s == "ulong")
+          checkInt(uint64_t{});
+        else if (s == "short")
+          checkInt(int16_t{});
+        else if (s == "ushort")
+          checkInt(uint16_t{});
+        else if (s == "char")
+          checkInt(int8_t{});
+        else if (s == "uchar")
+          checkInt(uint8_t{});
+        else if (s == "float")
+          checkFloat([](const uint8_t* p) { return (long double)load<float>(p); },
+                     std::ldexp(1.0L, -24));
+        else if (s == "double")
+          checkFloat([](const uint8_t* p) { return (long double)load<double>(p); },
+                     std::ldexp(1.0L, -53));
+        else if (s == "half")
+          checkFloat(
+              [](const uint8_t* p) { return (long double)isgref::halfToFloat(load<uint16_t>(p)); },
+              std::ldexp(1.0L, -11));
+        else
+          fail(wi, "no model for scalar " + s);
       } else if (fam == "shuffle" || fam == "broadcast") {
         std::optional<isgref::Source> src;
         uint32_t x = IX[wi];
         const bool khr = f.rfind("sub_group_shuffle", 0) == 0;  // one source, no Intel pair
+        const int32_t delta = int16_t(x & 0xffffu);
         if (fam == "broadcast") src = isgref::broadcast(g, lid, x);
+        else if (f == "sub_group_rotate")
+          src = isgref::rotate(g, lid, delta, g.maxSubGroupSize());
+        else if (f == "sub_group_clustered_rotate")
+          src = isgref::rotate(g, lid, delta, 1u << (x >> 16));
         else if (f.find("shuffle_down") != std::string::npos)
           src = khr ? isgref::khrShuffleDown(g, lid, x) : isgref::shuffleDown(g, lid, x);
         else if (f.find("shuffle_up") != std::string::npos)
@@ -738,19 +864,25 @@ size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
 
 void runFamilyChunk(const std::string& name, unsigned S, const std::vector<Case>& cases) {
   Kernel k;
-  ASSERT_NO_FATAL_FAILURE(kernelFor(S, name, k));
+  ASSERT_NO_FATAL_FAILURE(kernelFor(S, name, k, optimisedChunk(cases)));
   const unsigned slot = slotFor(cases);
 
   unsigned salt = 0;
   for (const Shape& shape : shapesFor(S, true)) {
     Launch l = makeLaunch(S, shape);
+    if (nativeRun() && std::any_of(cases.begin(), cases.end(), rotates) &&
+        l.g.subGroupSize(l.g.size() - 1) != l.g.maxSubGroupSize())
+      continue;
     const size_t n = l.items(), stride = n * kMaxValueBytes;
     std::vector<uint8_t> in(2 * cases.size() * stride, 0);
     std::vector<uint32_t> idx(cases.size() * n, 0);
     for (size_t ci = 0; ci < cases.size(); ++ci) {
       const Case& c = cases[ci];
       const unsigned sb = storageBytes(c.type), eb = scalarBytes(c.type.scalar);
-      const bool narrow = c.func->family == "reduce" || c.func->family == "scan";
+      const bool narrow =
+          c.func->family == "reduce" || c.func->family == "scan" || clustered(c.func->name);
+      const bool product =
+          clustered(c.func->name) && c.func->name.find("_mul") != std::string::npos;
       seedFor(c.key + "|" + shape.name);
       salt = unsigned(rnd() % 1000);
       for (unsigned grp = 0; grp < l.groups; ++grp) {
@@ -759,7 +891,10 @@ void runFamilyChunk(const std::string& name, unsigned S, const std::vector<Case>
           for (unsigned src = 0; src < 2; ++src) {
             uint8_t* v = in.data() + (2 * ci + src) * stride + wi * sb;
             for (unsigned lane = 0; lane < c.type.width; ++lane)
-              randomScalar(c.type.scalar, narrow, v + lane * eb);
+              if (product && scalarIsFloat(c.type.scalar))
+                randomFactor(c.type.scalar, v + lane * eb);
+              else
+                randomScalar(c.type.scalar, narrow, v + lane * eb);
           }
           if (c.func->family == "vote") {
             // Per sub-group: all set, none set, or mixed, so both answers occur.
@@ -1897,13 +2032,15 @@ TEST(NativeImageEdges, ReadsPastTheRightEdgeContinueIntoTheNextRow) {
   for (uint32_t i = 0; i < 8; ++i) EXPECT_EQ(got[i], 15 + i) << i;
 }
 
-std::string allKernelsSource(unsigned S) {
+std::string allKernelsSource(unsigned S, bool optimised) {
   std::string src;
   for (const std::string& f : familiesInTable()) {
     const auto chunks = kernelChunksOf(f, S);
     for (size_t c = 0; c < chunks.size(); ++c)
-      src += familyKernelSource(familyKernelName(f, S, c), f, S, chunks[c]);
+      if (optimisedChunk(chunks[c]) == optimised)
+        src += familyKernelSource(familyKernelName(f, S, c), f, S, chunks[c]);
   }
+  if (optimised) return src;
   src += blockBufferSource(S);
   if (imagesGap().empty()) src += blockImageSource(S);
   return src;

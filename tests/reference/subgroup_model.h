@@ -15,6 +15,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -114,6 +115,19 @@ inline std::optional<Source> khrShuffleUp(const WorkGroup& g, uint32_t lid, uint
 // out of range, and an index naming no member has no data either.
 inline std::optional<Source> shuffleXor(const WorkGroup& g, uint32_t lid, uint32_t value) {
   uint32_t i = g.subGroupLocalId(lid) ^ value;
+  auto m = g.member(lid, i);
+  if (!m) return std::nullopt;
+  return Source{*m, 0};
+}
+
+// sub_group_rotate (cl_khr_subgroup_rotate): the member (sglid + delta) mod the maximum
+// sub-group size, delta taken as unsigned (SPIR-V's OpGroupNonUniformRotateKHR in kernels);
+// sub_group_clustered_rotate: the same within the sglid's cluster of `cluster` members (a power
+// of two, at most the maximum size). A member a partial sub-group lacks has no data.
+inline std::optional<Source> rotate(const WorkGroup& g, uint32_t lid, int32_t delta,
+                                    uint32_t cluster) {
+  const uint32_t sglid = g.subGroupLocalId(lid);
+  const uint32_t i = sglid / cluster * cluster + (sglid + uint32_t(delta)) % cluster;
   auto m = g.member(lid, i);
   if (!m) return std::nullopt;
   return Source{*m, 0};
@@ -237,6 +251,112 @@ FloatExpect floatCollective(const WorkGroup& g, uint32_t lid, Kind k, Op op,
   }
   e.value = sum;
   e.tolerance = (ids.empty() ? 0 : ids.size() - 1) * unitRoundoff * mag * 1.01L;
+  return e;
+}
+
+// ---- clustered reductions (cl_khr_subgroup_clustered_reduce) --------------------------------
+
+// The sub-group local ids of lid's cluster of `cluster` members (a power of two) that its
+// sub-group has, in increasing order.
+inline std::vector<uint32_t> clusterMembers(const WorkGroup& g, uint32_t lid, uint32_t cluster) {
+  const uint32_t first = g.subGroupLocalId(lid) / cluster * cluster;
+  std::vector<uint32_t> ids;
+  for (uint32_t m = first; m < first + cluster && m < g.subGroupSize(lid); ++m)
+    ids.push_back(g.subGroupBase(lid) + m);
+  return ids;
+}
+
+enum class ClusterOp { Add, Mul, Min, Max, And, Or, Xor, LogicalAnd, LogicalOr, LogicalXor };
+inline ClusterOp clusterOp(const std::string& name) {  // sub_group_clustered_reduce_<op>
+  const std::string op = name.substr(name.find("_reduce_") + 8);
+  if (op == "add") return ClusterOp::Add;
+  if (op == "mul") return ClusterOp::Mul;
+  if (op == "min") return ClusterOp::Min;
+  if (op == "max") return ClusterOp::Max;
+  if (op == "and") return ClusterOp::And;
+  if (op == "or") return ClusterOp::Or;
+  if (op == "xor") return ClusterOp::Xor;
+  if (op == "logical_and") return ClusterOp::LogicalAnd;
+  if (op == "logical_or") return ClusterOp::LogicalOr;
+  return ClusterOp::LogicalXor;
+}
+
+// Integers: the members folded in increasing id from the first one's value, in T (wrapping), as
+// Khronos' conformance test computes it; the logical operators answer 0 or 1, also for a
+// cluster of one (a logical reduction of predicates, as Intel's driver gives it).
+template <class T>
+T clusteredInteger(ClusterOp op, const std::vector<T>& x) {
+  using U = std::make_unsigned_t<T>;
+  const bool logical =
+      op == ClusterOp::LogicalAnd || op == ClusterOp::LogicalOr || op == ClusterOp::LogicalXor;
+  T r = logical ? T(x.front() != 0) : x.front();
+  for (size_t i = 1; i < x.size(); ++i) {
+    const T y = x[i];
+    switch (op) {
+      case ClusterOp::Add:
+        r = T(U(r) + U(y));
+        break;
+      case ClusterOp::Mul:
+        r = T(U(uint64_t(U(r)) * uint64_t(U(y))));
+        break;
+      case ClusterOp::Min:
+        r = std::min(r, y);
+        break;
+      case ClusterOp::Max:
+        r = std::max(r, y);
+        break;
+      case ClusterOp::And:
+        r = T(r & y);
+        break;
+      case ClusterOp::Or:
+        r = T(r | y);
+        break;
+      case ClusterOp::Xor:
+        r = T(r ^ y);
+        break;
+      case ClusterOp::LogicalAnd:
+        r = T(r != 0 && y != 0);
+        break;
+      case ClusterOp::LogicalOr:
+        r = T(r != 0 || y != 0);
+        break;
+      case ClusterOp::LogicalXor:
+        r = T((r != 0) != (y != 0));
+        break;
+    }
+  }
+  return r;
+}
+
+// Floating point: min and max exact; a sum or product of n values within the first-order bound
+// of any order of n - 1 roundings.
+inline FloatExpect clusteredFloat(ClusterOp op, const std::vector<long double>& x,
+                                  long double unitRoundoff) {
+  FloatExpect e;
+  long double r = x.front(), mag = std::fabs(x.front());
+  for (size_t i = 1; i < x.size(); ++i) {
+    switch (op) {
+      case ClusterOp::Add:
+        r += x[i];
+        mag += std::fabs(x[i]);
+        break;
+      case ClusterOp::Mul:
+        r *= x[i];
+        break;
+      case ClusterOp::Min:
+        r = std::min(r, x[i]);
+        break;
+      case ClusterOp::Max:
+        r = std::max(r, x[i]);
+        break;
+      default:
+        break;  // integer operators only
+    }
+  }
+  e.value = r;
+  const long double n = (long double)(x.size() - 1);
+  if (op == ClusterOp::Add) e.tolerance = n * unitRoundoff * mag * 1.01L;
+  if (op == ClusterOp::Mul) e.tolerance = n * unitRoundoff * std::fabs(r) * 1.01L;
   return e;
 }
 

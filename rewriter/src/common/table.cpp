@@ -114,6 +114,8 @@ unsigned exchangeBytes(const Builtin& b, unsigned typeBytes) {
     case Shape::I_I:
       return 4;
     case Shape::T_T:
+    case Shape::T_TI:  // the rotations run on Intel's shuffle (72-khr-shuffle.cl)
+    case Shape::T_TIU:
       return typeBytes;
     case Shape::T_TU:  // the khr relative shuffles run on Intel's up/down (72-khr-shuffle.cl)
       if (b.extension != "cl_khr_subgroup_shuffle_relative") return typeBytes;
@@ -231,12 +233,16 @@ std::string declarationsHeader(const DeviceTraits& traits) {
       case Shape::T_T:
       case Shape::T_TU:
       case Shape::T_TTU:
+      case Shape::T_TI:
+      case Shape::T_TIU:
         for (const TypeEntry& t : b.types) {
           if (t.requirement == Requirement::fp16 && !traits.fp16) continue;
           if (t.requirement == Requirement::fp64 && !traits.fp64) continue;
           std::string params = t.type;
           if (b.shape == Shape::T_TU) params += ", uint";
           if (b.shape == Shape::T_TTU) params += ", " + t.type + ", uint";
+          if (b.shape == Shape::T_TI) params += ", int";
+          if (b.shape == Shape::T_TIU) params += ", int, uint";
           out += t.type + " " + ovl + n + "(" + params + ");\n";
         }
         break;
@@ -270,9 +276,11 @@ unsigned usualArity(const Builtin& b) {
     case Shape::U_V:
       return 0;
     case Shape::T_TU:
+    case Shape::T_TI:
     case Shape::BlockWrite:
       return 2;
     case Shape::T_TTU:
+    case Shape::T_TIU:
       return 3;
     case Shape::MediaRead:
       return 4;

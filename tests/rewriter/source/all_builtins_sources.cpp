@@ -60,6 +60,10 @@ std::string program(unsigned S) {
       if (f.shape == "T_T") o << p << " = " << f.name << "(x); }\n";
       else if (f.shape == "T_TU") o << p << " = " << f.name << "(x, (uint)buf[1]); }\n";
       else if (f.shape == "T_TTU") o << p << " = " << f.name << "(x, x, (uint)buf[1]); }\n";
+      else if (f.shape == "T_TI")
+        o << p << " = " << f.name << "(x, (int)buf[1]); }\n";
+      else if (f.shape == "T_TIU")
+        o << p << " = " << f.name << "(x, (int)buf[1], 4u); }\n";
       else o << "}\n";
     }
     o << "}\n";
