@@ -27,6 +27,11 @@ enum class Shape {
   MediaRead,
   MediaWrite
 };
+// Whether a shape's first parameter and result are the row's gentype T.
+inline bool takesGentype(Shape s) {
+  return s == Shape::T_T || s == Shape::T_TU || s == Shape::T_TTU || s == Shape::T_TI ||
+         s == Shape::T_TIU;
+}
 // int64: 64-bit integers, optional only in the embedded profile (the library guards them).
 enum class Requirement { none, fp16, fp64, int64 };
 

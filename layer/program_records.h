@@ -23,11 +23,11 @@ std::shared_ptr<ProgramRecord> recordFor(cl_program app, const BuildPlan& plan, 
 
 // A program the driver has just created for the application (nullptr: none), before the layer
 // records anything of it: the handle table learns it, and records of a program the driver freed
-// at that address go. The layer drops a record at
-// the application's last clReleaseProgram only when the driver's count says it is the last, and
-// a program whose kernels are made from it (one from binaries) is also held by those kernels
-// and, in PoCL, by launches that finished: the driver frees it later, unseen. A new program
-// there must not take the freed one's kernels' manifests.
+// at that address go. The layer drops a record at the application's last clReleaseProgram only
+// when the driver's count says it is the last, and a program whose kernels are made from it (one
+// from binaries) is also held by those kernels and, in PoCL, by launches that finished: the
+// driver frees it later, unseen. A new program there must not take the freed one's kernels'
+// manifests.
 cl_program newAppProgram(cl_program program);
 
 // Installs the record for the new build (nullptr: none); the previous build's shadow goes

@@ -668,6 +668,36 @@ uint32_t indexFor(const Case& c, const Launch& l, uint32_t lid, unsigned group, 
   return uint32_t(rnd() % sgsize);
 }
 
+// Calls checkInt(T{}) for OpenCL C integer scalar `s` and checkFloat(T{}, its unit roundoff)
+// for float and double, as the C++ type T of `s`; false for any other scalar (half is each
+// caller's own: computed in half precision).
+template <class Int, class Float>
+bool forScalar(const std::string& s, Int&& checkInt, Float&& checkFloat) {
+  if (s == "int")
+    checkInt(int32_t{});
+  else if (s == "uint")
+    checkInt(uint32_t{});
+  else if (s == "long")
+    checkInt(int64_t{});
+  else if (s == "ulong")
+    checkInt(uint64_t{});
+  else if (s == "short")
+    checkInt(int16_t{});
+  else if (s == "ushort")
+    checkInt(uint16_t{});
+  else if (s == "char")
+    checkInt(int8_t{});
+  else if (s == "uchar")
+    checkInt(uint8_t{});
+  else if (s == "float")
+    checkFloat(float{}, std::ldexp(1.0L, -24));
+  else if (s == "double")
+    checkFloat(double{}, std::ldexp(1.0L, -53));
+  else
+    return false;
+  return true;
+}
+
 // Checks one case's outputs for one launch against the model; returns the number of mismatches
 // and reports the first few.
 size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
@@ -733,7 +763,7 @@ size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
           dumpBytes(dk, got, sizeof(T));
           if (v != want) fail(wi, "got " + std::to_string(v) + " want " + std::to_string(want));
         };
-        auto checkFloat = [&](auto read, long double u) {
+        auto checkRead = [&](auto read, long double u) {
           std::vector<long double> x;
           for (uint32_t m : ids) x.push_back(read(A + l.wi(grp, m) * sb));
           const isgref::FloatExpect e = isgref::clusteredFloat(op, x, u);
@@ -744,33 +774,15 @@ size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
                          std::to_string(double(e.value)) + " +- " +
                          std::to_string(double(e.tolerance)));
         };
-        if (s == "int")
-          checkInt(int32_t{});
-        else if (s == "uint")
-          checkInt(uint32_t{});
-        else if (s == "long")
-          checkInt(int64_t{});
-        else if (s == "ulong")
-          checkInt(uint64_t{});
-        else if (s == "short")
-          checkInt(int16_t{});
-        else if (s == "ushort")
-          checkInt(uint16_t{});
-        else if (s == "char")
-          checkInt(int8_t{});
-        else if (s == "uchar")
-          checkInt(uint8_t{});
-        else if (s == "float")
-          checkFloat([](const uint8_t* p) { return (long double)load<float>(p); },
-                     std::ldexp(1.0L, -24));
-        else if (s == "double")
-          checkFloat([](const uint8_t* p) { return (long double)load<double>(p); },
-                     std::ldexp(1.0L, -53));
-        else if (s == "half")
-          checkFloat(
+        auto checkFloat = [&](auto tag, long double u) {
+          using T = decltype(tag);
+          checkRead([](const uint8_t* p) { return (long double)load<T>(p); }, u);
+        };
+        if (s == "half")
+          checkRead(
               [](const uint8_t* p) { return (long double)isgref::halfToFloat(load<uint16_t>(p)); },
               std::ldexp(1.0L, -11));
-        else
+        else if (!forScalar(s, checkInt, checkFloat))
           fail(wi, "no model for scalar " + s);
       } else if (fam == "shuffle" || fam == "broadcast") {
         std::optional<isgref::Source> src;
@@ -825,17 +837,7 @@ size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
             fail(wi, "got " + std::to_string(double(v)) + " want " + std::to_string(double(e.value)) +
                          " +- " + std::to_string(double(e.tolerance)));
         };
-        if (s == "int") checkInt(int32_t{});
-        else if (s == "uint") checkInt(uint32_t{});
-        else if (s == "long") checkInt(int64_t{});
-        else if (s == "ulong") checkInt(uint64_t{});
-        else if (s == "short") checkInt(int16_t{});
-        else if (s == "ushort") checkInt(uint16_t{});
-        else if (s == "char") checkInt(int8_t{});
-        else if (s == "uchar") checkInt(uint8_t{});
-        else if (s == "float") checkFloat(float{}, std::ldexp(1.0L, -24));
-        else if (s == "double") checkFloat(double{}, std::ldexp(1.0L, -53));
-        else if (s == "half") {  // computed in half precision: unit roundoff 2^-11
+        if (s == "half") {  // computed in half precision: unit roundoff 2^-11
           std::vector<float> x(g.size());
           for (uint32_t m = 0; m < g.size(); ++m)
             x[m] = isgref::halfToFloat(load<uint16_t>(A + l.wi(grp, m) * sb));
@@ -846,8 +848,9 @@ size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
           if (!e.ok(v))
             fail(wi, "got " + std::to_string(v) + " want " + std::to_string(double(e.value)) +
                          " +- " + std::to_string(double(e.tolerance)));
+        } else if (!forScalar(s, checkInt, checkFloat)) {
+          fail(wi, "no model for scalar " + s);
         }
-        else fail(wi, "no model for scalar " + s);
       }
     }
   }

@@ -131,9 +131,7 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
     };
     if (const Builtin* b = builtinFor(callee)) {
       unsigned typeBytes = 0;
-      if ((b->shape == Shape::T_T || b->shape == Shape::T_TU || b->shape == Shape::T_TTU ||
-           b->shape == Shape::T_TI || b->shape == Shape::T_TIU) &&
-          callee->getNumParams() > 0) {
+      if (table::takesGentype(b->shape) && callee->getNumParams() > 0) {
         clang::QualType t = callee->getParamDecl(0)->getType();
         if (!t->isIncompleteType())
           typeBytes = unsigned(ctx_.getTypeSizeInChars(t).getQuantity());
