@@ -117,27 +117,28 @@ inline cl_int setArgument(const char* api, const KernelSummary summary, cl_kerne
       [&] { capture::rememberSvmArg(kernel, arg_index, arg_value); });
 }
 
-// The register cap's copy of a handle, a 4- or 8-byte scalar, or local memory, copied in
-// registers; false for other sizes (the noted way: a copy of another size calls memcpy, and
-// the call would give this path a frame).
-inline bool keepInPlace(ArgValue& v, size_t size, const void* value) {
-  if (!value)
-    v.set(size, nullptr);
-  else if (size == 8)
-    v.set(8, value);
-  else if (size == 4)
-    v.set(4, value);
-  else
-    return false;
-  return true;
-}
-
-// The two entries' parts, for the paths below: keep(), the copy kept in place (false: none
-// could be); forward(), the call into the driver; noted(), the noting path.
-// clSetKernelArgSVMPointer's calls pass 0 for the size.
+// The two entries' parts, for the paths below: keptForward(), the register cap's copy kept in
+// place and the call into the driver (a handle, a 4- or 8-byte scalar, local memory, an SVM
+// pointer: copied in registers, each with its own tail call), or the noting path for other
+// sizes (their copy calls memcpy, which would give the path a frame); forward(), the call into
+// the driver; noted(), the noting path. clSetKernelArgSVMPointer's calls pass 0 for the size.
 struct SetArg {
-  static bool keep(ArgValue& v, size_t size, const void* value) {
-    return keepInPlace(v, size, value);
+  [[gnu::always_inline]] static cl_int keptForward(ArgValue& v, cl_kernel kernel, cl_uint index,
+                                                   size_t size, const void* value,
+                                                   KernelSummary summary) {
+    if (!value) {
+      v.set(size, nullptr);
+      return forward(kernel, index, size, value);
+    }
+    if (size == 8) {
+      v.set(8, value);
+      return forward(kernel, index, size, value);
+    }
+    if (size == 4) {
+      v.set(4, value);
+      return forward(kernel, index, size, value);
+    }
+    return noted(kernel, index, size, value, summary);
   }
   static cl_int forward(cl_kernel kernel, cl_uint index, size_t size, const void* value) {
     return next().clSetKernelArg(kernel, index, size, value);
@@ -148,9 +149,10 @@ struct SetArg {
   }
 };
 struct SetSvmArg {
-  static bool keep(ArgValue& v, size_t, const void* value) {
+  [[gnu::always_inline]] static cl_int keptForward(ArgValue& v, cl_kernel kernel, cl_uint index,
+                                                   size_t size, const void* value, KernelSummary) {
     v.setSvm(value);
-    return true;
+    return forward(kernel, index, size, value);
   }
   static cl_int forward(cl_kernel kernel, cl_uint index, size_t, const void* value) {
     return next().clSetKernelArgSVMPointer(kernel, index, value);
@@ -165,8 +167,9 @@ struct SetSvmArg {
 // arguments (the driver's kernel has hidden ones after them) and the value kept where the
 // layer keeps it. The calls into the driver here are tail calls where nothing follows them.
 template <class Call>
-inline cl_int known(const KernelSummary summary, cl_kernel kernel, cl_uint arg_index,
-                    size_t arg_size, const void* arg_value) {
+[[gnu::always_inline]] inline cl_int known(const KernelSummary summary, cl_kernel kernel,
+                                           cl_uint arg_index, size_t arg_size,
+                                           const void* arg_value) {
   // One comparison for the common call: an index the kernel keeps plainly (plainArgs).
   if (arg_index >= summary.plainArgs()) [[unlikely]] {
     if (arg_index >= summary.numUserArgs()) return CL_INVALID_ARG_INDEX;
@@ -178,10 +181,9 @@ inline cl_int known(const KernelSummary summary, cl_kernel kernel, cl_uint arg_i
   // call: it holds the value the application set last, which a capped launch sets again
   // (a value the driver refused fails there too, and the launch keeps the driver's refusal:
   // register_cap.h). The index is below numUserArgs, the store's size (kernels.cpp makes both
-  // of one manifest). Values of other sizes go the noted way.
-  if (!Call::keep((*summary.argStore)[arg_index], arg_size, arg_value)) [[unlikely]]
-    return Call::noted(kernel, arg_index, arg_size, arg_value, summary);
-  return Call::forward(kernel, arg_index, arg_size, arg_value);
+  // of one manifest).
+  return Call::keptForward((*summary.argStore)[arg_index], kernel, arg_index, arg_size, arg_value,
+                           summary);
 }
 
 // A handle the filter names but its slot does not cache, or any handle while capture is on:
@@ -205,9 +207,9 @@ template <class Call>
 [[gnu::always_inline]] inline cl_int lookedUp(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
                                               const void* arg_value) {
   KernelSummary summary;
-  if (KernelIndex::cached(kernel, &summary)) [[likely]]
-    return known<Call>(summary, kernel, arg_index, arg_size, arg_value);
-  return probed<Call>(kernel, arg_index, arg_size, arg_value);
+  if (!KernelIndex::cached(kernel, &summary)) [[unlikely]]
+    return probed<Call>(kernel, arg_index, arg_size, arg_value);
+  return known<Call>(summary, kernel, arg_index, arg_size, arg_value);
 }
 
 // The per-call path's first check, one load: a handle the filter does not name, with capture
@@ -221,19 +223,21 @@ template <class Call>
   return next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
 }
 
-// A NULL value of a size other than a cl_mem's is local memory, which a global or constant
-// pointer argument cannot take: the spec's CL_INVALID_ARG_SIZE. NVIDIA's driver (580) accepts
-// it and corrupts its heap (the process ends at the kernel's release), so the layer answers
-// first, for every kernel whose argument's address space it can learn (the layer's manifest,
-// or the driver's argument information). Off the per-call path: only such calls ask.
-[[gnu::noinline]] cl_int setLocalSizedArg(cl_kernel kernel, cl_uint arg_index,
-                                          size_t arg_size) noexcept {
-  cl_kernel_arg_address_qualifier address = 0;
-  if (kernel &&
-      clGetKernelArgInfo_layer(kernel, arg_index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address,
-                               &address, nullptr) == CL_SUCCESS &&
-      (address == CL_KERNEL_ARG_ADDRESS_GLOBAL || address == CL_KERNEL_ARG_ADDRESS_CONSTANT))
-    return CL_INVALID_ARG_SIZE;
+// A NULL value: local memory, or a NULL buffer (a cl_mem's size). Of another size, local
+// memory, which a global or constant pointer argument cannot take: the spec's
+// CL_INVALID_ARG_SIZE. NVIDIA's driver (580) accepts it and corrupts its heap (the process ends
+// at the kernel's release), so the layer answers first, for every kernel whose argument's
+// address space it can learn (the layer's manifest, or the driver's argument information). Out
+// of line: the per-call path then knows its value is not NULL.
+[[gnu::noinline]] cl_int setNullArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size) noexcept {
+  if (arg_size != sizeof(cl_mem) && arg_size != 0) {
+    cl_kernel_arg_address_qualifier address = 0;
+    if (kernel &&
+        clGetKernelArgInfo_layer(kernel, arg_index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address,
+                                 &address, nullptr) == CL_SUCCESS &&
+        (address == CL_KERNEL_ARG_ADDRESS_GLOBAL || address == CL_KERNEL_ARG_ADDRESS_CONSTANT))
+      return CL_INVALID_ARG_SIZE;
+  }
   return setKernelArgPath(kernel, arg_index, arg_size, nullptr);
 }
 
@@ -243,8 +247,7 @@ cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, siz
                                         const void* arg_value) {
   // Installed only where the target has clSetKernelArg (loader_entry.cpp).
   if (!arg_value) [[unlikely]]
-    if (arg_size != sizeof(cl_mem) && arg_size != 0)
-      return setLocalSizedArg(kernel, arg_index, arg_size);
+    return setNullArg(kernel, arg_index, arg_size);
   return setKernelArgPath(kernel, arg_index, arg_size, arg_value);
 }
 

@@ -7,6 +7,7 @@
 
 #include <CL/cl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -155,6 +156,8 @@ struct KernelSummary {
   // while the kernel is, as the application's use of the kernel object is.
   KernelRecord::ArgStore* argStore = nullptr;
 
+  // plainArgs() takes the low 32 bits, so that clSetKernelArg's path compares the index with
+  // the summary's first half as it was loaded, without a shift.
   enum : unsigned {
     kHasHiddenArgs = 32,  // the enqueue must set them (setsHiddenArgs)
     kChecksImages,        // clSetKernelArg checks image formats (KernelRecord::images)
@@ -162,15 +165,18 @@ struct KernelSummary {
     kShapesLaunch,        // a non-uniform launch is rounded up (HiddenArg::Kind::LaunchShape)
     kVariants,            // the enqueue may run a launch variant (launch_variants.h)
     kKnown,               // set in every summary of a record; a kernel without one reads as 0
-    kPlainArgs = 48,      // 16 bits from here: plainArgs()
+    kNumUserArgs = 40,    // 24 bits from here: numUserArgs()
   };
+  // A kernel's arguments take at least a byte each of CL_DEVICE_MAX_PARAMETER_SIZE (kilobytes on
+  // every driver), so their count fits 24 bits; a larger one saturates, which only makes
+  // clSetKernelArg's index check refuse more.
+  static constexpr cl_uint kMaxUserArgs = 0xffffff;
   // The indices for which clSetKernelArg's path keeps the value and forwards the call with no
   // other check: the kernel's own arguments where it keeps copies (argStore), checks no image
-  // and capture is off; none otherwise, nor where the count does not fit 16 bits (the path
-  // with every check serves those).
-  cl_uint plainArgs() const { return static_cast<cl_uint>(bits >> kPlainArgs); }
+  // and capture is off; none otherwise.
+  cl_uint plainArgs() const { return static_cast<cl_uint>(bits); }
   bool known() const { return (bits >> kKnown) & 1; }
-  cl_uint numUserArgs() const { return static_cast<cl_uint>(bits); }
+  cl_uint numUserArgs() const { return static_cast<cl_uint>(bits >> kNumUserArgs); }
   bool hasHiddenArgs() const { return (bits >> kHasHiddenArgs) & 1; }
   bool checksImages() const { return (bits >> kChecksImages) & 1; }
   bool checksRows() const { return (bits >> kChecksRows) & 1; }
@@ -180,12 +186,12 @@ struct KernelSummary {
   static uint64_t encode(cl_uint numUserArgs, bool hasHiddenArgs, bool checksImages,
                          bool checksRows, bool shapesLaunch, bool variants, bool keepsArgs,
                          bool captureOn) {
-    const bool plain = keepsArgs && !checksImages && !captureOn && numUserArgs <= 0xffff;
-    return uint64_t{numUserArgs} | uint64_t{plain ? numUserArgs : 0} << kPlainArgs |
-           uint64_t{hasHiddenArgs} << kHasHiddenArgs |
-           uint64_t{checksImages} << kChecksImages | uint64_t{checksRows} << kChecksRows |
-           uint64_t{shapesLaunch} << kShapesLaunch | uint64_t{variants} << kVariants |
-           uint64_t{1} << kKnown;
+    const cl_uint count = std::min(numUserArgs, kMaxUserArgs);
+    const bool plain = keepsArgs && !checksImages && !captureOn;
+    return uint64_t{plain ? count : 0} | uint64_t{count} << kNumUserArgs |
+           uint64_t{hasHiddenArgs} << kHasHiddenArgs | uint64_t{checksImages} << kChecksImages |
+           uint64_t{checksRows} << kChecksRows | uint64_t{shapesLaunch} << kShapesLaunch |
+           uint64_t{variants} << kVariants | uint64_t{1} << kKnown;
   }
 };
 
