@@ -22,6 +22,13 @@ enum class Shape {
   T_TTU,
   T_TI,
   T_TIU,
+  I_V,
+  I_T,
+  U4_I,
+  I_U4,
+  I_U4U,
+  U_U4,
+  U4_V,
   BlockRead,
   BlockWrite,
   MediaRead,
@@ -32,6 +39,8 @@ inline bool takesGentype(Shape s) {
   return s == Shape::T_T || s == Shape::T_TU || s == Shape::T_TTU || s == Shape::T_TI ||
          s == Shape::T_TIU;
 }
+// Whether a shape's first parameter is the row's gentype T (whatever it returns).
+inline bool gentypeParameter(Shape s) { return takesGentype(s) || s == Shape::I_T; }
 // int64: 64-bit integers, optional only in the embedded profile (the library guards them).
 enum class Requirement { none, fp16, fp64, int64 };
 
@@ -43,10 +52,15 @@ inline const char* shapeName(Shape s) {
     case Shape::T_T: return "T_T";
     case Shape::T_TU: return "T_TU";
     case Shape::T_TTU: return "T_TTU";
-    case Shape::T_TI:
-      return "T_TI";
-    case Shape::T_TIU:
-      return "T_TIU";
+    case Shape::T_TI: return "T_TI";
+    case Shape::T_TIU: return "T_TIU";
+    case Shape::I_V: return "I_V";
+    case Shape::I_T: return "I_T";
+    case Shape::U4_I: return "U4_I";
+    case Shape::I_U4: return "I_U4";
+    case Shape::I_U4U: return "I_U4U";
+    case Shape::U_U4: return "U_U4";
+    case Shape::U4_V: return "U4_V";
     case Shape::BlockRead: return "BLOCK_READ";
     case Shape::BlockWrite: return "BLOCK_WRITE";
     case Shape::MediaRead: return "MEDIA_READ";
@@ -105,13 +119,15 @@ struct Extension {
   bool needsImages = false;  // every function takes an image: only devices with images have it
   bool needsSpirv = false;   // an API extension of programs from SPIR-V (never an OpenCL C macro)
   bool needsSubgroups = false;  // a cl_khr_subgroup_* extension: where ISG_FEATURES are offered
+  bool needsActiveSet = false;  // `nonuniform`: also where the strategy knows the active set
   // Whether a device gets the extension: advertised by the layer (`spirv`: the layer builds
-  // programs from SPIR-V for it; `openclC`: the highest OpenCL C it compiles, 120/200/300) and,
+  // programs from SPIR-V for it; `openclC`: the highest OpenCL C it compiles, 120/200/300;
+  // `activeSet`: its strategy knows which work-items reach a call, isg/strategies.def) and,
   // for OpenCL C extensions, its macro defined for the parse and the driver (asked with
   // spirv = false).
-  bool offeredTo(bool deviceHasImages, bool spirv, unsigned openclC) const {
+  bool offeredTo(bool deviceHasImages, bool spirv, unsigned openclC, bool activeSet) const {
     return (!needsImages || deviceHasImages) && (!needsSpirv || spirv) &&
-           (!needsSubgroups || featuresOfferedTo(openclC));
+           (!needsSubgroups || featuresOfferedTo(openclC)) && (!needsActiveSet || activeSet);
   }
 };
 
@@ -164,11 +180,12 @@ inline const std::vector<std::string>& features() {
 inline const std::vector<Extension>& extensions() {
   static const std::vector<Extension> rows = [] {
     std::vector<Extension> r;
-#define ISG_TABLE_EXTENSION(name, major, minor, patch, needs) \
-  r.push_back(Extension{#name, major, minor, patch,                                      \
-                        std::string(#needs).find("images") != std::string::npos,      \
-                        std::string(#needs).rfind("spirv", 0) == 0,                  \
-                        std::string(#needs) == "subgroups"});
+#define ISG_TABLE_EXTENSION(name, major, minor, patch, needs)                                      \
+  r.push_back(Extension{#name, major, minor, patch,                                                \
+                        std::string(#needs).find("images") != std::string::npos,                   \
+                        std::string(#needs).rfind("spirv", 0) == 0,                                \
+                        std::string(#needs) == "subgroups" || std::string(#needs) == "nonuniform", \
+                        std::string(#needs) == "nonuniform"});
     ISG_EXTENSIONS(ISG_TABLE_EXTENSION)
 #undef ISG_TABLE_EXTENSION
     return r;
@@ -189,10 +206,15 @@ inline std::string signature(Shape shape, const std::string& name, const std::st
     case Shape::T_T: return "T " + name + "(T)";
     case Shape::T_TU: return "T " + name + "(T, uint)";
     case Shape::T_TTU: return "T " + name + "(T, T, uint)";
-    case Shape::T_TI:
-      return "T " + name + "(T, int)";
-    case Shape::T_TIU:
-      return "T " + name + "(T, int, uint)";
+    case Shape::T_TI: return "T " + name + "(T, int)";
+    case Shape::T_TIU: return "T " + name + "(T, int, uint)";
+    case Shape::I_V: return "int " + name + "(void)";
+    case Shape::I_T: return "int " + name + "(T)";
+    case Shape::U4_I: return "uint4 " + name + "(int)";
+    case Shape::I_U4: return "int " + name + "(uint4)";
+    case Shape::I_U4U: return "int " + name + "(uint4, uint)";
+    case Shape::U_U4: return "uint " + name + "(uint4)";
+    case Shape::U4_V: return "uint4 " + name + "(void)";
     case Shape::BlockRead:
       return v + " " + name + "(const __global " + element +
              "*), (read_only/read_write image2d_t, int2 byte_coord)";

@@ -41,7 +41,8 @@ bool containsWord(const std::string& list, const std::string& word) {
 std::vector<std::pair<std::string, cl_version>> addedExtensions(const DeviceProfile& profile) {
   std::vector<std::pair<std::string, cl_version>> out;
   for (const table::Extension& e : table::extensions())
-    if (e.offeredTo(profile.traits.images, profile.buildsSpirv, profile.traits.openclCVersion))
+    if (e.offeredTo(profile.traits.images, profile.buildsSpirv, profile.traits.openclCVersion,
+                    factsOf(profile.traits.strategy).activeSet))
       out.emplace_back(e.name, CL_MAKE_VERSION(e.major, e.minor, e.patch));
   for (const LayerExtension& e : layerExtensions())
     if (profile.*e.offered) out.emplace_back(e.name, e.version);

@@ -21,6 +21,9 @@ struct TypeRow {
 struct FuncRow {
   std::string name, family, extension, shape, typeset;
   std::vector<TypeRow> types;  // empty for shapes without gentype
+  // Of an extension made for divergent flow (builtins.def, `nonuniform`): a function of the
+  // members that reach the call.
+  bool activeMembers = false;
 };
 
 struct BlockRow {
@@ -33,6 +36,8 @@ inline const std::vector<FuncRow>& funcRows() {
     std::vector<FuncRow> r;
     for (const isg::table::Function& f : isg::table::functions()) {
       FuncRow row{f.name, f.family, f.extension, isg::table::shapeName(f.shape), f.typeset, {}};
+      for (const isg::table::Extension& e : isg::table::extensions())
+        if (e.name == f.extension) row.activeMembers = e.needsActiveSet;
       for (const isg::table::TypeEntry& t : f.types)
         row.types.push_back(TypeRow{t.type, t.scalar, t.width, isg::table::requirementName(t.requirement)});
       r.push_back(std::move(row));

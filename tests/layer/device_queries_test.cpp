@@ -255,8 +255,19 @@ TEST(KhrSubgroups, TheCoreFeatureOnOpenclC3DevicesAndTheExtensionOnlyWithItsProm
       clGetDeviceInfo(env().device, CL_DEVICE_MAX_NUM_SUB_GROUPS, sizeof count, &count, nullptr));
   EXPECT_GT(count, 0u) << "OpenCL 3.0: sub-groups are supported exactly where this is not 0";
   // The khr extensions built on sub-groups whose every function the layer provides.
-  for (const char* name : {"cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle_relative"})
+  for (const char* name : {"cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle_relative",
+                           "cl_khr_subgroup_extended_types", "cl_khr_subgroup_rotate",
+                           "cl_khr_subgroup_clustered_reduce"})
     EXPECT_EQ(std::count(list.begin(), list.end(), name), 1) << name;
+  // Those of functions of the work-items that reach a call: where the strategy knows them
+  // (nvidia-ptx, the default on NVIDIA GPUs), not on local (PoCL, or forced).
+  const char* forced = std::getenv("ISG_STRATEGY");
+  const bool activeSet =
+      isgtest::nvidiaDevice() &&
+      (!forced || std::string(forced) == "nvidia-ptx" || std::string(forced) == "auto");
+  for (const char* name : {"cl_khr_subgroup_non_uniform_vote", "cl_khr_subgroup_ballot",
+                           "cl_khr_subgroup_non_uniform_arithmetic"})
+    EXPECT_EQ(std::count(list.begin(), list.end(), name), activeSet ? 1 : 0) << name;
 }
 
 // A program written for cl_khr_subgroups alone, as portable code is: it picks its sub-group

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -358,6 +359,83 @@ inline FloatExpect clusteredFloat(ClusterOp op, const std::vector<long double>& 
   if (op == ClusterOp::Add) e.tolerance = n * unitRoundoff * mag * 1.01L;
   if (op == ClusterOp::Mul) e.tolerance = n * unitRoundoff * std::fabs(r) * 1.01L;
   return e;
+}
+
+// ---- functions of the active members (cl_khr_subgroup_non_uniform_vote, _ballot and
+// _non_uniform_arithmetic)
+// -------------------------------------------------------------------------
+
+// The work-group local ids of the members of lid's sub-group that reach the call (active[m] for
+// every local id m of the work-group), in increasing order.
+inline std::vector<uint32_t> activeMembers(const WorkGroup& g, uint32_t lid,
+                                           const std::vector<bool>& active) {
+  std::vector<uint32_t> ids;
+  for (uint32_t m = 0; m < g.subGroupSize(lid); ++m)
+    if (active[g.subGroupBase(lid) + m]) ids.push_back(g.subGroupBase(lid) + m);
+  return ids;
+}
+
+// The operator of sub_group_non_uniform_{reduce,scan_inclusive,scan_exclusive}_<op> (and of the
+// clustered reductions): the name's last part after the kind.
+inline ClusterOp operatorOf(const std::string& name) {
+  for (const char* kind : {"_reduce_", "_inclusive_", "_exclusive_"})
+    if (const size_t at = name.find(kind); at != std::string::npos)
+      return clusterOp("_reduce_" + name.substr(at + std::string(kind).size()));
+  return ClusterOp::Add;
+}
+
+// An exclusive scan's result for its first active member: the operator's identity.
+template <class T>
+T integerIdentity(ClusterOp op) {
+  switch (op) {
+    case ClusterOp::Mul:
+    case ClusterOp::LogicalAnd:
+      return T(1);
+    case ClusterOp::Min:
+      return std::numeric_limits<T>::max();
+    case ClusterOp::Max:
+      return std::numeric_limits<T>::min();
+    case ClusterOp::And:
+      return T(~T(0));
+    default:
+      return T(0);
+  }
+}
+inline long double floatIdentity(ClusterOp op) {
+  switch (op) {
+    case ClusterOp::Mul:
+      return 1.0L;
+    case ClusterOp::Min:
+      return std::numeric_limits<long double>::infinity();
+    case ClusterOp::Max:
+      return -std::numeric_limits<long double>::infinity();
+    default:
+      return 0.0L;
+  }
+}
+
+// A 128-bit sub-group mask: bit i of word i / 32 is member i.
+using Mask128 = std::array<uint32_t, 4>;
+inline bool bitOf(const Mask128& m, uint32_t i) {
+  return i < 128 && ((m[i / 32] >> (i % 32)) & 1u);
+}
+inline void setBit(Mask128& m, uint32_t i) { m[i / 32] |= 1u << (i % 32); }
+// The set bits of `m` below `n`.
+inline std::vector<uint32_t> bitsBelow(const Mask128& m, uint32_t n) {
+  std::vector<uint32_t> v;
+  for (uint32_t i = 0; i < n && i < 128; ++i)
+    if (bitOf(m, i)) v.push_back(i);
+  return v;
+}
+// get_sub_group_<which>_mask() of sub-group local id `id`: eq, ge, gt, le, lt; ge and gt run to
+// the maximum sub-group size (as Khronos' conformance test reads the spec).
+inline Mask128 relativeMask(const std::string& which, uint32_t id, uint32_t maxSize) {
+  Mask128 m{};
+  for (uint32_t i = 0; i < maxSize && i < 128; ++i)
+    if ((which == "eq" && i == id) || (which == "ge" && i >= id) || (which == "gt" && i > id) ||
+        (which == "le" && i <= id) || (which == "lt" && i < id))
+      setBit(m, i);
+  return m;
 }
 
 // ---- block reads and writes: buffers -----------------------------------------------------------

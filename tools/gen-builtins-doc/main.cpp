@@ -92,16 +92,23 @@ bool implements(const std::string& strategy, const std::string& family) {
 std::string generate() {
   std::vector<std::string> featureNames;
   for (const std::string& f : isg::table::features()) featureNames.push_back("`" + f + "` 3.0.0");
+  std::vector<std::string> knowActiveSet;
+  for (const isg::StrategyFacts& f : isg::strategies())
+    if (f.activeSet) knowActiveSet.push_back(f.name);
+  const std::string onActiveSet =
+      " (with `__opencl_c_subgroups`, on " + join(knowActiveSet) + " only: below)";
   std::vector<std::string> extensions;
   for (const isg::table::Extension& e : isg::table::extensions())
-    extensions.push_back("`" + e.name + "` " + std::to_string(e.major) + "." +
-                         std::to_string(e.minor) + "." + std::to_string(e.patch) +
-                         (e.needsSpirv && e.needsImages
-                              ? " (where the layer builds SPIR-V, on devices with images, not through PTX on NVIDIA)"
-                          : e.needsSpirv ? " (where the layer builds SPIR-V: docs/spirv.md)"
-                          : e.needsImages ? " (on devices with images)"
-                          : e.needsSubgroups ? " (with `__opencl_c_subgroups`, below)"
-                                          : ""));
+    extensions.push_back(
+        "`" + e.name + "` " + std::to_string(e.major) + "." + std::to_string(e.minor) + "." +
+        std::to_string(e.patch) +
+        (e.needsSpirv && e.needsImages
+             ? " (where the layer builds SPIR-V, on devices with images, not through PTX on NVIDIA)"
+         : e.needsSpirv     ? " (where the layer builds SPIR-V: docs/spirv.md)"
+         : e.needsImages    ? " (on devices with images)"
+         : e.needsActiveSet ? onActiveSet
+         : e.needsSubgroups ? " (with `__opencl_c_subgroups`, below)"
+                            : ""));
 
   std::ostringstream md;
   md << "<!-- SPDX-License-Identifier: MIT -->\n"
@@ -160,6 +167,16 @@ std::string generate() {
      << "`cl_khr_subgroup_shuffle_relative`, which Intel's GPU drivers offer beside\n"
      << "`cl_intel_subgroups` and Intel-targeted code calls (ggml): the layer runs them on its\n"
      << "Intel shuffles (a relative shuffle's source outside the sub-group is undefined there).\n\n"
+     << "`cl_khr_subgroup_non_uniform_vote`, `cl_khr_subgroup_ballot` and\n"
+     << "`cl_khr_subgroup_non_uniform_arithmetic` are made for divergent control flow: their\n"
+     << "functions act on the work-items of the sub-group that reach the call (the active\n"
+     << "ones). Only a strategy that knows that set offers them (" << join(knowActiveSet)
+     << ":\nthe warp's active mask within the sub-group's lanes). The local strategy exchanges through\n"
+     << "work-group barriers, which every work-item must reach, and cl_khr_subgroups, the khr\n"
+     << "strategy's base, has no query for the set, so there the layer neither advertises these\n"
+     << "extensions nor declares or rewrites their functions: a driver that has them natively\n"
+     << "(Intel's) serves the calls as written, any other refuses them as it does without the\n"
+     << "layer.\n\n"
      << "Image block IO and media block IO move an image's bits as they are, Intel's hardware\n"
      << "for every format. The library recovers them through `read_image*`/`write_image*` where\n"
      << "that conversion is lossless (UNSIGNED/SIGNED_INT8/16/32, UNORM_INT8/16, FLOAT); for\n"

@@ -26,12 +26,15 @@ struct StrategyFacts {
   unsigned defaultSubGroupSize;  // 0: the native size
   unsigned minSubGroupSize, maxSubGroupSize;  // max 0: up to max(64, native size)
   bool launchSubGroupSize;  // its library takes an S known only at launch
+  bool activeSet;           // its library knows the members a call in divergent flow has
 };
 
 inline const std::vector<StrategyFacts>& strategies() {
   static const std::vector<StrategyFacts> rows = {
-#define ISG_STRATEGY_ROW(e, name_, folder_, scratch_, minSlot_, defaultS_, minS_, maxS_, launchS_) \
-  {Strategy::e, name_, folder_, scratch_ != 0, minSlot_, defaultS_, minS_, maxS_, launchS_ != 0},
+#define ISG_STRATEGY_ROW(e, name_, folder_, scratch_, minSlot_, defaultS_, minS_, maxS_, launchS_, \
+                         activeSet_)                                                               \
+  {Strategy::e, name_, folder_, scratch_ != 0, minSlot_,                                           \
+   defaultS_,   minS_, maxS_,   launchS_ != 0, activeSet_ != 0},
       ISG_STRATEGIES(ISG_STRATEGY_ROW)
 #undef ISG_STRATEGY_ROW
   };

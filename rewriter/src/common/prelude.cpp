@@ -69,7 +69,8 @@ std::string buildPrelude(const DeviceTraits& traits, const Analysis& a) {
   if (const EmbeddedFile* def = findEmbedded("builtins.def")) append(def->text());
   p += collectiveRows(a.families);
   for (const EmbeddedFile* f : libraryFiles(traits)) append(f->text());
-  p += builtinMacros(a.userDefined, a.macroArity, a.extraArity, a.convergedArity, a.factsArity);
+  p += builtinMacros(traits, a.userDefined, a.macroArity, a.extraArity, a.convergedArity,
+                     a.factsArity);
   return p;
 }
 

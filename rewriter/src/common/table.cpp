@@ -14,8 +14,12 @@ namespace {
 
 std::vector<Builtin> makeBuiltins() {
   std::vector<Builtin> rows;
-  for (const table::Function& f : table::functions())
-    rows.push_back(Builtin{f.name, f.family, f.extension, f.shape, f.types, "", 0});
+  for (const table::Function& f : table::functions()) {
+    bool activeSet = false;
+    for (const table::Extension& e : table::extensions())
+      if (e.name == f.extension) activeSet = e.needsActiveSet;
+    rows.push_back(Builtin{f.name, f.family, f.extension, f.shape, f.types, "", 0, activeSet});
+  }
   for (const table::Block& b : table::blocks()) {
     rows.push_back(Builtin{b.read, "block", b.extension, Shape::BlockRead, {}, b.element, b.width});
     rows.push_back(Builtin{b.write, "block", b.extension, Shape::BlockWrite, {}, b.element, b.width});
@@ -50,10 +54,22 @@ const Builtin* findBuiltin(std::string_view name) {
   return nullptr;
 }
 
+bool takenOn(const Builtin& b, const DeviceTraits& traits) {
+  return !b.needsActiveSet || factsOf(traits.strategy).activeSet;
+}
+
+const Builtin* findBuiltin(std::string_view name, const DeviceTraits& traits) {
+  for (const Builtin& b : builtins())
+    if (b.name == name && takenOn(b, traits)) return &b;
+  return nullptr;
+}
+
 std::vector<std::string> extensionsFor(const DeviceTraits& traits) {
   std::vector<std::string> names;
   for (const table::Extension& e : table::extensions())
-    if (e.offeredTo(traits.images, /*spirv=*/false, traits.openclCVersion)) names.push_back(e.name);
+    if (e.offeredTo(traits.images, /*spirv=*/false, traits.openclCVersion,
+                    factsOf(traits.strategy).activeSet))
+      names.push_back(e.name);
   return names;
 }
 
@@ -110,6 +126,9 @@ unsigned exchangeBytes(const Builtin& b, unsigned typeBytes) {
   // exchange, wider ones in chunks, so that 1,024 work-items of int4 need 32 KiB, not 64 KiB
   // (more than an H100's 48 KiB; Intel's conformance suite launches that).
   typeBytes = std::min(typeBytes, 16u);
+  // The functions made for divergent flow exchange in registers, on the strategies that know
+  // which work-items reach them, and must not be predicated into flow every work-item runs.
+  if (b.needsActiveSet) return 0;
   switch (b.shape) {
     case Shape::I_I:
       return 4;
@@ -217,24 +236,34 @@ std::string declarationsHeader(const DeviceTraits& traits) {
            "read_write image2d_t" + after + ");\n#endif\n";
   };
   for (const Builtin& b : builtins()) {
+    if (!takenOn(b, traits)) continue;
     const std::string& n = b.name;
     switch (b.shape) {
+      // Shapes without gentype: their one signature, as the table writes it.
       case Shape::U_V:
-        out += "uint " + std::string(ovl) + n + "(void);\n";
+      case Shape::I_I:
+      case Shape::I_V:
+      case Shape::U4_V:
+      case Shape::U4_I:
+      case Shape::I_U4:
+      case Shape::I_U4U:
+      case Shape::U_U4: {
+        const std::string signature = table::signature(b.shape, n);
+        const size_t name = signature.find(' ') + 1;
+        out += signature.substr(0, name) + ovl + signature.substr(name) + ";\n";
         break;
+      }
       case Shape::V_FLAGS:
         out += "void " + std::string(ovl) + n + "(cl_mem_fence_flags);\n";
         out += cl20;
         out += "void " + std::string(ovl) + n + "(cl_mem_fence_flags, memory_scope);\n#endif\n";
-        break;
-      case Shape::I_I:
-        out += "int " + std::string(ovl) + n + "(int);\n";
         break;
       case Shape::T_T:
       case Shape::T_TU:
       case Shape::T_TTU:
       case Shape::T_TI:
       case Shape::T_TIU:
+      case Shape::I_T:
         for (const TypeEntry& t : b.types) {
           if (t.requirement == Requirement::fp16 && !traits.fp16) continue;
           if (t.requirement == Requirement::fp64 && !traits.fp64) continue;
@@ -243,7 +272,8 @@ std::string declarationsHeader(const DeviceTraits& traits) {
           if (b.shape == Shape::T_TTU) params += ", " + t.type + ", uint";
           if (b.shape == Shape::T_TI) params += ", int";
           if (b.shape == Shape::T_TIU) params += ", int, uint";
-          out += t.type + " " + ovl + n + "(" + params + ");\n";
+          out += (b.shape == Shape::I_T ? std::string("int") : t.type) + " " + ovl + n + "(" +
+                 params + ");\n";
         }
         break;
       // Exactly the image overloads the library defines (common/80-block.cl, 85-media.cl):
@@ -274,9 +304,12 @@ std::string declarationsHeader(const DeviceTraits& traits) {
 unsigned usualArity(const Builtin& b) {
   switch (b.shape) {
     case Shape::U_V:
+    case Shape::I_V:
+    case Shape::U4_V:
       return 0;
     case Shape::T_TU:
     case Shape::T_TI:
+    case Shape::I_U4U:
     case Shape::BlockWrite:
       return 2;
     case Shape::T_TTU:
@@ -322,7 +355,7 @@ std::string ctxMacro(const std::string& macro, const std::string& name, unsigned
 }
 }  // namespace
 
-std::string builtinMacros(const std::vector<std::string>& skip,
+std::string builtinMacros(const DeviceTraits& traits, const std::vector<std::string>& skip,
                           const std::vector<std::pair<std::string, unsigned>>& arity,
                           const std::vector<std::pair<std::string, unsigned>>& extra,
                           const std::vector<std::pair<std::string, unsigned>>& converged,
@@ -330,6 +363,7 @@ std::string builtinMacros(const std::vector<std::string>& skip,
   std::string out;
   std::vector<std::string> done;  // a name with rows in several extensions gets one macro
   for (const Builtin& b : builtins()) {
+    if (!takenOn(b, traits)) continue;  // the driver's own, if it has them
     if (std::find(skip.begin(), skip.end(), b.name) != skip.end()) continue;
     if (std::find(done.begin(), done.end(), b.name) != done.end()) continue;
     done.push_back(b.name);

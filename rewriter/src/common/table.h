@@ -25,10 +25,19 @@ struct Builtin {
   std::vector<TypeEntry> types;  // gentype rows; empty for shapes without one
   std::string element;           // block and media rows: element type and vector width
   unsigned width = 0;
+  bool needsActiveSet = false;  // its extension's (table::Extension::needsActiveSet)
 };
 
 const std::vector<Builtin>& builtins();
 const Builtin* findBuiltin(std::string_view name);
+// Whether the rewrite takes calls of `b` on a device with `traits`: every row but those of the
+// extensions made for divergent flow where the strategy cannot know which work-items reach a
+// call (isg/strategies.def, active_set). Those calls stay as written, undeclared by the layer:
+// a driver that has the functions natively serves them, any other refuses them as it would
+// without the layer.
+bool takenOn(const Builtin& b, const DeviceTraits& traits);
+// findBuiltin, for the rows takenOn(traits).
+const Builtin* findBuiltin(std::string_view name, const DeviceTraits& traits);
 
 // Extension names in advertising order (ISG_EXTENSIONS).
 const std::vector<std::string>& extensions();
@@ -80,12 +89,13 @@ std::string collectiveRows(const std::vector<std::string>& families);
 unsigned usualArity(const Builtin& b);
 
 // The `#define name(a, b) __isg_name(__isg_ctx, a, b)` lines of the prelude: one per table name
-// (but `skip`) with the arity `arity` gives it (else usualArity), one
+// the rewrite takes on the device (takenOn; but `skip`) with the arity `arity` gives it (else
+// usualArity), one
 // `__ISG_A<count>_<name>` macro per entry of `extra`, one `__ISG_CV<count>_<name>` macro,
 // which passes the converged context (__isg_cctx), per entry of `converged`, and one
 // `__ISG_IF<count>_<name>` macro per entry of `facts`, which adds the image argument's facts
 // (`<image>__isg_facts`, the kernel's hidden parameter: its image argument is a parameter name).
-std::string builtinMacros(const std::vector<std::string>& skip,
+std::string builtinMacros(const DeviceTraits& traits, const std::vector<std::string>& skip,
                           const std::vector<std::pair<std::string, unsigned>>& arity,
                           const std::vector<std::pair<std::string, unsigned>>& extra,
                           const std::vector<std::pair<std::string, unsigned>>& converged,

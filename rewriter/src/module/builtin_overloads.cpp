@@ -38,7 +38,7 @@ bool ModuleRewriter::analyse() {
     if (!f.isDeclaration()) continue;
     detail::MangledFunction sig;
     if (!detail::demangleBuiltin(f.getName(), &sig)) continue;
-    const Builtin* b = detail::findBuiltin(sig.name);
+    const Builtin* b = detail::findBuiltin(sig.name, traits_);
     if (!b) continue;
     Overload o;
     o.declaration = &f;

@@ -14,7 +14,7 @@ namespace isg::detail {
 
 void AnalysisConsumer::HandleTranslationUnit(clang::ASTContext& ctx) {
   if (ctx.getDiagnostics().hasErrorOccurred()) return;
-  Collector c(ctx, in_.traits.readWriteImages);
+  Collector c(ctx, in_.traits);
   c.TraverseDecl(ctx.getTranslationUnitDecl());
   Editor ed(ctx.getSourceManager(), ctx.getLangOpts(), names_);
   checkIntelInternal(ctx, c, ed);

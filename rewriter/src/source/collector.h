@@ -60,10 +60,10 @@ inline const clang::ParmVarDecl* namedParam(const clang::Expr* e) {
   return ref ? llvm::dyn_cast<clang::ParmVarDecl>(ref->getDecl()) : nullptr;
 }
 
-inline const Builtin* builtinFor(const clang::FunctionDecl* fd) {
+inline const Builtin* builtinFor(const clang::FunctionDecl* fd, const DeviceTraits& traits) {
   const clang::IdentifierInfo* id = fd->getIdentifier();
   if (!id || fd->isDefined()) return nullptr;
-  return findBuiltin(id->getName());
+  return findBuiltin(id->getName(), traits);
 }
 
 // Image queries a raw-bits view of the image answers as the image does (same width, height
@@ -78,8 +78,8 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
   using Base = clang::RecursiveASTVisitor<Collector>;
 
  public:
-  Collector(clang::ASTContext& ctx, bool readWriteImages)
-      : ctx_(ctx), sm_(ctx.getSourceManager()), readWriteImages_(readWriteImages) {}
+  Collector(clang::ASTContext& ctx, const DeviceTraits& traits)
+      : ctx_(ctx), sm_(ctx.getSourceManager()), traits_(traits) {}
 
   bool internal(SourceLocation loc) const {
     if (loc.isInvalid()) return true;
@@ -88,7 +88,7 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
 
   bool TraverseFunctionDecl(clang::FunctionDecl* fd) {
     if (internal(fd->getLocation())) return true;
-    if (!fd->doesThisDeclarationHaveABody() && findBuiltin(fd->getName()))
+    if (!fd->doesThisDeclarationHaveABody() && findBuiltin(fd->getName(), traits_))
       prototypes.push_back(fd);  // the program's own prototype of a builtin we declare
     declarations.push_back(fd);
     if (!fd->doesThisDeclarationHaveABody()) return Base::TraverseFunctionDecl(fd);
@@ -97,7 +97,7 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
     f.definition = fd;
     f.kernel = fd->hasAttr<clang::OpenCLKernelAttr>();
     order.push_back(canon);
-    if (findBuiltin(fd->getName())) userDefined.push_back(fd->getNameAsString());
+    if (findBuiltin(fd->getName(), traits_)) userDefined.push_back(fd->getNameAsString());
     Func* saved = current_;
     current_ = &f;
     bool result = Base::TraverseFunctionDecl(fd);
@@ -107,7 +107,7 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
 
   // A kernel parameter of a read_write image on a device that has none (see DeviceTraits).
   bool VisitParmVarDecl(clang::ParmVarDecl* p) {
-    if (!readWriteImages_ && !internal(p->getLocation()) && p->getType()->isImageType() &&
+    if (!traits_.readWriteImages && !internal(p->getLocation()) && p->getType()->isImageType() &&
         p->getType().getAsString().find("__read_write") != std::string::npos)
       readWriteParams.push_back(p);
     return true;
@@ -129,9 +129,9 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
       if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(arg->IgnoreParenImpCasts()))
         current_->passedImageRefs.insert(r);
     };
-    if (const Builtin* b = builtinFor(callee)) {
+    if (const Builtin* b = builtinFor(callee, traits_)) {
       unsigned typeBytes = 0;
-      if (table::takesGentype(b->shape) && callee->getNumParams() > 0) {
+      if (table::gentypeParameter(b->shape) && callee->getNumParams() > 0) {
         clang::QualType t = callee->getParamDecl(0)->getType();
         if (!t->isIncompleteType())
           typeBytes = unsigned(ctx_.getTypeSizeInChars(t).getQuantity());
@@ -172,7 +172,7 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
  private:
   clang::ASTContext& ctx_;
   clang::SourceManager& sm_;
-  const bool readWriteImages_;
+  const DeviceTraits& traits_;
   Func* current_ = nullptr;
 };
 

@@ -44,6 +44,9 @@ std::string program(unsigned S) {
     << "}\n";
   unsigned k = 0;
   for (const FuncRow& f : funcRows()) {
+    // Only strategies that know the active work-items declare these (builtins.def, nonuniform):
+    // strict_compile.sh defines the macro for them.
+    if (f.activeMembers) o << "#ifdef ISG_TEST_ACTIVE_SET\n";
     o << "ATTR kernel void k" << k++ << "_" << f.name << "(global uchar* buf) {\n";
     if (f.shape == "U_V") o << "  *(global uint*)buf = " << f.name << "() + helper(1u);\n";
     else if (f.shape == "V_FLAGS") {
@@ -51,8 +54,18 @@ std::string program(unsigned S) {
         << "#if __OPENCL_C_VERSION__ >= 200\n"
         << "  " << f.name << "(CLK_GLOBAL_MEM_FENCE, memory_scope_work_group);\n"
         << "#endif\n";
-    } else if (f.shape == "I_I") {
-      o << "  *(global int*)buf = " << f.name << "(*(global int*)buf);\n";
+    } else {
+      // Shapes without gentype: the result's type and the arguments.
+      static const char* const plain[][3] = {{"I_I", "int", "*(global int*)buf"},
+                                             {"I_V", "int", ""},
+                                             {"U4_V", "uint4", ""},
+                                             {"U4_I", "uint4", "*(global int*)buf"},
+                                             {"I_U4", "int", "*(global uint4*)buf"},
+                                             {"I_U4U", "int", "*(global uint4*)buf, (uint)buf[1]"},
+                                             {"U_U4", "uint", "*(global uint4*)buf"}};
+      for (const auto& [shape, result, args] : plain)
+        if (f.shape == shape)
+          o << "  *(global " << result << "*)buf = " << f.name << "(" << args << ");\n";
     }
     for (const TypeRow& t : f.types) {
       const std::string p = "*(global " + t.type + "*)buf";
@@ -64,9 +77,12 @@ std::string program(unsigned S) {
         o << p << " = " << f.name << "(x, (int)buf[1]); }\n";
       else if (f.shape == "T_TIU")
         o << p << " = " << f.name << "(x, (int)buf[1], 4u); }\n";
+      else if (f.shape == "I_T")
+        o << "*(global int*)buf = " << f.name << "(x); }\n";
       else o << "}\n";
     }
     o << "}\n";
+    if (f.activeMembers) o << "#endif\n";
   }
   for (const BlockRow& b : blockRows()) {
     const std::string V = vec(b.element, b.width);

@@ -451,6 +451,54 @@ TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
   EXPECT_EQ(onWarps.log.find("warning"), std::string::npos) << onWarps.log;
 }
 
+// cl_khr_subgroup_non_uniform_vote, _ballot and _non_uniform_arithmetic: functions of the
+// work-items that reach the call. nvidia-ptx (which knows them: the warp's member mask) declares
+// and rewrites them, and leaves them in their branch when it makes the branch's exchanges run by
+// every work-item; local neither declares nor rewrites them: a program of them passes through
+// untouched where the driver has them, and fails its build at the call where it has not, as
+// the driver alone would fail it.
+TEST(Rewrite, FunctionsOfTheActiveWorkItemsOnlyWhereTheStrategyKnowsThem) {
+  const std::string mixed =
+      "kernel void k(global float* o, global int* p) {\n"
+      "  float x = o[get_global_id(0)];\n"
+      "  if (p[get_global_id(0)] > 0) {\n"
+      "    x = intel_sub_group_shuffle(x, 0u);\n"
+      "    o[get_global_id(0)] = sub_group_non_uniform_reduce_add(x) + (float)sub_group_elect();\n"
+      "  }\n"
+      "}\n";
+  isg::DeviceTraits nvidia = localTraits();
+  isg::applyStrategyDefaults(isg::Strategy::NvidiaPtx, 0, &nvidia);
+  const RewriteResult onWarps = rewrite(mixed, "", {}, nvidia);
+  EXPECT_REWRITTEN(onWarps);
+  EXPECT_EQ(onWarps.log.find("warning"), std::string::npos) << onWarps.log;
+  EXPECT_NE(onWarps.source.find("__isg_sub_group_non_uniform_reduce_add(__isg_ctx"),
+            std::string::npos);
+  EXPECT_NE(onWarps.source.find("__isg_sub_group_elect(__isg_ctx"), std::string::npos);
+  // The shuffle leaves the branch (every work-item runs it); the store with the functions of the
+  // active work-items stays under the branch's flag.
+  const std::string user = userPart(onWarps);
+  const size_t shuffle = user.find("intel_sub_group_shuffle"),
+               reduce = user.find("sub_group_non_uniform_reduce_add");
+  ASSERT_NE(shuffle, std::string::npos) << user;
+  ASSERT_NE(reduce, std::string::npos) << user;
+  const std::string beforeReduce = user.substr(0, reduce);
+  EXPECT_NE(beforeReduce.rfind("if ("), std::string::npos) << user;
+
+  const RewriteResult onLocal = rewrite(mixed);
+  EXPECT_REWRITE_ERROR(onLocal, "<source>:5:");
+  EXPECT_NE(onLocal.log.find("sub_group_non_uniform_reduce_add"), std::string::npos) << onLocal.log;
+  const std::string alone =
+      "kernel void k(global uint4* o) { if (get_local_id(0) & 1) o[0] = sub_group_ballot(1); }\n";
+  EXPECT_REWRITE_ERROR(rewrite(alone), "<source>:1:");
+  isg::DeviceTraits hasThem = localTraits();  // a driver with the functions natively
+  hasThem.openclCVersion = 300;
+  hasThem.deviceOpenclVersion = 300;
+  hasThem.deviceExtensions = {"cl_khr_subgroups", "cl_khr_subgroup_ballot"};
+  hasThem.openclCFeatures = {"__opencl_c_subgroups"};
+  const RewriteResult served = rewrite(alone, "-cl-std=CL3.0", {}, hasThem);
+  EXPECT_EQ(served.status, Status::PassThrough) << served.log;
+}
+
 // Issue 35.1: on nvidia-ptx, a call that every work-item of a work-group reaches together, in a
 // kernel whose warps are all whole (a required work-group size of a multiple of 32, uniform
 // work-groups), takes the converged context (__ISG_CV<n>_<name>: the constant full member

@@ -25,7 +25,8 @@ compile() {  # strategy S std target ext options...
   out="$dir/$strategy.S$S.$std.cl"
   opts="$dir/$strategy.S$S.$std.options"
   extra=
-  [ "$strategy" = nvidia-ptx ] && extra="--nv-sm 90"
+  # The functions of the active work-items (builtins.def, nonuniform): nvidia-ptx declares them.
+  [ "$strategy" = nvidia-ptx ] && extra="--nv-sm 90 -DISG_TEST_ACTIVE_SET=1"
   # shellcheck disable=SC2086
   if ! "$rewrite" --strategy "$strategy" --sub-group-size "$S" --fp16 --fp64 $extra \
       --driver-options "$opts" -cl-std="$std" "$@" "$dir/all_S$S.cl" > "$out"; then
