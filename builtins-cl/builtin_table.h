@@ -193,6 +193,13 @@ inline const std::vector<Extension>& extensions() {
   return rows;
 }
 
+// The ISG_EXTENSION row of `name` (nullptr: none).
+inline const Extension* extensionNamed(const std::string& name) {
+  for (const Extension& e : extensions())
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
 // A builtin's signature as the spec writes it (T: one of the row's types; `element` and `width`:
 // a block or media row's element type and vector width). docs/builtins.md shows it, and the
 // rewriter's note under a call no overload matches.

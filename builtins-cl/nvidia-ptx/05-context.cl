@@ -90,12 +90,16 @@ static inline uint __isg_shfl_up(__isg_ctx_t* ctx, uint v, uint delta, uint mask
   return r;
 }
 
-/* The members' predicates as bits over the warp (a collective: every member takes part). */
-static inline uint __isg_ballot(__isg_ctx_t* ctx, int predicate) {
+/* The predicates of the lanes in `mask`, as bits over the warp. */
+static inline uint __isg_ballot_of(int predicate, uint mask) {
   uint r;
   __asm__ volatile("{ .reg .pred p; setp.ne.s32 p, %1, 0; vote.sync.ballot.b32 %0, p, %2; }"
-                   : "=r"(r) : "r"(predicate), "r"(__isg_member_mask(ctx)));
-  return r & ctx->members;
+                   : "=r"(r) : "r"(predicate), "r"(mask));
+  return r;
+}
+/* The members' predicates as bits over the warp (a collective: every member takes part). */
+static inline uint __isg_ballot(__isg_ctx_t* ctx, int predicate) {
+  return __isg_ballot_of(predicate, __isg_member_mask(ctx)) & ctx->members;
 }
 
 /*

@@ -17,13 +17,6 @@ static inline uint __isg_active_of(__isg_ctx_t* ctx, uint mask) {
 }
 /* The index of the lowest set bit of a nonzero word (clz is OpenCL C 1.1; ctz is 2.0). */
 static inline uint __isg_lowest_bit(uint bits) { return 31u - clz(bits & (0u - bits)); }
-/* The predicates of the lanes in `mask`, as bits over the warp. */
-static inline uint __isg_ballot_of(int predicate, uint mask) {
-  uint r;
-  __asm__ volatile("{ .reg .pred p; setp.ne.s32 p, %1, 0; vote.sync.ballot.b32 %0, p, %2; }"
-                   : "=r"(r) : "r"(predicate), "r"(mask));
-  return r;
-}
 
 #endif
 

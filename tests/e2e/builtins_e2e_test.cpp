@@ -769,6 +769,21 @@ bool forScalar(const std::string& s, Int&& checkInt, Float&& checkFloat) {
   return true;
 }
 
+// forScalar for checks that read floating-point values as long double: checkRead(read, unit
+// roundoff) for half, float and double, where read(p) loads one such value from p.
+template <class Int, class Read>
+bool forScalarRead(const std::string& s, Int&& checkInt, Read&& checkRead) {
+  if (s == "half") {
+    checkRead([](const uint8_t* p) { return (long double)isgref::halfToFloat(load<uint16_t>(p)); },
+              std::ldexp(1.0L, -11));
+    return true;
+  }
+  return forScalar(s, checkInt, [&](auto tag, long double u) {
+    using T = decltype(tag);
+    checkRead([](const uint8_t* p) { return (long double)load<T>(p); }, u);
+  });
+}
+
 // Checks the result `got` of an active member `lid` of work-group `grp` for a function of the
 // active members (fillActiveMemberInputs says what the inputs are) against the model.
 template <class Fail>
@@ -888,16 +903,7 @@ void checkActiveMember(const Case& c, const Launch& l, unsigned grp, uint32_t li
         fail(wi, "got " + std::to_string(double(v)) + " want " + std::to_string(double(e.value)) +
                      " +- " + std::to_string(double(e.tolerance)));
     };
-    auto checkFloat = [&](auto tag, long double u) {
-      using T = decltype(tag);
-      checkRead([](const uint8_t* p) { return (long double)load<T>(p); }, u);
-    };
-    if (s == "half")
-      checkRead(
-          [](const uint8_t* p) { return (long double)isgref::halfToFloat(load<uint16_t>(p)); },
-          std::ldexp(1.0L, -11));
-    else if (!forScalar(s, checkInt, checkFloat))
-      fail(wi, "no model for scalar " + s);
+    if (!forScalarRead(s, checkInt, checkRead)) fail(wi, "no model for scalar " + s);
   } else {
     fail(wi, "no model for " + f);
   }
@@ -982,16 +988,7 @@ size_t checkCase(const Case& c, const Launch& l, const std::vector<uint8_t>& in,
                          std::to_string(double(e.value)) + " +- " +
                          std::to_string(double(e.tolerance)));
         };
-        auto checkFloat = [&](auto tag, long double u) {
-          using T = decltype(tag);
-          checkRead([](const uint8_t* p) { return (long double)load<T>(p); }, u);
-        };
-        if (s == "half")
-          checkRead(
-              [](const uint8_t* p) { return (long double)isgref::halfToFloat(load<uint16_t>(p)); },
-              std::ldexp(1.0L, -11));
-        else if (!forScalar(s, checkInt, checkFloat))
-          fail(wi, "no model for scalar " + s);
+        if (!forScalarRead(s, checkInt, checkRead)) fail(wi, "no model for scalar " + s);
       } else if (fam == "shuffle" || fam == "broadcast") {
         std::optional<isgref::Source> src;
         uint32_t x = IX[wi];

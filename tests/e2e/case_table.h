@@ -36,8 +36,8 @@ inline const std::vector<FuncRow>& funcRows() {
     std::vector<FuncRow> r;
     for (const isg::table::Function& f : isg::table::functions()) {
       FuncRow row{f.name, f.family, f.extension, isg::table::shapeName(f.shape), f.typeset, {}};
-      for (const isg::table::Extension& e : isg::table::extensions())
-        if (e.name == f.extension) row.activeMembers = e.needsActiveSet;
+      const isg::table::Extension* e = isg::table::extensionNamed(f.extension);
+      row.activeMembers = e && e->needsActiveSet;
       for (const isg::table::TypeEntry& t : f.types)
         row.types.push_back(TypeRow{t.type, t.scalar, t.width, isg::table::requirementName(t.requirement)});
       r.push_back(std::move(row));

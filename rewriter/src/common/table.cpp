@@ -15,10 +15,9 @@ namespace {
 std::vector<Builtin> makeBuiltins() {
   std::vector<Builtin> rows;
   for (const table::Function& f : table::functions()) {
-    bool activeSet = false;
-    for (const table::Extension& e : table::extensions())
-      if (e.name == f.extension) activeSet = e.needsActiveSet;
-    rows.push_back(Builtin{f.name, f.family, f.extension, f.shape, f.types, "", 0, activeSet});
+    const table::Extension* e = table::extensionNamed(f.extension);
+    rows.push_back(
+        Builtin{f.name, f.family, f.extension, f.shape, f.types, "", 0, e && e->needsActiveSet});
   }
   for (const table::Block& b : table::blocks()) {
     rows.push_back(Builtin{b.read, "block", b.extension, Shape::BlockRead, {}, b.element, b.width});
