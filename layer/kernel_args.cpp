@@ -126,12 +126,12 @@ struct SetArg {
   [[gnu::always_inline]] static cl_int keptForward(ArgValue& v, cl_kernel kernel, cl_uint index,
                                                    size_t size, const void* value,
                                                    KernelSummary summary) {
-    if (!value) {
-      v.set(size, nullptr);
+    if (size == 8) [[likely]] {
+      v.set(8, value);
       return forward(kernel, index, size, value);
     }
-    if (size == 8) {
-      v.set(8, value);
+    if (!value) {
+      v.set(size, nullptr);
       return forward(kernel, index, size, value);
     }
     if (size == 4) {
@@ -200,27 +200,22 @@ template <class Call>
   return Call::forward(kernel, arg_index, arg_size, arg_value);
 }
 
-// What a handle the per-call filter names (perCallHandles) needs, or any handle while capture
-// is on. A rewritten kernel its filter slot caches (nearly every one) is served in registers,
-// inline in the entry, which then needs no frame; the rest, which need one, out of line.
-template <class Call>
-[[gnu::always_inline]] inline cl_int lookedUp(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
-                                              const void* arg_value) {
+// The per-call path. Without capture, a rewritten kernel its filter slot caches (nearly every
+// one) is served in registers, inline in the entry, which then needs no frame; a handle the
+// slot does not cache and the filter does not name (perCallHandles), with one more load, is a
+// tail call into the next entry (docs/performance.md, benchmark 6); the rest, which need a
+// frame, go out of line. With capture (`kCapture`, fixed for the process: loader_entry.cpp
+// installs that entry), every handle is looked up. Not noexcept: that would make the calls
+// into the driver ordinary calls (to end the process should one throw) instead of tail calls.
+template <class Call, bool kCapture>
+[[gnu::always_inline]] inline cl_int perCallPath(cl_kernel kernel, cl_uint arg_index,
+                                                 size_t arg_size, const void* arg_value) {
   KernelSummary summary;
-  if (!KernelIndex::cached(kernel, &summary)) [[unlikely]]
+  if (KernelIndex::cached(kernel, &summary)) [[unlikely]]
+    return known<Call>(summary, kernel, arg_index, arg_size, arg_value);
+  if (kCapture || perCallHandles().mayHold(kernel)) [[unlikely]]
     return probed<Call>(kernel, arg_index, arg_size, arg_value);
-  return known<Call>(summary, kernel, arg_index, arg_size, arg_value);
-}
-
-// The per-call path's first check, one load: a handle the filter does not name, with capture
-// off, is a tail call into the next entry (docs/performance.md, benchmark 6). Not noexcept:
-// that would make the calls into the driver ordinary calls (to end the process should one
-// throw) instead of tail calls.
-[[gnu::always_inline]] inline cl_int setKernelArgPath(cl_kernel kernel, cl_uint arg_index,
-                                                      size_t arg_size, const void* arg_value) {
-  if (perCallHandles().mayHold(kernel) || capture::enabled()) [[unlikely]]
-    return lookedUp<SetArg>(kernel, arg_index, arg_size, arg_value);
-  return next().clSetKernelArg(kernel, arg_index, arg_size, arg_value);
+  return Call::forward(kernel, arg_index, arg_size, arg_value);
 }
 
 // A NULL value: local memory, or a NULL buffer (a cl_mem's size). Of another size, local
@@ -238,25 +233,47 @@ template <class Call>
         (address == CL_KERNEL_ARG_ADDRESS_GLOBAL || address == CL_KERNEL_ARG_ADDRESS_CONSTANT))
       return CL_INVALID_ARG_SIZE;
   }
-  return setKernelArgPath(kernel, arg_index, arg_size, nullptr);
+  return capture::enabled() ? perCallPath<SetArg, true>(kernel, arg_index, arg_size, nullptr)
+                            : perCallPath<SetArg, false>(kernel, arg_index, arg_size, nullptr);
+}
+
+template <bool kCapture>
+[[gnu::always_inline]] inline cl_int CL_API_CALL
+setKernelArgEntry(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void* arg_value) {
+  if (!arg_value) [[unlikely]]
+    return setNullArg(kernel, arg_index, arg_size);
+  return perCallPath<SetArg, kCapture>(kernel, arg_index, arg_size, arg_value);
+}
+
+template <bool kCapture>
+[[gnu::always_inline]] inline cl_int CL_API_CALL setKernelArgSvmEntry(cl_kernel kernel,
+                                                                      cl_uint arg_index,
+                                                                      const void* arg_value) {
+  if (!next().clSetKernelArgSVMPointer) return CL_INVALID_OPERATION;
+  return perCallPath<SetSvmArg, kCapture>(kernel, arg_index, 0, arg_value);
 }
 
 }  // namespace
 
-cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
-                                        const void* arg_value) {
-  // Installed only where the target has clSetKernelArg (loader_entry.cpp).
-  if (!arg_value) [[unlikely]]
-    return setNullArg(kernel, arg_index, arg_size);
-  return setKernelArgPath(kernel, arg_index, arg_size, arg_value);
+// Installed only where the target has clSetKernelArg (loader_entry.cpp). Aligned to a cache
+// line, so that the pass-through path lies in one and the rewritten kernel's in the next,
+// whichever way the code before them moves (docs/performance.md, benchmark 6).
+[[gnu::aligned(64)]] cl_int CL_API_CALL clSetKernelArg_layer(cl_kernel kernel, cl_uint arg_index,
+                                                             size_t arg_size,
+                                                             const void* arg_value) {
+  return setKernelArgEntry<false>(kernel, arg_index, arg_size, arg_value);
+}
+[[gnu::aligned(64)]] cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel,
+                                                                       cl_uint arg_index,
+                                                                       const void* arg_value) {
+  return setKernelArgSvmEntry<false>(kernel, arg_index, arg_value);
 }
 
-cl_int CL_API_CALL clSetKernelArgSVMPointer_layer(cl_kernel kernel, cl_uint arg_index,
-                                                  const void* arg_value) {
-  if (!next().clSetKernelArgSVMPointer) return CL_INVALID_OPERATION;
-  if (perCallHandles().mayHold(kernel) || capture::enabled()) [[unlikely]]
-    return lookedUp<SetSvmArg>(kernel, arg_index, 0, arg_value);
-  return next().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
+void useCapturingArgEntries(cl_icd_dispatch& table) {
+  if (table.clSetKernelArg == &clSetKernelArg_layer)
+    table.clSetKernelArg = &setKernelArgEntry<true>;
+  if (table.clSetKernelArgSVMPointer == &clSetKernelArgSVMPointer_layer)
+    table.clSetKernelArgSVMPointer = &setKernelArgSvmEntry<true>;
 }
 
 // Settings only the application's kernel object gets: its launches keep to it

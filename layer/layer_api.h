@@ -56,6 +56,11 @@ ISG_INTERCEPTED_ENTRIES(ISG_DECLARE_LAYER_ENTRY)
 #undef ISG_DECLARE_LAYER_ENTRY
 #pragma GCC diagnostic pop
 
+// With ISG_CAPTURE_DIR set, the layer's clSetKernelArg and clSetKernelArgSVMPointer in `table`
+// become the entries that look up every handle for capture; without it, theirs never ask
+// (kernel_args.cpp). Called once, by clInitLayer.
+void useCapturingArgEntries(cl_icd_dispatch& table);
+
 // clCreateProgramWithILKHR for clGetExtensionFunctionAddress(ForPlatform), where the driver has
 // one (`driverHas`) or the layer advertises cl_khr_il_program on `platform`; nullptr for every
 // other name (il_programs.cpp).

@@ -96,6 +96,7 @@ cl_int initLayer(cl_uint num_entries, const cl_icd_dispatch* target_dispatch,
     ISG_INTERCEPTED_ENTRIES(ISG_FILL_ENTRY)
 #undef ISG_FILL_ENTRY
   }
+  if (!g_config.CAPTURE_DIR.empty()) useCapturingArgEntries(g_layerDispatch.table);
   // clSetKernelArg's entry forwards without asking whether the target has one (kernel_args.cpp):
   // a target without it (no driver of OpenCL 1.0 on) keeps its NULL entry.
   if (!g_nextDispatch.table.clSetKernelArg) g_layerDispatch.table.clSetKernelArg = nullptr;

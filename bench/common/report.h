@@ -179,7 +179,8 @@ struct Ratio {
   std::string base;
   RatioKind kind = RatioKind::Speed;
   double goal = NAN;    // NaN: reported, no goal
-  double value = NAN;   // filled by Report::finish
+  double value = NAN;   // filled by Report::finish, unless given
+  bool given = false;   // a value the benchmark computed itself (Report::givenRatio)
 };
 
 struct Case {
@@ -257,6 +258,11 @@ class Report {
              const std::string& base, RatioKind kind, double goal = NAN) {
     at(caseName).ratios.push_back(Ratio{label, subject, base, kind, goal, NAN});
   }
+  // A ratio the benchmark computed from more than two variants' medians.
+  void givenRatio(const std::string& caseName, const std::string& label, double value,
+                  RatioKind kind, double goal = NAN) {
+    at(caseName).ratios.push_back(Ratio{label, "", "", kind, goal, value, true});
+  }
   bool anyWrong() const { return failed_; }
 
   // Imports baselines, computes ratios, prints the table, writes JSON and markdown.
@@ -264,7 +270,8 @@ class Report {
   int finish() {
     for (const auto& b : opt_.baselines) importBaseline(b.first, b.second);
     for (auto& c : cases_)
-      for (Ratio& r : c->ratios) r.value = ratioValue(*c, r);
+      for (Ratio& r : c->ratios)
+        if (!r.given) r.value = ratioValue(*c, r);
     std::printf("\n%s", markdown().c_str());
     std::fflush(stdout);
     if (!opt_.json.empty()) writeText(opt_.json, json());
