@@ -205,8 +205,10 @@ template <class Call>
 // slot does not cache and the filter does not name (perCallHandles), with one more load, is a
 // tail call into the next entry (docs/performance.md, benchmark 6); the rest, which need a
 // frame, go out of line. With capture (`kCapture`, fixed for the process: loader_entry.cpp
-// installs that entry), every handle is looked up. Not noexcept: that would make the calls
-// into the driver ordinary calls (to end the process should one throw) instead of tail calls.
+// installs that entry), every handle is looked up. The cached kernel's [[unlikely]] is for
+// layout, not frequency: its path goes after the pass-through one, which then fits the entry's
+// first cache line. Not noexcept: that would make the calls into the driver ordinary calls (to
+// end the process should one throw) instead of tail calls.
 template <class Call, bool kCapture>
 [[gnu::always_inline]] inline cl_int perCallPath(cl_kernel kernel, cl_uint arg_index,
                                                  size_t arg_size, const void* arg_value) {
@@ -224,6 +226,7 @@ template <class Call, bool kCapture>
 // at the kernel's release), so the layer answers first, for every kernel whose argument's
 // address space it can learn (the layer's manifest, or the driver's argument information). Out
 // of line: the per-call path then knows its value is not NULL.
+template <bool kCapture>
 [[gnu::noinline]] cl_int setNullArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size) noexcept {
   if (arg_size != sizeof(cl_mem) && arg_size != 0) {
     cl_kernel_arg_address_qualifier address = 0;
@@ -233,15 +236,14 @@ template <class Call, bool kCapture>
         (address == CL_KERNEL_ARG_ADDRESS_GLOBAL || address == CL_KERNEL_ARG_ADDRESS_CONSTANT))
       return CL_INVALID_ARG_SIZE;
   }
-  return capture::enabled() ? perCallPath<SetArg, true>(kernel, arg_index, arg_size, nullptr)
-                            : perCallPath<SetArg, false>(kernel, arg_index, arg_size, nullptr);
+  return perCallPath<SetArg, kCapture>(kernel, arg_index, arg_size, nullptr);
 }
 
 template <bool kCapture>
 [[gnu::always_inline]] inline cl_int CL_API_CALL
 setKernelArgEntry(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void* arg_value) {
   if (!arg_value) [[unlikely]]
-    return setNullArg(kernel, arg_index, arg_size);
+    return setNullArg<kCapture>(kernel, arg_index, arg_size);
   return perCallPath<SetArg, kCapture>(kernel, arg_index, arg_size, arg_value);
 }
 
