@@ -140,6 +140,40 @@ const char* kSubGroupBranch =
     "    r[2] = sub_group_scan_inclusive_min(v);\n"
     "  }\n";
 
+// A per-work-item break and continue before the exchanges of a loop, and a do loop that work-items
+// leave at different times (issue 64): the work-items that left hold their values for the
+// shuffles and are outside the reductions and scans. Every sub-group runs both loops equally
+// often (lane 0 never breaks the first, the last lanes the second), as the khr test double needs.
+const char* kBreakContinue =
+    "  int acc = v, cnt = 0;\n"
+    "  for (int i = 0; i < 6; ++i) {\n"
+    "    if ((int)l + i > 9) break;\n"
+    "    if (((int)l + i) % 3 == 0) continue;\n"
+    "    acc += intel_sub_group_shuffle(acc, (uint)i) % 1000;\n"
+    "    cnt += sub_group_reduce_add(1);\n"
+    "  }\n"
+    "  r[0] = acc;\n"
+    "  r[1] = cnt;\n"
+    "  int j = 0, s = 0;\n"
+    "  do {\n"
+    "    s += sub_group_scan_inclusive_add(v % 100);\n"
+    "    ++j;\n"
+    "    if (j > (int)l) break;\n"
+    "  } while (j < 4);\n"
+    "  r[2] = s;\n"
+    "  r[3] = j;\n";
+
+// A vector declared where only some work-items run, initialized by a vector literal through a
+// macro (ggml's flash attention: `ACC_TYPE4 dot4 = (ACC_TYPE4)(0.0f);`).
+const char* kVectorDeclaration =
+    "  if ((int)g < n) {\n"
+    "#define ACC_TYPE4 float4\n"
+    "    ACC_TYPE4 dot4 = (ACC_TYPE4)(0.0f);\n"
+    "    dot4 += (ACC_TYPE4)(f, f + 1.0f, f + 2.0f, (float)bias);\n"
+    "    r[0] = (int)sub_group_reduce_add(dot4.y);\n"
+    "    r[1] = (int)intel_sub_group_shuffle(dot4.w, (l + 1u) % 4u);\n"
+    "  }\n";
+
 // Every work-item writes four values: its sub-group's size, its place (local id + 100 x
 // sub-group id), a shuffle within its sub-group and a reduction and a scan over it.
 std::string rowsKernel(const std::string& attribute) {
@@ -192,6 +226,8 @@ std::vector<Case> cases() {
     out.push_back({"early_return_S" + s, divergentKernel(S, kEarlyReturn, 4), "-cl-std=CL2.0", {64}, {32}, false, 4});
     out.push_back({"sub_group_loop_S" + s, divergentKernel(S, kSubGroupLoop, 2), "", {96}, {48}, false, 2, true});
     out.push_back({"sub_group_branch_S" + s, divergentKernel(S, kSubGroupBranch, 3), "", {64}, {64}, false, 3});
+    out.push_back({"break_continue_S" + s, divergentKernel(S, kBreakContinue, 4), "", {64}, {32}, false, 4});
+    out.push_back({"vector_declaration_S" + s, divergentKernel(S, kVectorDeclaration, 2), "-cl-std=CL2.0", {64}, {32}, false, 2});
   }
   return out;
 }
@@ -329,7 +365,11 @@ TEST(ExecutionModel, LayerBuildsIntelInternalBuiltinsNoKernelReaches) {
   const std::string helpers =
       "#define DPAS(acc, a, b) __builtin_IB_sub_group_idpas_s8_s8_8_1(acc, a, b)\n"
       "int8 gemm_copy_tile(int8 acc, int a, int8 b) { return DPAS(acc, a, b); }\n"
-      "static void store_block(global uint* p, uint v) { __builtin_IB_simd_block_write_1_global(p, v); }\n";
+      "static void store_block(global uint* p, uint v) { __builtin_IB_simd_block_write_1_global(p, v); }\n"
+      // oneDNN's conversion.h declares the ones it calls (issue 64): a prototype is no call.
+      "short __builtin_IB_ftobf_1(float a) __attribute__((const));\n"
+      "ushort2 __builtin_IB_ftobf_2(float2 a) __attribute__((const));\n"
+      "ushort cvt_f32_to_bf16(float f) { return as_ushort(__builtin_IB_ftobf_1(f)); }\n";
   const std::string unreached = helpers +
       "kernel void k(global const int* in, global int* out) {\n"
       "  const size_t g = get_global_id(0);\n"
@@ -370,6 +410,15 @@ TEST(ExecutionModel, LayerBuildsIntelInternalBuiltinsNoKernelReaches) {
   EXPECT_NE(log.find(":2:"), std::string::npos) << log;
   EXPECT_NE(log.find("__builtin_IB_sub_group_idpas_s8_s8_8_1"), std::string::npos) << log;
   EXPECT_NE(log.find("kernel 'k' reaches it through 'gemm_copy_tile'"), std::string::npos) << log;
+  // A kernel that reaches a declared one: the same refusal, at the call.
+  const std::string declared = helpers +
+      "kernel void k(global ushort* out, float x) { out[0] = cvt_f32_to_bf16(x); }\n";
+  log.clear();
+  p = isgtest::buildProgram(declared, "-cl-std=CL2.0", &log, &status);
+  EXPECT_EQ(p, nullptr);
+  EXPECT_EQ(status, CL_BUILD_PROGRAM_FAILURE);
+  EXPECT_NE(log.find(":6:"), std::string::npos) << log;
+  EXPECT_NE(log.find("kernel 'k' reaches it through 'cvt_f32_to_bf16'"), std::string::npos) << log;
 }
 
 }  // namespace

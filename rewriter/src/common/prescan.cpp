@@ -157,6 +157,24 @@ bool diskIncludesMatch(const RewriteInput& input, const TextMatch& textMatches, 
   return false;
 }
 
+// Whether the identifier at `at` is the name of a declaration: a type name before it (an
+// identifier other than a keyword that begins an expression), outside a preprocessor directive.
+// `return f(x)`, `= f(x)`, `(int)f(x)` and a macro body's `f(x)` are uses.
+bool declaresName(std::string_view text, std::size_t at) {
+  std::size_t lineStart = text.rfind('\n', at);
+  lineStart = lineStart == std::string_view::npos ? 0 : lineStart + 1;
+  std::size_t first = text.find_first_not_of(" \t", lineStart);
+  if (first != std::string_view::npos && first < at && text[first] == '#') return false;
+  std::size_t i = at;
+  while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == '\n' || text[i - 1] == '\r')) --i;
+  if (i == 0 || !isIdentChar(text[i - 1])) return false;
+  std::size_t b = i;
+  while (b > 0 && isIdentChar(text[b - 1])) --b;
+  if (!isIdentStart(text[b])) return false;  // a number
+  static const std::unordered_set<std::string_view> kExpressionKeywords = {"return", "case", "else", "do", "sizeof"};
+  return kExpressionKeywords.count(text.substr(b, i - b)) == 0;
+}
+
 }  // namespace
 
 bool programTextMatches(const RewriteInput& input, const TextMatch& textMatches, bool* unreadable) {
@@ -168,6 +186,7 @@ bool programTextMatches(const RewriteInput& input, const TextMatch& textMatches,
 
 IntelInternalBuiltins intelInternalBuiltins(const RewriteInput& input) {
   IntelInternalBuiltins found;
+  std::unordered_set<std::string> declared;
   programTextMatches(input, [&](std::string_view text) {
     for (std::size_t at = text.find(kIntelInternalPrefix); at != std::string_view::npos;
          at = text.find(kIntelInternalPrefix, at + 1)) {
@@ -192,11 +211,17 @@ IntelInternalBuiltins intelInternalBuiltins(const RewriteInput& input) {
         }
         arity = any ? arity + 1 : 0;
       }
+      if (declaresName(text, at)) declared.insert(name);
       auto same = [&](const auto& f) { return f.first == name; };
       if (std::find_if(found.begin(), found.end(), same) == found.end()) found.emplace_back(name, arity);
     }
     return false;  // every file
   });
+  // A name the program declares itself (oneDNN's conversion.h: `short __builtin_IB_ftobf_1(float
+  // a) __attribute__((const));`) needs no stand-in: its calls parse against the prototype, and a
+  // function-like macro would turn the prototype into `short 0 ...`, a syntax error.
+  found.erase(std::remove_if(found.begin(), found.end(), [&](const auto& f) { return declared.count(f.first) != 0; }),
+              found.end());
   return found;
 }
 

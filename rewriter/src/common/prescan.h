@@ -41,8 +41,9 @@ bool programTextMatches(const RewriteInput& input, const TextMatch& textMatches,
 // Builtins internal to Intel's GPU compiler (IGC: `__builtin_IB_*`), which oneDNN's kernels call
 // in functions their kernels reach only on Intel's GPUs: every one the program's text (its
 // files, disk includes too) names, with the argument count of its first call (0 where none is
-// spelled). No other compiler has them; the analysis gives each a stand-in macro and refuses the
-// program where a kernel reaches one (analysis.cpp).
+// spelled), but for those the program declares itself (a prototype: its calls parse against it).
+// No other compiler has them; the analysis gives each a stand-in macro and refuses the program
+// where a kernel reaches one, declared or not (analysis_consumer.cpp).
 constexpr std::string_view kIntelInternalPrefix = "__builtin_IB_";
 using IntelInternalBuiltins = std::vector<std::pair<std::string, unsigned>>;
 IntelInternalBuiltins intelInternalBuiltins(const RewriteInput& input);

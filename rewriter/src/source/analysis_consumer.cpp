@@ -5,6 +5,9 @@
 
 #include <algorithm>
 
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Lex/Lexer.h>
+
 #include "common/arg_info.h"
 #include "common/kernel_facts.h"
 #include "isg/build_options.h"
@@ -18,6 +21,7 @@ void AnalysisConsumer::HandleTranslationUnit(clang::ASTContext& ctx) {
   c.TraverseDecl(ctx.getTranslationUnitDecl());
   Editor ed(ctx.getSourceManager(), ctx.getLangOpts(), names_);
   checkIntelInternal(ctx, c, ed);
+  defineDeclaredInternal(ctx, ed);
   checkMediaRegions(ctx, c, ed);
   findExternalContext(c);
   const Closure closure = contextClosure(c);
@@ -45,8 +49,58 @@ void AnalysisConsumer::HandleTranslationUnit(clang::ASTContext& ctx) {
   out_.ok = true;
 }
 
+namespace {
+// Calls of the Intel-internal builtins the program declares itself (no stand-in macro marks them).
+class DeclaredInternalCalls : public clang::RecursiveASTVisitor<DeclaredInternalCalls> {
+ public:
+  explicit DeclaredInternalCalls(InternalUses& out) : out_(out) {}
+  bool VisitCallExpr(clang::CallExpr* call) {
+    const clang::FunctionDecl* f = call->getDirectCallee();
+    if (f && f->getIdentifier() && f->getName().startswith(llvm::StringRef(kIntelInternalPrefix.data(), kIntelInternalPrefix.size())))
+      out_.emplace_back(f->getName().str(), call->getBeginLoc());
+    return true;
+  }
+
+ private:
+  InternalUses& out_;
+};
+}  // namespace
+
+void AnalysisConsumer::defineDeclaredInternal(clang::ASTContext& ctx, Editor& ed) {
+  const clang::SourceManager& sm = ctx.getSourceManager();
+  const llvm::StringRef prefix(kIntelInternalPrefix.data(), kIntelInternalPrefix.size());
+  clang::PrintingPolicy policy(ctx.getLangOpts());
+  for (const clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
+    const auto* f = llvm::dyn_cast<clang::FunctionDecl>(d);
+    if (!f || !f->getIdentifier() || !f->getName().startswith(prefix) || !f->isFirstDecl() || f->isDefined()) continue;
+    const SourceLocation end = f->getEndLoc();
+    if (end.isInvalid() || end.isMacroID() || FileNames::internal(sm.getFilename(end))) continue;
+    const SourceLocation after = clang::Lexer::findLocationAfterToken(end, clang::tok::semi, sm, ctx.getLangOpts(), false);
+    const clang::QualType ret = f->getReturnType();
+    const bool isVoid = ret->isVoidType();
+    if (after.isInvalid() || (!isVoid && !ret->isScalarType() && !ret->isVectorType())) continue;
+    std::string params;
+    for (unsigned i = 0; i < f->getNumParams(); ++i)
+      params += (i ? ", " : "") + f->getParamDecl(i)->getType().getAsString(policy) + " __isg_a" + std::to_string(i);
+    const std::string type = ret.getAsString(policy);
+    ed.add(after, 0, 0,
+           std::string(" ") + (f->getStorageClass() == clang::SC_Static ? "static " : "") +
+               (f->hasAttr<clang::OverloadableAttr>() ? "__attribute__((overloadable)) " : "") + type + " " +
+               f->getNameAsString() + "(" + (params.empty() ? "void" : params) + ") { " +
+               (isVoid ? "" : "return (" + type + ")0; ") + "}",
+           f->getLocation(), "the definition of '" + f->getNameAsString() + "'");
+  }
+}
+
 void AnalysisConsumer::checkIntelInternal(clang::ASTContext& ctx, const Collector& c, Editor& ed) {
-  if (internalUses_.empty()) return;
+  InternalUses uses = internalUses_;
+  const llvm::StringRef prefix(kIntelInternalPrefix.data(), kIntelInternalPrefix.size());
+  for (const clang::Decl* d : ctx.getTranslationUnitDecl()->decls())
+    if (const auto* f = llvm::dyn_cast<clang::FunctionDecl>(d); f && f->getIdentifier() && f->getName().startswith(prefix)) {
+      DeclaredInternalCalls(uses).TraverseDecl(ctx.getTranslationUnitDecl());
+      break;
+    }
+  if (uses.empty()) return;
   const clang::SourceManager& sm = ctx.getSourceManager();
   std::map<const clang::FunctionDecl*, const clang::FunctionDecl*> kernelOf;  // reached -> a kernel
   std::vector<const clang::FunctionDecl*> work;
@@ -64,7 +118,7 @@ void AnalysisConsumer::checkIntelInternal(clang::ASTContext& ctx, const Collecto
     for (const Call& call : it->second.calls)
       if (kernelOf.emplace(call.callee, kernelOf[fd]).second) work.push_back(call.callee);
   }
-  for (const auto& [name, loc] : internalUses_) {
+  for (const auto& [name, loc] : uses) {
     const SourceLocation at = sm.getExpansionLoc(loc);
     if (FileNames::internal(sm.getFilename(at))) continue;
     const clang::FunctionDecl* within = nullptr;

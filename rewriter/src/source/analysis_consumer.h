@@ -57,6 +57,10 @@ class AnalysisConsumer : public clang::ASTConsumer {
   // has the builtin and a stand-in would compute something else. In a compiled object a
   // function with external linkage may serve another object's kernel: only static ones count
   // as unreachable there.
+  // Definitions of the Intel-internal builtins the program declares itself, beside their
+  // prototypes: drivers link every function a program defines (PoCL fails on the symbol), and
+  // only functions no kernel reaches call them (checkIntelInternal refuses the rest).
+  static void defineDeclaredInternal(clang::ASTContext& ctx, Editor& ed);
   void checkIntelInternal(clang::ASTContext& ctx, const Collector& c, Editor& ed);
 
   static bool isKernel(const Collector& c, const clang::FunctionDecl* canon);

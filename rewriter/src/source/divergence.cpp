@@ -73,9 +73,18 @@ class BodyScan : public clang::RecursiveASTVisitor<BodyScan> {
     returns.push_back(r);
     return true;
   }
+  bool VisitBreakStmt(clang::BreakStmt* b) {
+    jumps.push_back(b);
+    return true;
+  }
+  bool VisitContinueStmt(clang::ContinueStmt* c) {
+    jumps.push_back(c);
+    return true;
+  }
 
   std::vector<std::pair<const clang::VarDecl*, const clang::Expr*>> sources;
   std::vector<const clang::ReturnStmt*> returns;
+  std::vector<const clang::Stmt*> jumps;  // break and continue
 };
 
 }  // namespace
@@ -85,6 +94,7 @@ struct DivergenceCheck::FunctionFacts {
   ParentIndex parents;
   std::set<const clang::VarDecl*> tainted;  // computed from a work-item id
   std::vector<const clang::ReturnStmt*> returns;
+  std::vector<const clang::Stmt*> jumps;
 };
 
 DivergenceCheck::DivergenceCheck(clang::ASTContext& ctx) : ctx_(ctx) {}
@@ -98,6 +108,7 @@ DivergenceCheck::FunctionFacts& DivergenceCheck::factsOf(const clang::FunctionDe
   BodyScan scan;
   scan.TraverseStmt(body);
   slot->returns = std::move(scan.returns);
+  slot->jumps = std::move(scan.jumps);
   for (bool grew = true; grew;) {
     grew = false;
     for (const auto& [var, source] : scan.sources)
@@ -162,6 +173,20 @@ const clang::Expr* DivergenceCheck::guardOf(const clang::FunctionDecl* fn, const
   for (const clang::ReturnStmt* r : f.returns)
     if (sm.isBeforeInTranslationUnit(r->getBeginLoc(), call->getBeginLoc()))
       if (const clang::Expr* g = enclosingGuard(f, r)) return g;
+  // Work-items that left a loop around the call, or went on with its next iteration, miss the
+  // call while the others reach it.
+  for (const clang::Stmt* j : f.jumps) {
+    const clang::Stmt* target = nullptr;
+    for (const clang::Stmt* p = f.parents.getParent(j); p && !target; p = f.parents.getParent(p))
+      if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p) ||
+          (llvm::isa<clang::BreakStmt>(j) && llvm::isa<clang::SwitchStmt>(p)))
+        target = p;
+    if (!target || llvm::isa<clang::SwitchStmt>(target)) continue;
+    bool inside = false;
+    for (const clang::Stmt* p = f.parents.getParent(call); p && !inside; p = f.parents.getParent(p)) inside = p == target;
+    if (inside)
+      if (const clang::Expr* g = enclosingGuard(f, j)) return g;
+  }
   return nullptr;
 }
 

@@ -6,8 +6,9 @@
 //
 // A condition is work-item dependent when it reads a work-item id (get_local_id, get_global_id,
 // the sub-group ids, the linear ids) directly or through local variables computed from one.
-// A call is divergent when such a condition guards it (if, loops, ?:, && and ||, switch) or
-// guards an earlier `return` of its function. Parameters and memory are taken as uniform: the
+// A call is divergent when such a condition guards it (if, loops, ?:, && and ||, switch),
+// guards an earlier `return` of its function, or guards a `break` or `continue` of a loop around
+// it. Parameters and memory are taken as uniform: the
 // check warns where it sees the dependence and stays silent where it cannot.
 #pragma once
 

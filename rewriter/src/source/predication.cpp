@@ -40,14 +40,16 @@ class Escapes : public clang::RecursiveASTVisitor<Escapes> {
   bool TraverseDoStmt(clang::DoStmt* s) { return nested(s); }
   bool TraverseSwitchStmt(clang::SwitchStmt* s) { return nested(s); }
   bool VisitReturnStmt(clang::ReturnStmt* s) { return found(s); }
-  bool VisitBreakStmt(clang::BreakStmt* s) { return depth_ ? true : found(s); }
-  bool VisitContinueStmt(clang::ContinueStmt* s) { return depth_ ? true : found(s); }
+  bool VisitBreakStmt(clang::BreakStmt* s) { return depth_ || ignored(s) ? true : found(s); }
+  bool VisitContinueStmt(clang::ContinueStmt* s) { return depth_ || ignored(s) ? true : found(s); }
   bool VisitGotoStmt(clang::GotoStmt* s) { return found(s); }
   bool VisitLabelStmt(clang::LabelStmt* s) { return found(s); }
 
   const clang::Stmt* first = nullptr;
+  const std::map<const clang::Stmt*, std::string>* handled = nullptr;  // jumps the rewrite replaces
 
  private:
+  bool ignored(const clang::Stmt* s) const { return handled && handled->count(s); }
   template <class Loop>
   bool nested(Loop* s) {
     ++depth_;
@@ -63,11 +65,20 @@ class Escapes : public clang::RecursiveASTVisitor<Escapes> {
   int depth_ = 0;
 };
 
-const clang::Stmt* escapeIn(const clang::Stmt* s) {
+const clang::Stmt* escapeIn(const clang::Stmt* s, const std::map<const clang::Stmt*, std::string>* handled = nullptr) {
   Escapes e;
+  e.handled = handled;
   e.TraverseStmt(const_cast<clang::Stmt*>(s));
   return e.first;
 }
+
+// Every break and continue inside `s`, at any depth.
+class Jumps : public clang::RecursiveASTVisitor<Jumps> {
+ public:
+  bool VisitBreakStmt(clang::BreakStmt* s) { return found.push_back(s), true; }
+  bool VisitContinueStmt(clang::ContinueStmt* s) { return found.push_back(s), true; }
+  std::vector<const clang::Stmt*> found;
+};
 
 class Rewrite {
  public:
@@ -288,7 +299,7 @@ class Rewrite {
       // Any other way out that only some work-items take, before an exchange.
       const bool after = later || anyHotAfter(it, b);
       if (!hot(s) && after)
-        if (const clang::Stmt* e = escapeIn(s); e && (!pred.empty() || check_.guardOf(k_.kernel, e)))
+        if (const clang::Stmt* e = escapeIn(s, &handled_); e && (!pred.empty() || check_.guardOf(k_.kernel, e)))
           refuse(e->getBeginLoc(), "a return, break or continue that only some work-items take, before an exchange");
       statement(s, pred, after);
     }
@@ -321,7 +332,7 @@ class Rewrite {
     }
     if (const auto* c = llvm::dyn_cast<clang::CompoundStmt>(s)) return block(c, pred, later);
     if (const auto* i = llvm::dyn_cast<clang::IfStmt>(s)) return branch(i, pred, later);
-    if (llvm::isa<clang::ForStmt, clang::WhileStmt>(s)) return loop(s, pred);
+    if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(s)) return loop(s, pred);
     if (llvm::isa<clang::DeclStmt, clang::Expr>(s)) return leaf(s, pred);
     refuse(s->getBeginLoc(), "an exchange inside this kind of statement");
   }
@@ -335,10 +346,30 @@ class Rewrite {
     insert(stmtEnd(s), " }");
   }
 
+  // Where the initializer that begins at `b` ends: before the ',' or ';' that closes its
+  // declarator. Clang's range of an expression may end early (a vector literal `(float4)(0.0f)`
+  // ends at its last operand), so the text is read, brackets counted.
+  unsigned initializerEnd(unsigned b, SourceLocation at) const {
+    const std::string_view all = sm_.getBufferData(sm_.getMainFileID());
+    int depth = 0;
+    unsigned e = b;
+    for (; e < all.size(); ++e) {
+      const char ch = all[e];
+      if (ch == '(' || ch == '[' || ch == '{') ++depth;
+      else if (ch == ')' || ch == ']' || ch == '}') --depth;
+      else if (ch == '"' || ch == '\'' || ch == '#' || (ch == '/' && e + 1 < all.size() && (all[e + 1] == '/' || all[e + 1] == '*')))
+        refuse(at, "the initializer holds a literal, a comment or a directive the rewrite does not read");
+      if (depth < 0 || (depth == 0 && (ch == ',' || ch == ';'))) break;
+    }
+    if (depth != 0 || e == all.size()) refuse(at, "the end of the initializer is not where the rewrite can find it");
+    while (e > b && (all[e - 1] == ' ' || all[e - 1] == '\t' || all[e - 1] == '\n' || all[e - 1] == '\r')) --e;
+    return e;
+  }
+
   // A statement without exchanges that only the work-items of `pred` run; `later` as block's.
   void guard(const clang::Stmt* s, const std::string& pred, bool later) {
     if (llvm::isa<clang::NullStmt>(s)) return;
-    if (const clang::Stmt* e = escapeIn(s); e && later)
+    if (const clang::Stmt* e = escapeIn(s, &handled_); e && later)
       refuse(e->getBeginLoc(), "a return, break or continue that only some work-items take, before an exchange");
     if (const auto* d = llvm::dyn_cast<clang::DeclStmt>(s)) {
       for (const clang::Decl* decl : d->decls()) {
@@ -348,14 +379,36 @@ class Rewrite {
         if (!init) continue;
         if (v->getType()->isArrayType() || v->getType()->isRecordType() || llvm::isa<clang::InitListExpr>(init))
           refuse(v->getLocation(), "an aggregate declared where only some work-items run");
-        auto [ib, ie] = bytesOr(init->getSourceRange(), v->getLocation(), "the initializer");
+        const unsigned ib = bytesOr(init->getSourceRange(), v->getLocation(), "the initializer").first;
+        const unsigned ie = initializerEnd(ib, v->getLocation());
         insert(ib, "(" + pred + ") ? (");
         insert(ie, ") : (" + typeText(v->getType(), v->getLocation()) + ")0");
       }
       return;
     }
+    // A break or continue of a loop the rewrite runs for every work-item (loop()) clears the
+    // work-item's flags and leaves the statement, whose end the jump names.
+    std::string label;
+    Jumps jumps;
+    jumps.TraverseStmt(const_cast<clang::Stmt*>(s));
+    for (const clang::Stmt* j : jumps.found) {
+      auto h = handled_.find(j);
+      if (h == handled_.end()) continue;
+      if (label.empty()) label = fresh("skip");
+      auto [jb, je] = bytesOr(clang::SourceRange(j->getBeginLoc(), j->getBeginLoc()), j->getBeginLoc(), "the jump");
+      replace(jb, je, "do { " + h->second + " goto " + label + "; } while (0)");
+    }
     insert(bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first, "if (" + pred + ") { ");
-    insert(stmtEnd(s), " }");
+    insert(stmtEnd(s), label.empty() ? " }" : " " + label + ": ; }");
+  }
+
+  // The loop a break or continue leaves or goes on with.
+  const clang::Stmt* jumpTarget(const clang::Stmt* j) const {
+    const bool isBreak = llvm::isa<clang::BreakStmt>(j);
+    for (const clang::Stmt* p = parentOf(j); p; p = parentOf(p))
+      if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p) || (isBreak && llvm::isa<clang::SwitchStmt>(p)))
+        return p;
+    return nullptr;
   }
 
   void branch(const clang::IfStmt* i, const std::string& pred, bool later) {
@@ -375,37 +428,67 @@ class Rewrite {
     replace(rp, tb, ")" + std::string(i->getElse() ? "; const bool " + q + " = " + both(pred, "!" + p) : "") + "; ");
     // The else's exchanges come after the then's: a work-item leaving early from the then would
     // miss them.
-    body(i->getThen(), p, later || (i->getElse() && hot(i->getElse())));
+    // A break or continue inside the branch clears the loop's flag after `p` was taken.
+    body(i->getThen(), both(p, loopLive_), later || (i->getElse() && hot(i->getElse())));
     if (const clang::Stmt* e = i->getElse()) {
       auto [eb, ee] = bytesOr(clang::SourceRange(i->getElseLoc(), i->getElseLoc()), i->getElseLoc(), "the else");
       replace(eb, ee, std::string(ee - eb, ' '));
-      body(e, q, later);
+      body(e, both(q, loopLive_), later);
     }
     insert(stmtEnd(i), " }");
   }
 
   // Exchanges of the next iteration follow every statement of the body, whatever follows the loop.
+  // A loop that work-items leave at different times (its condition, or a break or continue that
+  // only some take) runs while any of them is in it: `k` says a work-item is, `kl` that it has
+  // not yet taken a continue in this iteration; break and continue clear them.
   void loop(const clang::Stmt* s, const std::string& pred) {
     const auto* f = llvm::dyn_cast<clang::ForStmt>(s);
     const auto* w = llvm::dyn_cast<clang::WhileStmt>(s);
-    const clang::Expr* cond = f ? f->getCond() : w->getCond();
-    const clang::Stmt* body = f ? f->getBody() : w->getBody();
+    const auto* d = llvm::dyn_cast<clang::DoStmt>(s);
+    const clang::Expr* cond = f ? f->getCond() : w ? w->getCond() : d->getCond();
+    const clang::Stmt* body = f ? f->getBody() : w ? w->getBody() : d->getBody();
     if (!cond) refuse(s->getBeginLoc(), "a loop without a condition");
-    if (!divergent(cond)) {
+    Jumps all;
+    all.TraverseStmt(const_cast<clang::Stmt*>(body));
+    std::vector<const clang::Stmt*> jumps;
+    bool divergentJump = false, anyContinue = false;
+    for (const clang::Stmt* j : all.found)
+      if (jumpTarget(j) == s) {
+        jumps.push_back(j);
+        divergentJump = divergentJump || !pred.empty() || check_.guardOf(k_.kernel, j);
+        anyContinue = anyContinue || llvm::isa<clang::ContinueStmt>(j);
+      }
+    if (!divergent(cond) && !divergentJump) {
       // Every work-item runs the loop alike; its body under the same predicate. The next
       // iteration's exchanges follow each statement of it.
       this->body(body, pred, true);
       return;
     }
     const auto* c = llvm::dyn_cast<clang::CompoundStmt>(body);
-    if (const clang::Stmt* e = escapeIn(body))
-      refuse(e->getBeginLoc(), "a return, break or continue in a loop that work-items leave at different times");
+    if (d && !c) refuse(s->getBeginLoc(), "a do loop without braces");
+    const std::string k = fresh("c");
+    const std::string kl = anyContinue ? fresh("l") : std::string();
+    for (const clang::Stmt* j : jumps)
+      handled_[j] = llvm::isa<clang::BreakStmt>(j) ? k + " = false;" + (kl.empty() ? "" : " " + kl + " = false;")
+                                                   : kl + " = false;";
+    if (const clang::Stmt* e = escapeIn(body, &handled_))
+      refuse(e->getBeginLoc(), "a return in a loop that work-items leave at different times");
     const unsigned sb = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the loop").first;
-    // A while's condition between its parentheses; a for's between its two ';'.
+    // A while's condition between its parentheses; a for's between its two ';'; a do's after
+    // its `while (`.
     unsigned cb = 0, ce = 0;
     if (w) {
       cb = bytesOr(clang::SourceRange(w->getLParenLoc(), w->getLParenLoc()), s->getBeginLoc(), "the loop's '('").first + 1;
       ce = bytesOr(clang::SourceRange(w->getRParenLoc(), w->getRParenLoc()), s->getBeginLoc(), "the loop's ')'").first;
+    } else if (d) {
+      const unsigned wb = bytesOr(clang::SourceRange(d->getWhileLoc(), d->getWhileLoc()), s->getBeginLoc(), "the loop's while").first;
+      ce = bytesOr(clang::SourceRange(d->getRParenLoc(), d->getRParenLoc()), s->getBeginLoc(), "the loop's ')'").first;
+      const std::string_view all = sm_.getBufferData(sm_.getMainFileID());
+      cb = wb + 5;
+      while (cb < ce && all[cb] != '(') ++cb;
+      if (cb == ce) refuse(s->getBeginLoc(), "the condition of the do loop is not where the rewrite can find it");
+      ++cb;
     } else {
       std::tie(cb, ce) = bytesOr(cond->getSourceRange(), s->getBeginLoc(), "the loop's condition");
     }
@@ -421,21 +504,31 @@ class Rewrite {
       auto [b, e] = bytesOr(f->getInc()->getSourceRange(), s->getBeginLoc(), "the loop's step");
       inc = flat(b, e, s->getBeginLoc());
     }
-    const std::string k = fresh("c");
     // The body's own braces, or a pair the rewrite adds around a single statement.
     const unsigned open = c ? bytesOr(c->getLBracLoc(), s->getBeginLoc(), "the loop's brace").first
                             : bytesOr(body->getSourceRange(), s->getBeginLoc(), "the loop's body").first;
     const unsigned close = c ? bytesOr(c->getRBracLoc(), s->getBeginLoc(), "the loop's brace").first : stmtEnd(body);
-    replace(sb, open, "{ " + init + " bool " + k + " = " + (pred.empty() ? "" : "(" + pred + ") && ") + "(" + condText +
-                          "); while (__isg_flow_any(__isg_ctx, " + k + ")) " + (c ? "" : "{ "));
+    // A do loop's first iteration is every work-item's that reaches it.
+    const std::string first = d ? (pred.empty() ? "true" : pred) : (pred.empty() ? "" : "(" + pred + ") && ") + "(" + condText + ")";
+    replace(sb, open, "{ " + init + " bool " + k + " = " + first + "; while (__isg_flow_any(__isg_ctx, " + k + ")) " +
+                          (c ? "" : "{ "));
+    const std::string live = kl.empty() ? k : kl;
+    if (!kl.empty()) insert(open + (c ? 1 : 0), " bool " + kl + " = " + k + "; ");
+    const std::string outer = loopLive_;
+    loopLive_ = jumps.empty() ? std::string() : live;
     if (c) {
-      for (const clang::Stmt* child : c->body()) statement(child, k, true);
+      for (const clang::Stmt* child : c->body()) statement(child, live, true);
     } else {
-      statement(body, k, true);
+      statement(body, live, true);
     }
+    loopLive_ = outer;
     insert(close, (f ? " if (" + k + ") { " + inc + "; " + k + " = (" + condText + "); } "
                      : " if (" + k + ") " + k + " = (" + condText + "); ") + (c ? "" : " }"));
-    insert(stmtEnd(s), " }");
+    if (d) {
+      replace(close + 1, stmtEnd(s), " }");
+    } else {
+      insert(stmtEnd(s), " }");
+    }
   }
 
   // A declaration or expression statement holding exchanges, under `pred`.
@@ -507,6 +600,8 @@ class Rewrite {
   DivergenceCheck& check_;
   const KernelExchanges& k_;
   std::set<const clang::Stmt*> hot_;
+  std::map<const clang::Stmt*, std::string> handled_;  // break/continue -> the flags it clears
+  std::string loopLive_;  // the flag of the innermost lowered loop that a jump may clear
   unsigned next_ = 0;
 };
 

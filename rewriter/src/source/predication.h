@@ -21,10 +21,12 @@
 // then whatever their register held); reductions, scans and votes get the operation's identity
 // from them. The loop goes on while any work-item that shares the exchange (the work-group on
 // local, the sub-group elsewhere) still runs it (__isg_flow_any in each strategy's library).
+// `break` and `continue` that only some work-items take in such a loop (for, while, do) clear
+// its flag or the iteration's, and leave the statement around them by a goto to its end.
 // What the rewrite cannot express in the program's own text (an exchange spelled inside a macro
-// that also spells the rest of its statement, `break`/`continue` out of such a loop, an early
-// return inside a loop, a helper function that exchanges, called under such control flow) stays
-// as it was, and the build log says so at the line: results may then differ from Intel's.
+// that also spells the rest of its statement, a return inside a loop, a helper function that
+// exchanges, called under such control flow) stays as it was, and the build log says so at the
+// line: results may then differ from Intel's.
 #pragma once
 
 #include <map>

@@ -1926,3 +1926,93 @@ TEST(Rewrite, ExchangesInDivergentFlowAreTakenOutOfTheirStatements) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 64: shapes real Intel-targeted code has around its exchanges.
+TEST(Rewrite, ExecutionModelOfRealKernelShapes) {
+  // ggml's flash attention: a vector literal through a macro, declared under divergent flow,
+  // keeps its parentheses (Clang's range of the literal ends at its operand).
+  const RewriteResult decl = rewrite(
+      "#define ACC_TYPE4 float4\n"
+      "kernel void k(global float4* o, int n) {\n"
+      "  if ((int)get_local_id(0) < n) {\n"
+      "    ACC_TYPE4 dot4 = (ACC_TYPE4)(0.0f), other = (ACC_TYPE4)(1.0f, 2.0f, 3.0f, 4.0f);\n"
+      "    o[0] = dot4 + other + sub_group_reduce_add(dot4.x);\n"
+      "  }\n"
+      "}\n");
+  EXPECT_REWRITTEN(decl);
+  EXPECT_NE(userPart(decl).find("dot4 = (__isg_p0) ? ((ACC_TYPE4)(0.0f)) : (float4)0, other = (__isg_p0) ? "
+                                "((ACC_TYPE4)(1.0f, 2.0f, 3.0f, 4.0f)) : (float4)0;"),
+            std::string::npos) << userPart(decl);
+  EXPECT_EQ(decl.log.find("differ from Intel's"), std::string::npos) << decl.log;
+
+  // A break and a continue that only some work-items take, in a for loop and a do loop: the
+  // loops run while any work-item is in them, the jumps clear its flags and leave the statement.
+  const std::string jumps =
+      "kernel void k(global int* o, int n) {\n"
+      "  const int l = get_sub_group_local_id();\n"
+      "  int acc = o[l], j = 0;\n"
+      "  for (int i = 0; i < n; ++i) {\n"
+      "    if (l + i > 5) break;\n"
+      "    if (l == 2) { acc += 1; continue; }\n"
+      "    acc += intel_sub_group_shuffle(acc, (uint)i);\n"
+      "  }\n"
+      "  do {\n"
+      "    acc += sub_group_reduce_add(acc);\n"
+      "    if (++j > l) break;\n"
+      "  } while (j < 4);\n"
+      "  o[get_global_id(0)] = acc;\n"
+      "}\n";
+  for (isg::Strategy s : {isg::Strategy::Local, isg::Strategy::NvidiaPtx}) {
+    isg::DeviceTraits t = localTraits();
+    isg::applyStrategyDefaults(s, 32, &t);
+    t.nvidiaComputeCapability = 90;
+    const RewriteResult r = rewrite(jumps, "", {}, t);
+    EXPECT_REWRITTEN(r);
+    const std::string user = userPart(r);
+    EXPECT_EQ(lines(user), lines(jumps)) << user;
+    EXPECT_NE(user.find("bool __isg_c0 = (i < n); while (__isg_flow_any(__isg_ctx, __isg_c0)) { bool __isg_l1 = __isg_c0;"),
+              std::string::npos) << user;
+    EXPECT_NE(user.find("if (__isg_l1) { if (l + i > 5) do { __isg_c0 = false; __isg_l1 = false; goto __isg_skip2; } "
+                        "while (0); __isg_skip2: ; }"),
+              std::string::npos) << user;
+    EXPECT_NE(user.find("do { __isg_l1 = false; goto __isg_skip3; } while (0);"), std::string::npos) << user;
+    EXPECT_NE(user.find("int __isg_h4 = intel_sub_group_shuffle(acc, (uint)i); if (__isg_l1) { acc += __isg_h4; }"),
+              std::string::npos) << user;
+    EXPECT_NE(user.find("bool __isg_c5 = true; while (__isg_flow_any(__isg_ctx, __isg_c5))"), std::string::npos) << user;
+    EXPECT_NE(user.find("sub_group_reduce_add((__isg_c5) ? (acc) : ((int)0))"), std::string::npos) << user;
+    EXPECT_NE(user.find("if (__isg_c5) __isg_c5 = (j < 4); } }"), std::string::npos) << user;
+    EXPECT_EQ(user.find("while (j < 4);"), std::string::npos) << user;
+    EXPECT_EQ(r.log.find("differ from Intel's"), std::string::npos) << r.log;
+  }
+  // A return inside such a loop is not lowered yet: the build log says so at its line.
+  const RewriteResult ret = rewrite(
+      "kernel void k(global int* o, int n) {\n"
+      "  for (int i = 0; i < n; ++i) {\n"
+      "    if (get_local_id(0) > i) return;\n"
+      "    o[i] = sub_group_reduce_add(o[i]);\n"
+      "  }\n"
+      "}\n");
+  EXPECT_NE(ret.log.find("<source>:3:"), std::string::npos) << ret.log;
+
+  // oneDNN's conversion.h: prototypes of Intel-internal builtins stay prototypes, and get a
+  // definition beside them (drivers link every function a program defines).
+  const RewriteResult ib = rewrite(
+      "short __builtin_IB_ftobf_1(float a) __attribute__((const));\n"
+      "ushort2 __builtin_IB_ftobf_2(float2 a) __attribute__((const));\n"
+      "void __builtin_IB_eu_thread_pause(uint value);\n"
+      "ushort cvt(float f) { return as_ushort(__builtin_IB_ftobf_1(f)); }\n"
+      "kernel void k(global int* o) { o[0] = intel_sub_group_shuffle(o[1], 0u); }\n");
+  EXPECT_REWRITTEN(ib);
+  const std::string user = userPart(ib);
+  EXPECT_NE(user.find("short __builtin_IB_ftobf_1(float a) __attribute__((const)); short __builtin_IB_ftobf_1("),
+            std::string::npos) << user;
+  EXPECT_NE(user.find("{ return (ushort2)0; }"), std::string::npos) << user;
+  EXPECT_NE(user.find("void __builtin_IB_eu_thread_pause(uint value); void __builtin_IB_eu_thread_pause("),
+            std::string::npos) << user;
+  EXPECT_EQ(ib.source.find("#define __builtin_IB_"), std::string::npos);
+  EXPECT_TRUE(ib.log.empty()) << ib.log;
+}
+
+}  // namespace
