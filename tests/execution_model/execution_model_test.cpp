@@ -163,6 +163,14 @@ const char* kBreakContinue =
     "  r[2] = s;\n"
     "  r[3] = j;\n";
 
+// Exchanges on one side of ?:, && and ||: the work-items that evaluate the side take part.
+const char* kSides =
+    "  r[0] = (l < 5u) ? intel_sub_group_shuffle(v, 7u) : -1;\n"
+    "  r[1] = (l > 2u && sub_group_any(v > 900)) ? 1 : 0;\n"
+    "  r[2] = (l % 2u == 0u) ? sub_group_reduce_add(v) : sub_group_scan_inclusive_max(v);\n"
+    "  r[3] = ((int)g < n) ? (l >= 3u ? sub_group_broadcast(v, 2u) : intel_sub_group_shuffle_xor(v, 1u)) : -2;\n"
+    "  r[4] = (l == 1u || sub_group_all(v < 1000)) ? 7 : 8;\n";
+
 // A vector declared where only some work-items run, initialized by a vector literal through a
 // macro (ggml's flash attention: `ACC_TYPE4 dot4 = (ACC_TYPE4)(0.0f);`).
 const char* kVectorDeclaration =
@@ -226,6 +234,7 @@ std::vector<Case> cases() {
     out.push_back({"early_return_S" + s, divergentKernel(S, kEarlyReturn, 4), "-cl-std=CL2.0", {64}, {32}, false, 4});
     out.push_back({"sub_group_loop_S" + s, divergentKernel(S, kSubGroupLoop, 2), "", {96}, {48}, false, 2, true});
     out.push_back({"sub_group_branch_S" + s, divergentKernel(S, kSubGroupBranch, 3), "", {64}, {64}, false, 3});
+    out.push_back({"sides_S" + s, divergentKernel(S, kSides, 5), "-cl-std=CL3.0", {64}, {32}, false, 5});
     out.push_back({"break_continue_S" + s, divergentKernel(S, kBreakContinue, 4), "", {64}, {32}, false, 4});
     out.push_back({"vector_declaration_S" + s, divergentKernel(S, kVectorDeclaration, 2), "-cl-std=CL2.0", {64}, {32}, false, 2});
   }

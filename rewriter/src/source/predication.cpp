@@ -172,25 +172,31 @@ class Rewrite {
   }
 
   // Whether every work-item may evaluate `e` whatever branch it took: values it holds and
-  // arithmetic on them, no memory, no division, no call but the work-item queries.
-  bool safe(const clang::Expr* e) const {
+  // arithmetic on them, no memory, no division, no call but the work-item queries. `again`: `e`
+  // is one the work-item evaluates anyway (a side's condition), now once more, earlier: it must
+  // only have no effects (memory, division and pure builtins allowed).
+  bool safe(const clang::Expr* e, bool again = false) const {
     e = e->IgnoreParens();
+    auto sub = [&](const clang::Expr* x) { return safe(x, again); };
     if (llvm::isa<clang::IntegerLiteral, clang::FloatingLiteral, clang::CharacterLiteral>(e)) return true;
     if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
       const auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl());
-      return (v && v->hasLocalStorage() && !v->getType()->isArrayType()) || llvm::isa<clang::EnumConstantDecl>(r->getDecl());
+      return (v && (again || (v->hasLocalStorage() && !v->getType()->isArrayType()))) ||
+             llvm::isa<clang::EnumConstantDecl>(r->getDecl());
     }
-    if (const auto* c = llvm::dyn_cast<clang::CastExpr>(e)) return safe(c->getSubExpr());
-    if (const auto* v = llvm::dyn_cast<clang::ExtVectorElementExpr>(e)) return safe(v->getBase());
-    if (const auto* m = llvm::dyn_cast<clang::MemberExpr>(e)) return !m->isArrow() && safe(m->getBase());
+    if (const auto* c = llvm::dyn_cast<clang::CastExpr>(e)) return sub(c->getSubExpr());
+    if (const auto* v = llvm::dyn_cast<clang::ExtVectorElementExpr>(e)) return sub(v->getBase());
+    if (const auto* m = llvm::dyn_cast<clang::MemberExpr>(e)) return (again || !m->isArrow()) && sub(m->getBase());
+    if (const auto* a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) return again && sub(a->getBase()) && sub(a->getIdx());
     if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e))
-      return !u->isIncrementDecrementOp() && u->getOpcode() != clang::UO_Deref && u->getOpcode() != clang::UO_AddrOf &&
-             safe(u->getSubExpr());
+      return !u->isIncrementDecrementOp() &&
+             (again || (u->getOpcode() != clang::UO_Deref && u->getOpcode() != clang::UO_AddrOf)) && sub(u->getSubExpr());
     if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e))
-      return !b->isAssignmentOp() && b->getOpcode() != clang::BO_Div && b->getOpcode() != clang::BO_Rem &&
-             b->getOpcode() != clang::BO_Comma && safe(b->getLHS()) && safe(b->getRHS());
+      return !b->isAssignmentOp() && b->getOpcode() != clang::BO_Comma &&
+             (again || (b->getOpcode() != clang::BO_Div && b->getOpcode() != clang::BO_Rem)) && sub(b->getLHS()) &&
+             sub(b->getRHS());
     if (const auto* c = llvm::dyn_cast<clang::ConditionalOperator>(e))
-      return safe(c->getCond()) && safe(c->getTrueExpr()) && safe(c->getFalseExpr());
+      return sub(c->getCond()) && sub(c->getTrueExpr()) && sub(c->getFalseExpr());
     if (const auto* c = llvm::dyn_cast<clang::CallExpr>(e)) {
       const clang::FunctionDecl* f = c->getDirectCallee();
       if (!f || !f->getIdentifier()) return false;
@@ -198,9 +204,12 @@ class Rewrite {
                                              "get_global_size", "get_num_groups", "get_sub_group_local_id",
                                              "get_sub_group_id", "get_sub_group_size", "get_max_sub_group_size",
                                              "get_num_sub_groups", "get_local_linear_id", "get_global_linear_id"};
+      static const char* const kPure[] = {"min", "max", "clamp", "abs", "fabs", "fmin", "fmax", "select", "isnan",
+                                          "isinf", "isfinite", "any", "all"};
       const llvm::StringRef n = f->getName();
-      if (std::none_of(std::begin(kQueries), std::end(kQueries), [&](const char* q) { return n == q; })) return false;
-      return std::all_of(c->arg_begin(), c->arg_end(), [&](const clang::Expr* a) { return safe(a); });
+      auto named = [&](const auto& list) { return std::any_of(std::begin(list), std::end(list), [&](const char* q) { return n == q; }); };
+      if (!named(kQueries) && !(again && (named(kPure) || n.startswith("convert_") || n.startswith("as_")))) return false;
+      return std::all_of(c->arg_begin(), c->arg_end(), [&](const clang::Expr* a) { return sub(a); });
     }
     return false;
   }
@@ -417,8 +426,9 @@ class Rewrite {
       if (i->getElse()) statement(i->getElse(), pred, later);
       return;
     }
-    const std::string p = fresh("p"), q = fresh("q");
     const SourceLocation at = i->getBeginLoc();
+    if (hot(i->getCond()) && !pred.empty()) refuse(at, "an exchange in the condition of a branch only some work-items reach");
+    const std::string p = fresh("p"), q = fresh("q");
     const unsigned ib = bytesOr(i->getSourceRange(), at, "the if").first;
     const unsigned lp = bytesOr(clang::SourceRange(i->getLParenLoc(), i->getLParenLoc()), at, "the if's '('").first;
     const unsigned rp = bytesOr(clang::SourceRange(i->getRParenLoc(), i->getRParenLoc()), at, "the if's ')'").first;
@@ -467,6 +477,7 @@ class Rewrite {
     }
     const auto* c = llvm::dyn_cast<clang::CompoundStmt>(body);
     if (d && !c) refuse(s->getBeginLoc(), "a do loop without braces");
+    if (hot(cond)) refuse(s->getBeginLoc(), "an exchange in the condition of a loop that work-items leave at different times");
     const std::string k = fresh("c");
     const std::string kl = anyContinue ? fresh("l") : std::string();
     for (const clang::Stmt* j : jumps)
@@ -531,55 +542,71 @@ class Rewrite {
     }
   }
 
-  // A declaration or expression statement holding exchanges, under `pred`.
+  // A declaration or expression statement holding exchanges, under `pred`. An exchange on one
+  // side of ?:, && or || is taken by the work-items that evaluate that side: the condition of
+  // the side joins its predicate (read twice, so it must be one every work-item may evaluate).
   void leaf(const clang::Stmt* s, const std::string& pred) {
-    if (pred.empty()) {
-      // Reached by all, unless an operand of ?:, && or || decides per work-item.
-      auto divergentOperand = [&](const clang::CallExpr* call) {
-        for (const clang::Stmt* p = parentOf(call), *child = call; p && child != s; child = p, p = parentOf(p)) {
-          if (const auto* c = llvm::dyn_cast<clang::ConditionalOperator>(p); c && c->getCond() != child)
-            if (divergent(c->getCond())) return true;
-          if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(p); b && b->isLogicalOp() && b->getRHS() == child)
-            if (divergent(b->getLHS())) return true;
+    // The conditions on the way from `call` up to the statement, and whether one decides per
+    // work-item.
+    auto sides = [&](const clang::CallExpr* call, bool* divergentSide) {
+      std::string side;
+      for (const clang::Stmt* p = parentOf(call), *child = call; p && child != s; child = p, p = parentOf(p)) {
+        const clang::Expr* cond = nullptr;
+        bool negate = false;
+        if (const auto* c = llvm::dyn_cast<clang::ConditionalOperator>(p); c && c->getCond() != child) {
+          cond = c->getCond();
+          negate = child == c->getFalseExpr();
+        } else if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(p); b && b->isLogicalOp() && b->getRHS() == child) {
+          cond = b->getLHS();
+          negate = b->getOpcode() == clang::BO_LOr;
         }
-        return false;
-      };
-      for (const auto& [call, b] : k_.builtins)
-        if (within(call, s) && divergentOperand(call))
-          refuse(call->getBeginLoc(), "an exchange on one side of ?:, && or || that decides per work-item");
-      for (const clang::CallExpr* call : k_.helpers)
-        if (within(call, s) && divergentOperand(call))
-          refuse(call->getBeginLoc(), "a function that exchanges, on one side of ?:, && or || that decides per work-item");
-      return;
-    }
-    const unsigned sb = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first;
-    // The exchanges outermost in the statement, in order.
-    std::vector<const clang::CallExpr*> calls;
-    for (const auto& [call, b] : k_.builtins)
-      if (within(call, s)) calls.push_back(call);
+        if (!cond) continue;
+        *divergentSide = *divergentSide || divergent(cond);
+        if (!safe(cond, true))
+          refuse(call->getBeginLoc(), "an exchange on one side of ?:, && or || whose condition has effects");
+        auto [b, e] = bytesOr(cond->getSourceRange(), call->getBeginLoc(), "the condition of the side");
+        // Outermost first: each condition is read only where the ones around it hold, as written.
+        const std::string mine = (negate ? "!(" : "(") + flat(b, e, call->getBeginLoc()) + ")";
+        side = side.empty() ? mine : mine + " && " + side;
+      }
+      return side;
+    };
     for (const clang::CallExpr* call : k_.helpers)
-      if (within(call, s))
-        refuse(call->getBeginLoc(), "a function that exchanges, called where only some work-items run");
-    std::sort(calls.begin(), calls.end(), [&](const auto* a, const auto* b) {
-      return sm_.isBeforeInTranslationUnit(a->getBeginLoc(), b->getBeginLoc());
+      if (within(call, s)) {
+        bool divergentSide = false;
+        sides(call, &divergentSide);
+        if (!pred.empty())
+          refuse(call->getBeginLoc(), "a function that exchanges, called where only some work-items run");
+        if (divergentSide)
+          refuse(call->getBeginLoc(), "a function that exchanges, on one side of ?:, && or || that decides per work-item");
+      }
+    // The exchanges to take out of the statement, in order, with their predicates: every one
+    // under `pred`, else those on a side that decides per work-item.
+    std::vector<std::pair<const clang::CallExpr*, std::string>> calls;
+    for (const auto& [call, b] : k_.builtins) {
+      if (!within(call, s)) continue;
+      bool divergentSide = false;
+      std::string side = sides(call, &divergentSide);
+      if (pred.empty() && !divergentSide) continue;
+      calls.emplace_back(call, both(pred, side));
+    }
+    if (calls.empty()) return;
+    const unsigned sb = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first;
+    std::sort(calls.begin(), calls.end(), [&](const auto& a, const auto& b) {
+      return sm_.isBeforeInTranslationUnit(a.first->getBeginLoc(), b.first->getBeginLoc());
     });
     std::string hoisted;
-    for (const clang::CallExpr* call : calls) {
-      for (const clang::Stmt* p = parentOf(call); p && p != s; p = parentOf(p)) {
+    for (const auto& [call, callPred] : calls) {
+      for (const clang::Stmt* p = parentOf(call); p && p != s; p = parentOf(p))
         if (k_.builtins.count(llvm::dyn_cast<clang::CallExpr>(p)))
           refuse(call->getBeginLoc(), "an exchange inside the arguments of another");
-        if (const auto* c = llvm::dyn_cast<clang::ConditionalOperator>(p); c && c->getCond() != call)
-          refuse(call->getBeginLoc(), "an exchange on one side of ?:");
-        if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(p); b && b->isLogicalOp())
-          refuse(call->getBeginLoc(), "an exchange on one side of && or ||");
-      }
       const Builtin& b = *k_.builtins.at(call);
       auto [cb, ce] = bytesOr(call->getSourceRange(), call->getBeginLoc(), "the exchange");
       const auto* callee = call->getCallee()->IgnoreParenImpCasts();
       auto [nb, ne] = bytesOr(callee->getSourceRange(), call->getBeginLoc(), "the exchange's name");
       if (nb != cb) refuse(call->getBeginLoc(), "the exchange's name is not where its call begins");
       std::string args;
-      for (unsigned i = 0; i < call->getNumArgs(); ++i) args += (i ? ", " : "") + argumentText(call, b, i, pred);
+      for (unsigned i = 0; i < call->getNumArgs(); ++i) args += (i ? ", " : "") + argumentText(call, b, i, callPred);
       const std::string h = fresh("h");
       const bool isVoid = call->getType()->isVoidType();
       hoisted += (isVoid ? "" : typeText(call->getType(), call->getBeginLoc()) + " " + h + " = ") +
@@ -587,7 +614,7 @@ class Rewrite {
       replace(cb, ce, isVoid ? "(void)0" : h);
     }
     insert(sb, hoisted);
-    guard(s, pred, false);  // its exchanges are out of it now
+    if (!pred.empty()) guard(s, pred, false);  // its exchanges are out of it now
   }
   bool within(const clang::Stmt* inner, const clang::Stmt* outer) const {
     for (const clang::Stmt* p = inner; p; p = parentOf(p))
