@@ -211,6 +211,7 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   // A size the user named is every such kernel's: the rows decide only where none is named.
   p->traits.subGroupSizeFromLaunch =
       !p->isNative() && config().SUB_GROUP_SIZE_FROM_LAUNCH && config().SUB_GROUP_SIZE == 0;
+  p->traits.refuseDivergent = config().REFUSE_DIVERGENT;
   noteControlsThatDoNotApply(*p, name);
 
   DeviceTraits& t = p->traits;

@@ -51,6 +51,10 @@ struct DeviceTraits {
   // from reqd_work_group_size on every strategy, else from each launch where the strategy's
   // library takes an S known only then (StrategyFacts::launchSubGroupSize).
   bool subGroupSizeFromLaunch = false;
+  // ISG_REFUSE_DIVERGENT: an exchange that only some work-items may reach, in control flow the
+  // rewriter cannot give the others a part in (docs/design.md, "Intel's execution model"),
+  // fails the build with a log at its line; off: the driver gets it as written, with a warning.
+  bool refuseDivergent = true;
   // khr only. The khr builtins come from the test double builtins-cl/khr-test/ (a reference
   // implementation with native size nativeSubGroupSize over the local scratch) instead of the
   // driver: ISG_KHR_TEST_NATIVE_SIZE. Minimal: the double lacks the optional khr extensions.

@@ -37,7 +37,7 @@ void AnalysisConsumer::HandleTranslationUnit(clang::ASTContext& ctx) {
   // Last: it must see every other edit, which its own may not overlap (predication.h).
   const std::set<const clang::FunctionDecl*> predicated =
       predicateDivergentFlow(ctx, c, closure, ed);
-  if (in_.traits.strategy == Strategy::Local) warnDivergentCalls(ctx, c, predicated, ed);
+  if (in_.traits.strategy == Strategy::Local || in_.traits.refuseDivergent) warnDivergentCalls(ctx, c, predicated, ed);
   ed.checkSharedSites();
 
   if (!ed.errors.empty()) {
@@ -171,11 +171,21 @@ bool AnalysisConsumer::exchanges(const Builtin& b) {
   return b.family == "barrier" || exchangeBytes(b, 4) != 0;
 }
 
+DivergenceCheck AnalysisConsumer::divergenceCheck(clang::ASTContext& ctx, const Collector& c) const {
+  // The khr test double exchanges through work-group barriers (builtins-cl/khr-test/).
+  if (in_.traits.strategy == Strategy::Local || in_.traits.khrTestDouble) return DivergenceCheck(ctx);
+  std::set<const clang::CallExpr*> uniform;
+  for (const BuiltinCall& bc : c.builtinCalls)
+    if (bc.builtin->family == "reduce" || bc.builtin->family == "broadcast" || bc.builtin->family == "vote")
+      uniform.insert(bc.expr);
+  return DivergenceCheck(ctx, std::move(uniform), true);
+}
+
 std::set<const clang::FunctionDecl*> AnalysisConsumer::predicateDivergentFlow(
     clang::ASTContext& ctx, const Collector& c, const Closure& closure, Editor& ed) const {
   std::set<const clang::FunctionDecl*> done;
   if (in_.traits.strategy == Strategy::Native) return done;
-  DivergenceCheck check(ctx);
+  DivergenceCheck check = divergenceCheck(ctx, c);
   for (const clang::FunctionDecl* canon : c.order) {
     const Func& f = c.funcs.at(canon);
     if (!f.kernel) continue;
@@ -185,7 +195,11 @@ std::set<const clang::FunctionDecl*> AnalysisConsumer::predicateDivergentFlow(
       if (bc.function == f.definition && exchanges(*bc.builtin)) k.builtins[bc.expr] = bc.builtin;
     for (const Call& call : f.calls)
       if (closure.count(call.callee)) k.helpers.insert(call.expr);
-    if (predicateKernel(ctx, check, k, ed)) done.insert(canon);
+    // A refused kernel has its error; without ISG_REFUSE_DIVERGENT its calls get the local
+    // strategy's warning too.
+    const Predication how = predicateKernel(ctx, check, k, ed, in_.traits.refuseDivergent);
+    if (how == Predication::Rewritten || (how == Predication::Refused && in_.traits.refuseDivergent))
+      done.insert(canon);
   }
   return done;
 }
@@ -193,7 +207,7 @@ std::set<const clang::FunctionDecl*> AnalysisConsumer::predicateDivergentFlow(
 void AnalysisConsumer::warnDivergentCalls(clang::ASTContext& ctx, const Collector& c,
                                           const std::set<const clang::FunctionDecl*>& predicated,
                                           Editor& ed) const {
-  DivergenceCheck check(ctx);
+  DivergenceCheck check = divergenceCheck(ctx, c);
   std::set<unsigned> reported;
   for (const BuiltinCall& bc : c.builtinCalls) {
     const Builtin& b = *bc.builtin;
@@ -206,13 +220,21 @@ void AnalysisConsumer::warnDivergentCalls(clang::ASTContext& ctx, const Collecto
     if (!guard) continue;
     const SourceLocation at = ctx.getSourceManager().getSpellingLoc(bc.expr->getBeginLoc());
     if (!reported.insert(at.getRawEncoding()).second) continue;
-    ed.warning(bc.expr->getBeginLoc(),
-               "'" + b.name + "' may be reached by only some work-items of a work-group (see " +
-                   ed.where(guard->getBeginLoc()) +
-                   "); the local sub-group strategy "
-                   "exchanges through work-group barriers, which every work-item must reach, "
-                   "so such a launch may hang or give results that differ from Intel's (README, "
-                   "known limits)");
+    if (in_.traits.refuseDivergent)
+      ed.error(bc.expr->getBeginLoc(),
+               "'" + b.name + "' may be reached by only some work-items (see " + ed.where(guard->getBeginLoc()) +
+                   "), in a function the layer does not give Intel's execution model (a helper function: its "
+                   "exchanges must be reached by every work-item of the sub-group, and of the work-group on the "
+                   "local strategy), so it refuses the kernel: its results would differ from Intel's "
+                   "(ISG_REFUSE_DIVERGENT=0 builds it as written)");
+    else
+      ed.warning(bc.expr->getBeginLoc(),
+                 "'" + b.name + "' may be reached by only some work-items of a work-group (see " +
+                     ed.where(guard->getBeginLoc()) +
+                     "); the local sub-group strategy "
+                     "exchanges through work-group barriers, which every work-item must reach, "
+                     "so such a launch may hang or give results that differ from Intel's (README, "
+                     "known limits)");
   }
 }
 

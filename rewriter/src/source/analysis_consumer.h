@@ -102,6 +102,8 @@ class AnalysisConsumer : public clang::ASTConsumer {
 
   // Kernels whose exchanges in control flow that only some work-items take now give every
   // work-item a part in them (predication.h): the canonical declarations of those rewritten.
+  // The divergence question of the strategy: within a work-group (local) or a sub-group.
+  DivergenceCheck divergenceCheck(clang::ASTContext& ctx, const Collector& c) const;
   std::set<const clang::FunctionDecl*> predicateDivergentFlow(clang::ASTContext& ctx, const Collector& c,
                                                               const Closure& closure, Editor& ed) const;
 

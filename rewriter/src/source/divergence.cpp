@@ -46,13 +46,13 @@ class ParentIndex {
 
 namespace {
 
-bool readsWorkItemId(const clang::CallExpr* call) {
+bool readsWorkItemId(const clang::CallExpr* call, bool subGroupScope) {
   const clang::FunctionDecl* callee = call->getDirectCallee();
   if (!callee || !callee->getIdentifier()) return false;
   const std::string_view name = callee->getName();
   return name == "get_local_id" || name == "get_global_id" || name == "get_local_linear_id" ||
          name == "get_global_linear_id" || name == "get_sub_group_local_id" ||
-         name == "get_sub_group_id";
+         (name == "get_sub_group_id" && !subGroupScope);
 }
 
 // What a function body assigns to its local variables, and its early exits.
@@ -97,7 +97,10 @@ struct DivergenceCheck::FunctionFacts {
   std::vector<const clang::Stmt*> jumps;
 };
 
-DivergenceCheck::DivergenceCheck(clang::ASTContext& ctx) : ctx_(ctx) {}
+DivergenceCheck::DivergenceCheck(clang::ASTContext& ctx, std::set<const clang::CallExpr*> subGroupUniform,
+                                 bool subGroupScope)
+    : ctx_(ctx), subGroupUniform_(subGroupScope ? std::move(subGroupUniform) : std::set<const clang::CallExpr*>{}),
+      subGroupScope_(subGroupScope) {}
 DivergenceCheck::~DivergenceCheck() = default;
 
 DivergenceCheck::FunctionFacts& DivergenceCheck::factsOf(const clang::FunctionDecl* fn) {
@@ -123,8 +126,10 @@ DivergenceCheck::FunctionFacts& DivergenceCheck::factsOf(const clang::FunctionDe
 bool DivergenceCheck::dependent(const clang::Expr* e,
                                 const std::set<const clang::VarDecl*>& tainted) const {
   if (!e) return false;
-  if (const auto* call = llvm::dyn_cast<clang::CallExpr>(e); call && readsWorkItemId(call))
-    return true;
+  if (const auto* call = llvm::dyn_cast<clang::CallExpr>(e)) {
+    if (subGroupUniform_.count(call)) return false;
+    if (readsWorkItemId(call, subGroupScope_)) return true;
+  }
   if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e))
     if (const auto* v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl()); v && tainted.count(v))
       return true;

@@ -29,7 +29,13 @@ namespace isg::detail {
 
 class DivergenceCheck {
  public:
-  explicit DivergenceCheck(clang::ASTContext& ctx);
+  // `subGroupUniform`: calls whose value is the same for every work-item of a sub-group (its
+  // reductions, broadcasts, votes). With `subGroupScope` the question is whether a value can
+  // differ within a sub-group (where exchanges are sub-group-wide: nvidia-ptx, khr), so those
+  // calls and the sub-group's id are not work-item dependent; else within a work-group (local,
+  // whose exchanges are work-group barriers).
+  explicit DivergenceCheck(clang::ASTContext& ctx, std::set<const clang::CallExpr*> subGroupUniform = {},
+                           bool subGroupScope = false);
   ~DivergenceCheck();
 
   // The work-item dependent condition that guards `call` inside `fn` (a definition), or nullptr.
@@ -46,6 +52,8 @@ class DivergenceCheck {
   const clang::Expr* enclosingGuard(FunctionFacts& f, const clang::Stmt* s) const;
 
   clang::ASTContext& ctx_;
+  std::set<const clang::CallExpr*> subGroupUniform_;
+  bool subGroupScope_;
   std::map<const clang::FunctionDecl*, std::unique_ptr<FunctionFacts>> facts_;
 };
 

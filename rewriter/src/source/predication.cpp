@@ -153,9 +153,16 @@ class Rewrite {
     if (e > 0 && all[e - 1] == '}') return e;
     // Expressions and jumps end before their ';' (declarations too, in some forms).
     if (e > 0 && all[e - 1] == ';') return e;
-    unsigned i = e;
-    while (i < all.size() && (all[i] == ' ' || all[i] == '\t' || all[i] == '\n' || all[i] == '\r')) ++i;
-    if (i < all.size() && all[i] == ';') return i + 1;
+    // Clang's range of an expression may end inside it (a vector literal `(float4)(0.0f)` ends
+    // at its operand): the ';' that follows once the brackets it left open are closed.
+    int depth = 0;
+    for (unsigned i = e; i < all.size(); ++i) {
+      const char ch = all[i];
+      if (ch == '(' || ch == '[') ++depth;
+      else if (ch == ')' || ch == ']') --depth;
+      else if (ch == ';' && depth <= 0) return i + 1;
+      else if (ch == '{' || ch == '}' || ch == '"' || ch == '\'' || ch == '#' || ch == '/') break;
+    }
     refuse(s->getBeginLoc(), "the end of the statement is not where the rewrite can find it");
   }
 
@@ -340,6 +347,13 @@ class Rewrite {
       return;
     }
     if (const auto* c = llvm::dyn_cast<clang::CompoundStmt>(s)) return block(c, pred, later);
+    // A loop hint (`#pragma unroll`): the loop as it is, if every work-item runs it alike.
+    if (const auto* a = llvm::dyn_cast<clang::AttributedStmt>(s)) {
+      const clang::Stmt* inner = a->getSubStmt();
+      hot_.insert(inner);
+      attributed_.insert(inner);
+      return statement(inner, pred, later);
+    }
     if (const auto* i = llvm::dyn_cast<clang::IfStmt>(s)) return branch(i, pred, later);
     if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(s)) return loop(s, pred);
     if (llvm::isa<clang::DeclStmt, clang::Expr>(s)) return leaf(s, pred);
@@ -478,6 +492,7 @@ class Rewrite {
     const auto* c = llvm::dyn_cast<clang::CompoundStmt>(body);
     if (d && !c) refuse(s->getBeginLoc(), "a do loop without braces");
     if (hot(cond)) refuse(s->getBeginLoc(), "an exchange in the condition of a loop that work-items leave at different times");
+    if (attributed_.count(s)) refuse(s->getBeginLoc(), "a loop with a pragma, which work-items leave at different times");
     const std::string k = fresh("c");
     const std::string kl = anyContinue ? fresh("l") : std::string();
     for (const clang::Stmt* j : jumps)
@@ -628,28 +643,38 @@ class Rewrite {
   const KernelExchanges& k_;
   std::set<const clang::Stmt*> hot_;
   std::map<const clang::Stmt*, std::string> handled_;  // break/continue -> the flags it clears
+  std::set<const clang::Stmt*> attributed_;  // loops under a pragma
   std::string loopLive_;  // the flag of the innermost lowered loop that a jump may clear
   unsigned next_ = 0;
 };
 
 }  // namespace
 
-bool predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k, Editor& ed) {
-  if (!k.kernel || (k.builtins.empty() && k.helpers.empty())) return false;
+Predication predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k, Editor& ed,
+                            bool refuse) {
+  if (!k.kernel || (k.builtins.empty() && k.helpers.empty())) return Predication::NotNeeded;
   // Most kernels reach every exchange together: nothing to walk.
   bool guarded = false;
   for (const auto& [call, b] : k.builtins) guarded = guarded || check.guardOf(k.kernel, call);
   for (const clang::CallExpr* call : k.helpers) guarded = guarded || check.guardOf(k.kernel, call);
-  if (!guarded) return false;
+  if (!guarded) return Predication::NotNeeded;
+  auto report = [&](SourceLocation at, const std::string& why) {
+    const std::string what = "an exchange here may be reached by only some work-items, and the layer cannot give the "
+                             "others a part in it (" + why + ")";
+    if (refuse)
+      ed.error(at, what + ", so it refuses the kernel: its results would differ from Intel's (ISG_REFUSE_DIVERGENT=0 "
+                          "builds it as written)");
+    else
+      ed.warning(at, what + "; results may differ from Intel's");
+    return Predication::Refused;
+  };
   Rewrite r(ctx, check, k);
   try {
     r.run();
   } catch (const Refusal& no) {
-    ed.warning(no.at, "an exchange here may be reached by only some work-items, and the layer cannot give the "
-                      "others a part in it (" + no.why + "); results may differ from Intel's");
-    return false;
+    return report(no.at, no.why);
   }
-  if (r.edits.empty()) return false;
+  if (r.edits.empty()) return Predication::NotNeeded;
   // Every byte this rewrite replaces must be free of the other edits (a renamed builtin inside
   // a repeated condition, say): else the kernel keeps its flow.
   const clang::SourceManager& sm = ctx.getSourceManager();
@@ -657,12 +682,8 @@ bool predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, const Kerne
     for (const FileEdit& other : ed.edits)
       if (other.file == "<source>" &&
           (mine.length == 0 ? other.length > 0 && other.offset <= mine.offset && mine.offset < other.offset + other.length
-                            : other.offset < mine.offset + mine.length && mine.offset < other.offset + other.length)) {
-        ed.warning(sm.getComposedLoc(sm.getMainFileID(), mine.offset),
-                   "an exchange here may be reached by only some work-items, and the layer cannot give the others "
-                   "a part in it (another rewrite changes the same text); results may differ from Intel's");
-        return false;
-      }
+                            : other.offset < mine.offset + mine.length && mine.offset < other.offset + other.length))
+        return report(sm.getComposedLoc(sm.getMainFileID(), mine.offset), "another rewrite changes the same text");
   }
   // One edit per offset: the insertions there in the order they were made, then what replaces
   // the bytes from there (the Editor keeps one copy of equal edits, and the composer needs an
@@ -683,7 +704,7 @@ bool predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, const Kerne
   for (const Rewrite::Edit& e : merged)
     ed.add(start, e.offset, e.length, e.text, k.kernel->getLocation(),
            "the control flow around the exchanges of kernel '" + k.kernel->getNameAsString() + "'");
-  return true;
+  return Predication::Rewritten;
 }
 
 }  // namespace isg::detail

@@ -55,8 +55,10 @@ struct KernelExchanges {
 };
 
 // Adds to `ed` the edits that give `k`'s exchanges in divergent control flow every member, or,
-// where the kernel has a shape the rewrite cannot express, none, with a warning that says where
-// and why. Returns whether the kernel was rewritten.
-bool predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k, Editor& ed);
+// where the kernel has a shape the rewrite cannot express, none, with an error (`refuse`,
+// ISG_REFUSE_DIVERGENT) or a warning that says where and why.
+enum class Predication { NotNeeded, Rewritten, Refused };
+Predication predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k, Editor& ed,
+                            bool refuse);
 
 }  // namespace isg::detail

@@ -400,7 +400,9 @@ TEST(Rewrite, CompiledObjectsWithHelpersKeepTheSubGroupSizeDynamic) {
 // (a helper that exchanges, called on one side of ?:) keeps its flow, and the build log says so
 // at the user's line and names the condition. Uniform control flow gets no warning.
 TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
-  auto r = rewrite(
+  isg::DeviceTraits warn = localTraits();
+  warn.refuseDivergent = false;  // ISG_REFUSE_DIVERGENT=0; the default refuses (below)
+  const std::string source = 
       "kernel void direct(global float* o) {\n"
       "  float x = o[get_global_id(0)];\n"
       "  if (get_local_id(0) < 16) x = sub_group_reduce_add(x);\n"
@@ -423,7 +425,8 @@ TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
       "  float x = o[0];\n"
       "  x = get_sub_group_local_id() == 0 ? helper(x) : x;\n"
       "  o[0] = x + (float)get_sub_group_local_id();\n"
-      "}\n");
+      "}\n";
+  auto r = rewrite(source, "", {}, warn);
   EXPECT_REWRITTEN(r);
   EXPECT_EQ(r.log.find("<source>:3:"), std::string::npos) << r.log;
   EXPECT_EQ(r.log.find("<source>:10:"), std::string::npos) << r.log;
@@ -439,6 +442,23 @@ TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
                        "launch may hang or give results that differ from Intel's"),
             std::string::npos) << r.log;
   EXPECT_EQ(std::count(r.log.begin(), r.log.end(), '\n'), 2) << r.log;
+  // By default the layer refuses what it cannot make right (issue 64): the build fails, and the
+  // log says where and why, at the kernel and at the helper's exchange.
+  for (isg::Strategy s : {isg::Strategy::Local, isg::Strategy::NvidiaPtx}) {
+    isg::DeviceTraits t = localTraits();
+    isg::applyStrategyDefaults(s, 32, &t);
+    const RewriteResult refused = rewrite(source, "", {}, t);
+    EXPECT_EQ(refused.status, RewriteResult::Status::Error);
+    EXPECT_NE(refused.log.find("<source>:21:39: error: an exchange here may be reached by only some work-items, and "
+                               "the layer cannot give the others a part in it (a function that exchanges, on one "
+                               "side of ?:, && or || that decides per work-item), so it refuses the kernel"),
+              std::string::npos) << refused.log;
+    EXPECT_NE(refused.log.find("<source>:18:32: error: 'sub_group_reduce_max' may be reached by only some "
+                               "work-items (see <source>:21:7), in a function the layer does not give Intel's "
+                               "execution model"),
+              std::string::npos) << refused.log;
+    EXPECT_NE(refused.log.find("ISG_REFUSE_DIVERGENT=0"), std::string::npos) << refused.log;
+  }
 
   isg::DeviceTraits nvidia = localTraits();
   isg::applyStrategyDefaults(isg::Strategy::NvidiaPtx, 0, &nvidia);
@@ -1910,13 +1930,15 @@ TEST(Rewrite, ExchangesInDivergentFlowAreTakenOutOfTheirStatements) {
   }
   // A helper function that exchanges, called in such a branch: the flow stays, with a warning
   // at the line; the local strategy's barrier warning says the same.
+  isg::DeviceTraits warn = localTraits();
+  warn.refuseDivergent = false;
   const RewriteResult helper = rewrite(
       "int h(int v) { return sub_group_reduce_add(v); }\n"
       "kernel void k(global int* out) {\n"
       "  int r = 0;\n"
       "  if (get_local_id(0) < 3) r = h(1);\n"
       "  out[get_global_id(0)] = r;\n"
-      "}\n");
+      "}\n", "", {}, warn);
   EXPECT_REWRITTEN(helper);
   EXPECT_NE(helper.log.find("<source>:4:"), std::string::npos) << helper.log;
   EXPECT_NE(helper.log.find("a function that exchanges, called where only some work-items run"), std::string::npos)
