@@ -408,6 +408,49 @@ TEST(ExecutionModel, LayerBuildsIntelInternalBuiltinsNoKernelReaches) {
     clReleaseKernel(k);
     clReleaseProgram(p);
   }
+  // oneDNN's way: the prototypes in a header read through -I (src/gpu/intel/include/conversion.h),
+  // with OpenCL 3.0's options, a helper calling them that no kernel reaches.
+  {
+    char dir[] = "/tmp/isg-onednn-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string header = std::string(dir) + "/conversion.h";
+    std::ofstream(header) << "#ifndef CONVERSION_H\n#define CONVERSION_H\n"
+                             "short __builtin_IB_ftobf_1(float a) __attribute__((const));\n"
+                             "ushort2 __builtin_IB_ftobf_2(float2 a) __attribute__((const));\n"
+                             "float __builtin_IB_bftof_1(short a) __attribute__((const));\n"
+                             "ushort cvt_f32_to_bf16(float f) { return as_ushort(__builtin_IB_ftobf_1(f)); }\n"
+                             "#endif\n";
+    const std::string source =
+        "#include \"conversion.h\"\n"
+        "__attribute__((intel_reqd_sub_group_size(16)))\n"
+        "kernel void k(global const int* in, global int* out) {\n"
+        "  const size_t g = get_global_id(0);\n"
+        "  out[g] = intel_sub_group_shuffle(in[g], 0) + 2 * in[g];\n"
+        "}\n";
+    std::string hlog;
+    cl_program p = isgtest::buildProgram(source, "-cl-std=CL3.0 -cl-no-subgroup-ifp -I " + std::string(dir), &hlog);
+    std::remove(header.c_str());
+    rmdir(dir);
+    ASSERT_NE(p, nullptr) << hlog;
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(p, "k", &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    const size_t n = 32, local = 16;
+    std::vector<cl_int> in(n), out(n, -1);
+    for (size_t i = 0; i < n; ++i) in[i] = static_cast<cl_int>(i * 5 + 2);
+    cl_mem a = clCreateBuffer(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(cl_int), in.data(), &err);
+    cl_mem b = clCreateBuffer(env().context, CL_MEM_WRITE_ONLY, n * sizeof(cl_int), nullptr, &err);
+    clSetKernelArg(k, 0, sizeof a, &a);
+    clSetKernelArg(k, 1, sizeof b, &b);
+    ASSERT_EQ(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &n, &local, 0, nullptr, nullptr), CL_SUCCESS);
+    ASSERT_EQ(clEnqueueReadBuffer(env().queue, b, CL_TRUE, 0, n * sizeof(cl_int), out.data(), 0, nullptr, nullptr),
+              CL_SUCCESS);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i / 16 * 16] + 2 * in[i]) << "item " << i;
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+  }
   // A kernel that reaches one: the build fails, and the log names the user's line.
   const std::string reached = helpers +
       "kernel void k(global int8* out) { out[0] = gemm_copy_tile(out[1], 2, out[2]); }\n";
