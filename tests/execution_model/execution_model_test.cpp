@@ -171,6 +171,26 @@ const char* kSides =
     "  r[3] = ((int)g < n) ? (l >= 3u ? sub_group_broadcast(v, 2u) : intel_sub_group_shuffle_xor(v, 1u)) : -2;\n"
     "  r[4] = (l == 1u || sub_group_all(v < 1000)) ? 7 : 8;\n";
 
+// A return inside a loop and inside nested branches, before exchanges: the work-items that
+// returned hold their values for the shuffles after it and are outside its reductions and scans.
+// Lane 0 never returns in the loop, so every sub-group runs it equally often (khr test double).
+const char* kReturnInLoop =
+    "  int acc = v % 1000;\n"
+    "  for (int i = 0; i < 4; ++i) {\n"
+    "    if ((int)l + i > 9) {\n"
+    "      out[4 * g + 0] = acc; out[4 * g + 1] = -5; out[4 * g + 2] = i; out[4 * g + 3] = -6;\n"
+    "      return;\n"
+    "    }\n"
+    "    acc += intel_sub_group_shuffle(acc, (uint)i) % 1000;\n"
+    "  }\n"
+    "  if (l == 3u) {\n"
+    "    if (acc % 2 == 0) { out[4 * g + 0] = acc; out[4 * g + 1] = -7; out[4 * g + 2] = -8; out[4 * g + 3] = -9; return; }\n"
+    "  }\n"
+    "  r[0] = acc;\n"
+    "  r[1] = sub_group_reduce_add(acc);\n"
+    "  r[2] = sub_group_scan_inclusive_add(1);\n"
+    "  r[3] = intel_sub_group_shuffle(acc, 3u);\n";
+
 // A vector declared where only some work-items run, initialized by a vector literal through a
 // macro (ggml's flash attention: `ACC_TYPE4 dot4 = (ACC_TYPE4)(0.0f);`).
 const char* kVectorDeclaration =
@@ -234,6 +254,7 @@ std::vector<Case> cases() {
     out.push_back({"early_return_S" + s, divergentKernel(S, kEarlyReturn, 4), "-cl-std=CL2.0", {64}, {32}, false, 4});
     out.push_back({"sub_group_loop_S" + s, divergentKernel(S, kSubGroupLoop, 2), "", {96}, {48}, false, 2, true});
     out.push_back({"sub_group_branch_S" + s, divergentKernel(S, kSubGroupBranch, 3), "", {64}, {64}, false, 3});
+    out.push_back({"return_in_loop_S" + s, divergentKernel(S, kReturnInLoop, 4), "", {64}, {32}, false, 4});
     out.push_back({"sides_S" + s, divergentKernel(S, kSides, 5), "-cl-std=CL3.0", {64}, {32}, false, 5});
     out.push_back({"break_continue_S" + s, divergentKernel(S, kBreakContinue, 4), "", {64}, {32}, false, 4});
     out.push_back({"vector_declaration_S" + s, divergentKernel(S, kVectorDeclaration, 2), "-cl-std=CL2.0", {64}, {32}, false, 2});

@@ -39,7 +39,7 @@ class Escapes : public clang::RecursiveASTVisitor<Escapes> {
   bool TraverseWhileStmt(clang::WhileStmt* s) { return nested(s); }
   bool TraverseDoStmt(clang::DoStmt* s) { return nested(s); }
   bool TraverseSwitchStmt(clang::SwitchStmt* s) { return nested(s); }
-  bool VisitReturnStmt(clang::ReturnStmt* s) { return found(s); }
+  bool VisitReturnStmt(clang::ReturnStmt* s) { return ignored(s) ? true : found(s); }
   bool VisitBreakStmt(clang::BreakStmt* s) { return depth_ || ignored(s) ? true : found(s); }
   bool VisitContinueStmt(clang::ContinueStmt* s) { return depth_ || ignored(s) ? true : found(s); }
   bool VisitGotoStmt(clang::GotoStmt* s) { return found(s); }
@@ -77,6 +77,7 @@ class Jumps : public clang::RecursiveASTVisitor<Jumps> {
  public:
   bool VisitBreakStmt(clang::BreakStmt* s) { return found.push_back(s), true; }
   bool VisitContinueStmt(clang::ContinueStmt* s) { return found.push_back(s), true; }
+  bool VisitReturnStmt(clang::ReturnStmt* s) { return found.push_back(s), true; }
   std::vector<const clang::Stmt*> found;
 };
 
@@ -91,6 +92,17 @@ class Rewrite {
   void run() {
     const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(k_.kernel->getBody());
     if (!body) return;
+    // A return that only some work-items take before an exchange clears the work-item's run
+    // flag (and the flags of the loops it leaves) instead; what follows runs under the flag.
+    class Returns : public clang::RecursiveASTVisitor<Returns> {
+     public:
+      bool VisitReturnStmt(clang::ReturnStmt* r) { return found.push_back(r), true; }
+      std::vector<const clang::ReturnStmt*> found;
+    } returns;
+    returns.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
+    for (const clang::ReturnStmt* r : returns.found)
+      if (!r->getRetValue()) handled_[r] = "";  // its text: returnText(), where it is replaced
+    kernelBody_ = body;
     block(body, "", false);
   }
 
@@ -317,8 +329,30 @@ class Rewrite {
       if (!hot(s) && after)
         if (const clang::Stmt* e = escapeIn(s, &handled_); e && (!pred.empty() || check_.guardOf(k_.kernel, e)))
           refuse(e->getBeginLoc(), "a return, break or continue that only some work-items take, before an exchange");
+      const unsigned before = returnsReplaced_;
       statement(s, pred, after);
+      if (returnsReplaced_ != before && pred.find(kRun) == std::string::npos) pred = both(pred, kRun);
     }
+  }
+
+  static constexpr const char* kRun = "__isg_run";
+  // Whether `s` holds a return that only some work-items take (those all take stay returns).
+  bool holdsReturn(const clang::Stmt* s) const {
+    Jumps j;
+    j.TraverseStmt(const_cast<clang::Stmt*>(s));
+    return std::any_of(j.found.begin(), j.found.end(), [&](const clang::Stmt* x) {
+      return llvm::isa<clang::ReturnStmt>(x) && handled_.count(x) && check_.guardOf(k_.kernel, x);
+    });
+  }
+  // What a return before an exchange becomes: the work-item stops running (declared once, at the
+  // kernel's first statement) and leaves every lowered loop around it.
+  std::string returnText() {
+    if (returnsReplaced_++ == 0 && !kernelBody_->body_empty())
+      insert(bytesOr(kernelBody_->body_front()->getSourceRange(), kernelBody_->getBeginLoc(), "the kernel's first statement").first,
+             std::string("bool ") + kRun + " = true; ");
+    std::string t = std::string(kRun) + " = false;";
+    for (const std::string& f : loopFlags_) t += " " + f + " = false;";
+    return t;
   }
   bool anyHotAfter(clang::CompoundStmt::const_body_iterator it, const clang::CompoundStmt* b) const {
     for (++it; it != b->body_end(); ++it)
@@ -343,7 +377,7 @@ class Rewrite {
 
   void statement(const clang::Stmt* s, const std::string& pred, bool later) {
     if (!hot(s)) {
-      if (!pred.empty()) guard(s, pred, later);
+      if (!pred.empty() || (later && holdsReturn(s))) guard(s, pred, later);
       return;
     }
     if (const auto* c = llvm::dyn_cast<clang::CompoundStmt>(s)) return block(c, pred, later);
@@ -415,13 +449,16 @@ class Rewrite {
     Jumps jumps;
     jumps.TraverseStmt(const_cast<clang::Stmt*>(s));
     for (const clang::Stmt* j : jumps.found) {
+      if (llvm::isa<clang::ReturnStmt>(j) && !later) continue;  // no exchange follows: it stays
       auto h = handled_.find(j);
       if (h == handled_.end()) continue;
       if (label.empty()) label = fresh("skip");
       auto [jb, je] = bytesOr(clang::SourceRange(j->getBeginLoc(), j->getBeginLoc()), j->getBeginLoc(), "the jump");
-      replace(jb, je, "do { " + h->second + " goto " + label + "; } while (0)");
+      replace(jb, je, "do { " + (llvm::isa<clang::ReturnStmt>(j) ? returnText() : h->second) + " goto " + label +
+                          "; } while (0)");
     }
-    insert(bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first, "if (" + pred + ") { ");
+    insert(bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first,
+           "if (" + (pred.empty() ? std::string("1") : pred) + ") { ");
     insert(stmtEnd(s), label.empty() ? " }" : " " + label + ": ; }");
   }
 
@@ -478,7 +515,9 @@ class Rewrite {
     std::vector<const clang::Stmt*> jumps;
     bool divergentJump = false, anyContinue = false;
     for (const clang::Stmt* j : all.found)
-      if (jumpTarget(j) == s) {
+      if (llvm::isa<clang::ReturnStmt>(j)) {
+        divergentJump = divergentJump || (handled_.count(j) && (!pred.empty() || check_.guardOf(k_.kernel, j)));
+      } else if (jumpTarget(j) == s) {
         jumps.push_back(j);
         divergentJump = divergentJump || !pred.empty() || check_.guardOf(k_.kernel, j);
         anyContinue = anyContinue || llvm::isa<clang::ContinueStmt>(j);
@@ -541,13 +580,18 @@ class Rewrite {
     const std::string live = kl.empty() ? k : kl;
     if (!kl.empty()) insert(open + (c ? 1 : 0), " bool " + kl + " = " + k + "; ");
     const std::string outer = loopLive_;
-    loopLive_ = jumps.empty() ? std::string() : live;
+    const bool anyReturn = std::any_of(all.found.begin(), all.found.end(),
+                                       [](const clang::Stmt* j) { return llvm::isa<clang::ReturnStmt>(j); });
+    loopLive_ = jumps.empty() && !anyReturn ? std::string() : live;
+    loopFlags_.push_back(k);
+    if (!kl.empty()) loopFlags_.push_back(kl);
     if (c) {
       for (const clang::Stmt* child : c->body()) statement(child, live, true);
     } else {
       statement(body, live, true);
     }
     loopLive_ = outer;
+    loopFlags_.resize(loopFlags_.size() - (kl.empty() ? 1 : 2));
     insert(close, (f ? " if (" + k + ") { " + inc + "; " + k + " = (" + condText + "); } "
                      : " if (" + k + ") " + k + " = (" + condText + "); ") + (c ? "" : " }"));
     if (d) {
@@ -644,6 +688,9 @@ class Rewrite {
   std::set<const clang::Stmt*> hot_;
   std::map<const clang::Stmt*, std::string> handled_;  // break/continue -> the flags it clears
   std::set<const clang::Stmt*> attributed_;  // loops under a pragma
+  std::vector<std::string> loopFlags_;  // the flags of the lowered loops around the walk
+  const clang::CompoundStmt* kernelBody_ = nullptr;
+  unsigned returnsReplaced_ = 0;
   std::string loopLive_;  // the flag of the innermost lowered loop that a jump may clear
   unsigned next_ = 0;
 };

@@ -24,9 +24,10 @@
 // `break` and `continue` that only some work-items take in such a loop (for, while, do) clear
 // its flag or the iteration's, and leave the statement around them by a goto to its end.
 // What the rewrite cannot express in the program's own text (an exchange spelled inside a macro
-// that also spells the rest of its statement, a return inside a loop, a helper function that
-// exchanges, called under such control flow) stays as it was, and the build log says so at the
-// line: results may then differ from Intel's.
+// that also spells the rest of its statement, a helper function that exchanges, called under
+// such control flow, a switch) fails the build with an error at the line (DeviceTraits::
+// refuseDivergent), or stays as it was with that text as a warning. A return before an exchange
+// anywhere in the kernel clears a run flag that what follows runs under.
 #pragma once
 
 #include <map>

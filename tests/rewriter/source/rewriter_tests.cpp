@@ -2008,15 +2008,34 @@ TEST(Rewrite, ExecutionModelOfRealKernelShapes) {
     EXPECT_EQ(user.find("while (j < 4);"), std::string::npos) << user;
     EXPECT_EQ(r.log.find("differ from Intel's"), std::string::npos) << r.log;
   }
-  // A return inside such a loop is not lowered yet: the build log says so at its line.
+  // A return inside a loop: the work-item stops running and leaves the loop; a return all
+  // work-items take together stays one.
   const RewriteResult ret = rewrite(
       "kernel void k(global int* o, int n) {\n"
       "  for (int i = 0; i < n; ++i) {\n"
       "    if (get_local_id(0) > i) return;\n"
+      "    if (n == 7) return;\n"
       "    o[i] = sub_group_reduce_add(o[i]);\n"
       "  }\n"
+      "  o[n] = sub_group_reduce_max(n);\n"
       "}\n");
-  EXPECT_NE(ret.log.find("<source>:3:"), std::string::npos) << ret.log;
+  EXPECT_REWRITTEN(ret);
+  EXPECT_NE(userPart(ret).find("bool __isg_run = true; { int i = 0;"), std::string::npos) << userPart(ret);
+  EXPECT_NE(userPart(ret).find("if (get_local_id(0) > i) do { __isg_run = false; __isg_c0 = false; goto __isg_skip1; }"),
+            std::string::npos) << userPart(ret);
+  EXPECT_NE(userPart(ret).find("sub_group_reduce_max((__isg_run) ? (n) : (INT_MIN))"), std::string::npos) << userPart(ret);
+  EXPECT_TRUE(ret.log.empty()) << ret.log;
+  // What the rewrite cannot express fails the build at the line: an exchange in a switch.
+  const RewriteResult sw = rewrite(
+      "kernel void k(global int* o) {\n"
+      "  switch (get_local_id(0) % 3) {\n"
+      "    case 0: o[0] = sub_group_reduce_add(o[1]); break;\n"
+      "    default: break;\n"
+      "  }\n"
+      "}\n");
+  EXPECT_EQ(sw.status, RewriteResult::Status::Error);
+  EXPECT_NE(sw.log.find("<source>:2:3: error: an exchange here may be reached by only some work-items"), std::string::npos)
+      << sw.log;
 
   // oneDNN's conversion.h: prototypes of Intel-internal builtins stay prototypes, and get a
   // definition beside them (drivers link every function a program defines).
