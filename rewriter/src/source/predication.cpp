@@ -158,6 +158,21 @@ class Rewrite {
   // Replaces bytes [b, e) with `t`, keeping their line breaks (the line map needs every line).
   void replace(unsigned b, unsigned e, std::string t) { edits.push_back({b, e - b, t + newlinesOf(text(b, e))}); }
 
+  // Where text may go before statement `s`. A loop hint written as a `#pragma` line must stay
+  // alone on its line, right before its loop: where the rewrite puts text before such a loop,
+  // the hint's line is blanked (a hint, not a meaning) and the text goes before the loop itself.
+  unsigned insertionPoint(const clang::Stmt* s) {
+    const unsigned b = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first;
+    const auto* a = llvm::dyn_cast<clang::AttributedStmt>(s);
+    const std::string_view all = sm_.getBufferData(sm_.getMainFileID());
+    if (!a || b >= all.size() || all[b] != '#') return b;
+    std::size_t e = all.find('\n', b);
+    if (e == std::string_view::npos) e = all.size();
+    if (e > b && all[e - 1] == '\\') refuse(s->getBeginLoc(), "a pragma line continued on the next");
+    if (blankedPragmas_.insert(b).second) replace(b, unsigned(e), std::string(e - b, ' '));
+    return insertionPoint(a->getSubStmt());
+  }
+
   // Where a statement's text ends: after its ';' or its '}'.
   unsigned stmtEnd(const clang::Stmt* s) const {
     auto [b, e] = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement");
@@ -348,8 +363,7 @@ class Rewrite {
   // kernel's first statement) and leaves every lowered loop around it.
   std::string returnText() {
     if (returnsReplaced_++ == 0 && !kernelBody_->body_empty())
-      insert(bytesOr(kernelBody_->body_front()->getSourceRange(), kernelBody_->getBeginLoc(), "the kernel's first statement").first,
-             std::string("bool ") + kRun + " = true; ");
+      insert(insertionPoint(kernelBody_->body_front()), std::string("bool ") + kRun + " = true; ");
     std::string t = std::string(kRun) + " = false;";
     for (const std::string& f : loopFlags_) t += " " + f + " = false;";
     return t;
@@ -398,7 +412,7 @@ class Rewrite {
   // before it.
   void body(const clang::Stmt* s, const std::string& pred, bool later) {
     if (llvm::isa<clang::CompoundStmt>(s) || (!hot(s) && pred.empty())) return statement(s, pred, later);
-    insert(bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first, "{ ");
+    insert(insertionPoint(s), "{ ");
     statement(s, pred, later);
     insert(stmtEnd(s), " }");
   }
@@ -457,8 +471,7 @@ class Rewrite {
       replace(jb, je, "do { " + (llvm::isa<clang::ReturnStmt>(j) ? returnText() : h->second) + " goto " + label +
                           "; } while (0)");
     }
-    insert(bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first,
-           "if (" + (pred.empty() ? std::string("1") : pred) + ") { ");
+    insert(insertionPoint(s), "if (" + (pred.empty() ? std::string("1") : pred) + ") { ");
     insert(stmtEnd(s), label.empty() ? " }" : " " + label + ": ; }");
   }
 
@@ -688,6 +701,7 @@ class Rewrite {
   std::set<const clang::Stmt*> hot_;
   std::map<const clang::Stmt*, std::string> handled_;  // break/continue -> the flags it clears
   std::set<const clang::Stmt*> attributed_;  // loops under a pragma
+  std::set<unsigned> blankedPragmas_;
   std::vector<std::string> loopFlags_;  // the flags of the lowered loops around the walk
   const clang::CompoundStmt* kernelBody_ = nullptr;
   unsigned returnsReplaced_ = 0;
