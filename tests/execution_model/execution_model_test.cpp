@@ -389,6 +389,30 @@ INSTANTIATE_TEST_SUITE_P(ExecutionModel, Rules, ::testing::ValuesIn(cases()),
 // them; its CPU runtime does not (no IGC), so this is against a host model, through the layer:
 // the program builds and computes, and a kernel that does reach such a call fails its build
 // with a log at that line.
+// Runs kernel `k(in, out)` of `p` (out = shuffle(in, member 0) + 2 in, rows of 16) against its host
+// model, and releases the program.
+void runsTheShuffleKernel(cl_program p, const std::string& what) {
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(p, "k", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const size_t n = 64, local = 16;
+  std::vector<cl_int> in(n), out(n, -1);
+  for (size_t i = 0; i < n; ++i) in[i] = static_cast<cl_int>(i * 3 + 1);
+  cl_mem a = clCreateBuffer(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(cl_int), in.data(), &err);
+  cl_mem b = clCreateBuffer(env().context, CL_MEM_WRITE_ONLY, n * sizeof(cl_int), nullptr, &err);
+  clSetKernelArg(k, 0, sizeof a, &a);
+  clSetKernelArg(k, 1, sizeof b, &b);
+  ASSERT_EQ(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &n, &local, 0, nullptr, nullptr), CL_SUCCESS);
+  ASSERT_EQ(clEnqueueReadBuffer(env().queue, b, CL_TRUE, 0, n * sizeof(cl_int), out.data(), 0, nullptr, nullptr),
+            CL_SUCCESS);
+  // Host model: the shuffle reads member 0 of the work-item's sub-group (rows of 16 here).
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i / 16 * 16] + 2 * in[i]) << what << " item " << i;
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+}
+
 TEST(ExecutionModel, LayerBuildsIntelInternalBuiltinsNoKernelReaches) {
   ISG_REQUIRE_ENV();
   if (onIntelsDriver()) GTEST_SKIP() << "Intel's CPU runtime has no IGC builtins; the rule is the layer's on other drivers";
@@ -409,25 +433,7 @@ TEST(ExecutionModel, LayerBuildsIntelInternalBuiltinsNoKernelReaches) {
     std::string log;
     cl_program p = isgtest::buildProgram(unreached, options, &log);
     ASSERT_NE(p, nullptr) << options << "\n" << log;
-    cl_int err = CL_SUCCESS;
-    cl_kernel k = clCreateKernel(p, "k", &err);
-    ASSERT_EQ(err, CL_SUCCESS);
-    const size_t n = 64, local = 16;
-    std::vector<cl_int> in(n), out(n, -1);
-    for (size_t i = 0; i < n; ++i) in[i] = static_cast<cl_int>(i * 3 + 1);
-    cl_mem a = clCreateBuffer(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(cl_int), in.data(), &err);
-    cl_mem b = clCreateBuffer(env().context, CL_MEM_WRITE_ONLY, n * sizeof(cl_int), nullptr, &err);
-    clSetKernelArg(k, 0, sizeof a, &a);
-    clSetKernelArg(k, 1, sizeof b, &b);
-    ASSERT_EQ(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &n, &local, 0, nullptr, nullptr), CL_SUCCESS);
-    ASSERT_EQ(clEnqueueReadBuffer(env().queue, b, CL_TRUE, 0, n * sizeof(cl_int), out.data(), 0, nullptr, nullptr),
-              CL_SUCCESS);
-    // Host model: the shuffle reads member 0 of the work-item's sub-group (rows of 16 here).
-    for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i / 16 * 16] + 2 * in[i]) << options << " item " << i;
-    clReleaseMemObject(a);
-    clReleaseMemObject(b);
-    clReleaseKernel(k);
-    clReleaseProgram(p);
+    runsTheShuffleKernel(p, options);
   }
   // oneDNN's way: the prototypes in a header read through -I (src/gpu/intel/include/conversion.h),
   // with OpenCL 3.0's options, a helper calling them that no kernel reaches.
@@ -453,24 +459,7 @@ TEST(ExecutionModel, LayerBuildsIntelInternalBuiltinsNoKernelReaches) {
     std::remove(header.c_str());
     rmdir(dir);
     ASSERT_NE(p, nullptr) << hlog;
-    cl_int err = CL_SUCCESS;
-    cl_kernel k = clCreateKernel(p, "k", &err);
-    ASSERT_EQ(err, CL_SUCCESS);
-    const size_t n = 32, local = 16;
-    std::vector<cl_int> in(n), out(n, -1);
-    for (size_t i = 0; i < n; ++i) in[i] = static_cast<cl_int>(i * 5 + 2);
-    cl_mem a = clCreateBuffer(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(cl_int), in.data(), &err);
-    cl_mem b = clCreateBuffer(env().context, CL_MEM_WRITE_ONLY, n * sizeof(cl_int), nullptr, &err);
-    clSetKernelArg(k, 0, sizeof a, &a);
-    clSetKernelArg(k, 1, sizeof b, &b);
-    ASSERT_EQ(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &n, &local, 0, nullptr, nullptr), CL_SUCCESS);
-    ASSERT_EQ(clEnqueueReadBuffer(env().queue, b, CL_TRUE, 0, n * sizeof(cl_int), out.data(), 0, nullptr, nullptr),
-              CL_SUCCESS);
-    for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i / 16 * 16] + 2 * in[i]) << "item " << i;
-    clReleaseMemObject(a);
-    clReleaseMemObject(b);
-    clReleaseKernel(k);
-    clReleaseProgram(p);
+    runsTheShuffleKernel(p, "through -I");
   }
   // A kernel that reaches one: the build fails, and the log names the user's line.
   const std::string reached = helpers +
