@@ -202,6 +202,34 @@ const char* kVectorDeclaration =
     "    r[1] = (int)intel_sub_group_shuffle(dot4.w, (l + 1u) % 4u);\n"
     "  }\n";
 
+// Helper functions (issue 64): a butterfly whose trip count is its sub-group's size (the
+// work-group's last sub-group is partial: fewer rounds, every sub-group exchanging at once), a
+// branch on a parameter that holds the sub-group local id, and a helper called where only some
+// work-items run, with a loop of reductions, calling that branching helper in turn.
+const char* kHelpers =
+    "int butterfly(int v) {\n"
+    "  for (uint m = get_sub_group_size() / 2; m > 0; m >>= 1) v += intel_sub_group_shuffle_xor(v, m);\n"
+    "  return v;\n"
+    "}\n"
+    "int pick(int v, uint lane) {\n"
+    "  int r = v;\n"
+    "  if (lane < 4u) r = intel_sub_group_shuffle(v, (lane + 1u) % get_sub_group_size());\n"
+    "  return r + 10000 * sub_group_reduce_add(1);\n"
+    "}\n"
+    // Under a mask, a shuffle reads what the work-items outside held before (a variable it
+    // updates there reads back as Intel's compiler chose to compute it: undefined).
+    "int twice(int v, uint lane, global const int* p) {\n"
+    "  int acc = 0;\n"
+    "  for (int i = 0; i < 3; ++i) acc += sub_group_reduce_add(v % 100 + i);\n"
+    "  const int pk = pick(v, lane);\n"
+    "  return acc + 100000 * (pk % 100 + pk / 10000) + 10000000 * intel_sub_group_shuffle(*p % 7, 0u);\n"
+    "}\n";
+const char* kHelperCalls =
+    "  r[0] = butterfly(v % 100);\n"
+    "  r[1] = pick(v, l);\n"
+    "  if ((int)g < n) r[2] = twice(v, l, in + g);\n"
+    "  r[3] = (int)get_sub_group_size();\n";
+
 // Every work-item writes four values: its sub-group's size, its place (local id + 100 x
 // sub-group id), a shuffle within its sub-group and a reduction and a scan over it.
 std::string rowsKernel(const std::string& attribute) {
@@ -241,10 +269,16 @@ std::vector<Case> cases() {
   out.push_back({"option_no_subgroup_ifp", rowsKernel("__attribute__((reqd_work_group_size(16, 2, 1)))"),
                  "-cl-std=CL3.0 -cl-no-subgroup-ifp -cl-mad-enable", {32, 4}, {16, 2}});
   out.push_back({"implicit_8x4_cl20", rowsKernel(""), "-cl-std=CL2.0", {32, 8}, {8, 4}, true});
-  // Rules 1 and 2 at sizes 8 and 16, under each -cl-std real projects use.
-  for (unsigned S : {8u, 16u}) {
+  // Rules 1 and 2 at sizes 8, 16 and 32, under each -cl-std real projects use.
+  for (unsigned S : {8u, 16u, 32u}) {
     const std::string s = std::to_string(S);
+    // Work-groups of 2.5 sub-groups: the last holds half a sub-group (a power of two, so that
+    // the butterfly's partners exist).
+    const size_t partial = S * 5 / 2;
+    out.push_back({"helpers_S" + s, kHelpers + divergentKernel(S, kHelperCalls, 4), "-cl-std=CL2.0",
+                   {2 * partial}, {partial}, false, 4, true});
     for (const char* std : {"", "-cl-std=CL2.0", "-cl-std=CL3.0"}) {
+      if (S == 32 && *std) continue;
       const std::string tag = *std ? std::string("_cl") + std[10] + std[12] : "";
       out.push_back({"tail_branch_S" + s + tag, divergentKernel(S, kTailBranch, 12), std, {64}, {32}, false, 12});
     }

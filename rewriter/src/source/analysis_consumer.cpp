@@ -173,34 +173,110 @@ bool AnalysisConsumer::exchanges(const Builtin& b) {
 
 DivergenceCheck AnalysisConsumer::divergenceCheck(clang::ASTContext& ctx, const Collector& c) const {
   // The khr test double exchanges through work-group barriers (builtins-cl/khr-test/).
-  if (in_.traits.strategy == Strategy::Local || in_.traits.khrTestDouble) return DivergenceCheck(ctx);
+  const bool workGroup = in_.traits.strategy == Strategy::Local || in_.traits.khrTestDouble;
   std::set<const clang::CallExpr*> uniform;
-  for (const BuiltinCall& bc : c.builtinCalls)
-    if (bc.builtin->family == "reduce" || bc.builtin->family == "broadcast" || bc.builtin->family == "vote")
-      uniform.insert(bc.expr);
-  return DivergenceCheck(ctx, std::move(uniform), true);
+  if (!workGroup)
+    for (const BuiltinCall& bc : c.builtinCalls)
+      if (bc.builtin->family == "reduce" || bc.builtin->family == "broadcast" || bc.builtin->family == "vote")
+        uniform.insert(bc.expr);
+  auto make = [&](std::set<const clang::VarDecl*> params) {
+    DivergenceCheck check = workGroup ? DivergenceCheck(ctx) : DivergenceCheck(ctx, uniform, true);
+    check.setDivergentParams(std::move(params));
+    return check;
+  };
+  // A helper's parameter is work-item dependent where a caller passes such a value (the call
+  // graph of OpenCL C has no cycles: one more round per level of calls).
+  std::set<const clang::VarDecl*> params;
+  for (bool grew = true; grew;) {
+    grew = false;
+    DivergenceCheck check = make(params);
+    for (const auto& [canon, f] : c.funcs) {
+      if (!f.definition) continue;
+      for (const Call& call : f.calls) {
+        auto g = c.funcs.find(call.callee);
+        if (g == c.funcs.end() || !g->second.definition) continue;
+        const clang::FunctionDecl* def = g->second.definition;
+        for (unsigned i = 0; i < std::min(call.expr->getNumArgs(), def->getNumParams()); ++i)
+          if (!params.count(def->getParamDecl(i)) && check.dependsOnWorkItem(f.definition, call.expr->getArg(i)))
+            grew = params.insert(def->getParamDecl(i)).second || grew;
+      }
+    }
+  }
+  return make(std::move(params));
 }
 
 std::set<const clang::FunctionDecl*> AnalysisConsumer::predicateDivergentFlow(
     clang::ASTContext& ctx, const Collector& c, const Closure& closure, Editor& ed) const {
   std::set<const clang::FunctionDecl*> done;
   if (in_.traits.strategy == Strategy::Native) return done;
+  // The functions that exchange, themselves or through the functions they call.
+  std::set<const clang::FunctionDecl*> exchanging;
+  for (const BuiltinCall& bc : c.builtinCalls)
+    if (bc.function && exchanges(*bc.builtin)) exchanging.insert(bc.function->getCanonicalDecl());
+  for (const auto& [fd, e] : externalContext_) exchanging.insert(fd);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [fd, f] : c.funcs)
+      if (!exchanging.count(fd))
+        for (const Call& call : f.calls)
+          if (exchanging.count(call.callee)) {
+            grew = exchanging.insert(fd).second || grew;
+            break;
+          }
+  }
   DivergenceCheck check = divergenceCheck(ctx, c);
-  for (const clang::FunctionDecl* canon : c.order) {
+  auto exchangesOf = [&](const clang::FunctionDecl* canon, bool masked) {
     const Func& f = c.funcs.at(canon);
-    if (!f.kernel) continue;
     KernelExchanges k;
     k.kernel = f.definition;
+    k.masked = masked;
     for (const BuiltinCall& bc : c.builtinCalls)
       if (bc.function == f.definition && exchanges(*bc.builtin)) k.builtins[bc.expr] = bc.builtin;
     for (const Call& call : f.calls)
-      if (closure.count(call.callee)) k.helpers.insert(call.expr);
-    // A refused kernel has its error; without ISG_REFUSE_DIVERGENT its calls get the local
+      if (exchanging.count(call.callee) && closure.count(call.callee))
+        (c.funcs.count(call.callee) && c.funcs.at(call.callee).definition ? k.helpers : k.opaque).insert(call.expr);
+    return k;
+  };
+  auto walked = [&](const clang::FunctionDecl* canon) {
+    const Func& f = c.funcs.at(canon);
+    return f.definition && (f.kernel || exchanging.count(canon));
+  };
+  // Which helpers take a mask: those a walk calls where only some work-items run, and, in
+  // turn, those such a helper calls (its whole body runs under its mask). Trials until none
+  // is added, then the walk that edits.
+  std::set<const clang::FunctionDecl*> masked;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const clang::FunctionDecl* canon : c.order) {
+      if (!walked(canon)) continue;
+      MaskedCalls found;
+      predicateKernel(ctx, check, exchangesOf(canon, masked.count(canon) != 0), nullptr, false, &found);
+      for (const clang::FunctionDecl* callee : found.callees) grew = masked.insert(callee).second || grew;
+    }
+  }
+  MaskedCalls moved;
+  for (const clang::FunctionDecl* canon : c.order) {
+    if (!walked(canon)) continue;
+    // A refused function has its error; without ISG_REFUSE_DIVERGENT its calls get the local
     // strategy's warning too.
-    const Predication how = predicateKernel(ctx, check, k, ed, in_.traits.refuseDivergent);
+    const Predication how =
+        predicateKernel(ctx, check, exchangesOf(canon, masked.count(canon) != 0), &ed, in_.traits.refuseDivergent, &moved);
     if (how == Predication::Rewritten || (how == Predication::Refused && in_.traits.refuseDivergent))
       done.insert(canon);
   }
+  // The mask's parameter after the context in every declaration of such a helper; a call the
+  // walks did not move passes 1 (every work-item that reaches it runs it).
+  const clang::SourceManager& sm = ctx.getSourceManager();
+  for (const clang::FunctionDecl* fd : c.declarations)
+    if (masked.count(fd->getCanonicalDecl()))
+      if (clang::FunctionTypeLoc ftl = fd->getFunctionTypeLoc();
+          !ftl || !ed.amendLeading(sm.getSpellingLoc(ftl.getLParenLoc()), std::string(", bool ") + kMaskParam))
+        ed.error(fd->getLocation(), "cannot give '" + fd->getNameAsString() + "' its execution mask");
+  for (const auto& [fd, f] : c.funcs)
+    for (const Call& call : f.calls)
+      if (masked.count(call.callee) && !moved.hoisted.count(call.expr))
+        if (auto paren = ed.callParen(call.expr); !paren || !ed.amendLeading(*paren, ", 1"))
+          ed.error(call.expr->getBeginLoc(), "cannot pass '" + call.callee->getNameAsString() + "' its execution mask");
   return done;
 }
 
@@ -223,10 +299,9 @@ void AnalysisConsumer::warnDivergentCalls(clang::ASTContext& ctx, const Collecto
     if (in_.traits.refuseDivergent)
       ed.error(bc.expr->getBeginLoc(),
                "'" + b.name + "' may be reached by only some work-items (see " + ed.where(guard->getBeginLoc()) +
-                   "), in a function the layer does not give Intel's execution model (a helper function: its "
-                   "exchanges must be reached by every work-item of the sub-group, and of the work-group on the "
-                   "local strategy), so it refuses the kernel: its results would differ from Intel's "
-                   "(ISG_REFUSE_DIVERGENT=0 builds it as written)");
+                   "), through a call the layer cannot give an execution mask (its exchanges must be reached by "
+                   "every work-item of the sub-group, and of the work-group on the local strategy), so it refuses "
+                   "the kernel: its results would differ from Intel's (ISG_REFUSE_DIVERGENT=0 builds it as written)");
     else
       ed.warning(bc.expr->getBeginLoc(),
                  "'" + b.name + "' may be reached by only some work-items of a work-group (see " +

@@ -50,9 +50,10 @@ bool readsWorkItemId(const clang::CallExpr* call, bool subGroupScope) {
   const clang::FunctionDecl* callee = call->getDirectCallee();
   if (!callee || !callee->getIdentifier()) return false;
   const std::string_view name = callee->getName();
+  // A work-group's last sub-group may be partial: its size differs from the others'.
   return name == "get_local_id" || name == "get_global_id" || name == "get_local_linear_id" ||
          name == "get_global_linear_id" || name == "get_sub_group_local_id" ||
-         (name == "get_sub_group_id" && !subGroupScope);
+         ((name == "get_sub_group_id" || name == "get_sub_group_size") && !subGroupScope);
 }
 
 // What a function body assigns to its local variables, and its early exits.
@@ -101,6 +102,7 @@ DivergenceCheck::DivergenceCheck(clang::ASTContext& ctx, std::set<const clang::C
                                  bool subGroupScope)
     : ctx_(ctx), subGroupUniform_(subGroupScope ? std::move(subGroupUniform) : std::set<const clang::CallExpr*>{}),
       subGroupScope_(subGroupScope) {}
+DivergenceCheck::DivergenceCheck(DivergenceCheck&&) = default;
 DivergenceCheck::~DivergenceCheck() = default;
 
 DivergenceCheck::FunctionFacts& DivergenceCheck::factsOf(const clang::FunctionDecl* fn) {
@@ -112,6 +114,8 @@ DivergenceCheck::FunctionFacts& DivergenceCheck::factsOf(const clang::FunctionDe
   scan.TraverseStmt(body);
   slot->returns = std::move(scan.returns);
   slot->jumps = std::move(scan.jumps);
+  for (const clang::ParmVarDecl* p : fn->parameters())
+    if (divergentParams_.count(p)) slot->tainted.insert(p);
   for (bool grew = true; grew;) {
     grew = false;
     for (const auto& [var, source] : scan.sources)

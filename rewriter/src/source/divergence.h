@@ -36,7 +36,11 @@ class DivergenceCheck {
   // whose exchanges are work-group barriers).
   explicit DivergenceCheck(clang::ASTContext& ctx, std::set<const clang::CallExpr*> subGroupUniform = {},
                            bool subGroupScope = false);
+  DivergenceCheck(DivergenceCheck&&);
   ~DivergenceCheck();
+
+  // Parameters of helper functions that some caller passes a work-item dependent value.
+  void setDivergentParams(std::set<const clang::VarDecl*> params) { divergentParams_ = std::move(params); }
 
   // The work-item dependent condition that guards `call` inside `fn` (a definition), or nullptr.
   const clang::Expr* guardOf(const clang::FunctionDecl* fn, const clang::Stmt* call);
@@ -54,6 +58,7 @@ class DivergenceCheck {
   clang::ASTContext& ctx_;
   std::set<const clang::CallExpr*> subGroupUniform_;
   bool subGroupScope_;
+  std::set<const clang::VarDecl*> divergentParams_;
   std::map<const clang::FunctionDecl*, std::unique_ptr<FunctionFacts>> facts_;
 };
 

@@ -80,6 +80,47 @@ void Editor::addLeading(SourceLocation paren, bool declaration, SourceLocation u
   ctxSites_.insert(site(paren));
 }
 
+const char* Editor::contextArgument() { return kCtxArg; }
+
+namespace {
+// The edit of `edits` that addLeading made for the '(' at `offset` of `file`.
+FileEdit* leadingIn(std::vector<FileEdit>& edits, const std::string& file, unsigned offset) {
+  for (FileEdit& e : edits)
+    if (e.file == file && e.offset == offset &&
+        (e.text.rfind(kCtxArg, 0) == 0 || e.text.rfind(kCtxParam, 0) == 0))
+      return &e;
+  return nullptr;
+}
+}  // namespace
+
+std::optional<std::pair<std::string, unsigned>> Editor::leadingEdit(SourceLocation paren) const {
+  auto [fid, offset] = sm_.getDecomposedLoc(paren);
+  if (fid != sm_.getMainFileID()) return std::nullopt;
+  const FileEdit* e = leadingIn(const_cast<std::vector<FileEdit>&>(edits), names_.mainName(), offset + 1);
+  if (!e || e->offset != offset + 1 || e->length != 0) return std::nullopt;
+  return std::make_pair(e->file, e->offset);
+}
+
+bool Editor::amendLeading(SourceLocation paren, const std::string& extra) {
+  auto [fid, offset] = sm_.getDecomposedLoc(paren);
+  std::string file;
+  if (fid == sm_.getMainFileID()) {
+    file = names_.mainName();
+  } else if (const std::string* name = names_.editable(sm_.getFilename(paren))) {
+    file = *name;
+  } else {
+    file = sm_.getFilename(paren).str();
+  }
+  // After the '(' (or in place of the `void` of an empty parameter list).
+  FileEdit* e = leadingIn(edits, file, offset + 1);
+  if (auto next = tokenAfter(paren); !e && next && isVoid(*next))
+    e = leadingIn(edits, file, sm_.getDecomposedLoc(next->getLocation()).second);
+  if (!e) return false;
+  const std::size_t ctx = e->text.rfind(kCtxParam, 0) == 0 ? std::string(kCtxParam).size() : std::string(kCtxArg).size();
+  e->text.insert(ctx, extra);
+  return true;
+}
+
 void Editor::markPlain(SourceLocation paren) { plainSites_.emplace(site(paren), paren); }
 
 bool Editor::isCtxSite(SourceLocation paren) const { return ctxSites_.count(site(paren)) != 0; }

@@ -54,6 +54,13 @@ class Editor {
   void addLeading(clang::SourceLocation paren, bool declaration, clang::SourceLocation userLoc,
                   const std::string& what);
 
+  // The sub-group context's argument, as addLeading writes it.
+  static const char* contextArgument();
+  // The edit addLeading made at the '(' at `paren` (its file and offset), if there is one.
+  std::optional<std::pair<std::string, unsigned>> leadingEdit(clang::SourceLocation paren) const;
+  // Writes `extra` (", x") right after the context that addLeading put at `paren`.
+  bool amendLeading(clang::SourceLocation paren, const std::string& extra);
+
   void markPlain(clang::SourceLocation paren);
   bool isCtxSite(clang::SourceLocation paren) const;
 

@@ -87,6 +87,7 @@ class Rewrite {
       : sm_(ctx.getSourceManager()), lo_(ctx.getLangOpts()), check_(check), k_(k) {
     for (const auto& [call, b] : k.builtins) markHot(call);
     for (const clang::CallExpr* call : k.helpers) markHot(call);
+    for (const clang::CallExpr* call : k.opaque) markHot(call);
   }
 
   void run() {
@@ -103,8 +104,14 @@ class Rewrite {
     for (const clang::ReturnStmt* r : returns.found)
       if (!r->getRetValue()) handled_[r] = "";  // its text: returnText(), where it is replaced
     kernelBody_ = body;
-    block(body, "", false);
+    block(body, k_.masked ? kMaskParam : "", false);
+    // A masked function's returns are its mask's: the work-items outside leave at its end.
+    const clang::QualType ret = k_.kernel->getReturnType();
+    if (k_.masked && !ret->isVoidType())
+      insert(bytesOr(body->getRBracLoc(), body->getRBracLoc(), "the function's '}'").first,
+             " return (" + typeText(ret, k_.kernel->getLocation()) + ")0; ");
   }
+  MaskedCalls masks;
 
   struct Edit {
     unsigned offset, length;
@@ -283,6 +290,16 @@ class Rewrite {
     refuse(call->getBeginLoc(), "'" + name + "' has no rule for the work-items outside");
   }
 
+  // What a work-item outside gives argument `i` of a helper that takes a mask: its own value
+  // where it holds it, else 0 (the helper runs nothing of it under the mask).
+  std::string helperArgumentText(const clang::CallExpr* call, unsigned i, const std::string& pred) const {
+    const clang::Expr* a = call->getArg(i);
+    auto [ab, ae] = argumentBytes(call, i);
+    const std::string own = flat(ab, ae, call->getBeginLoc());
+    if (safe(a)) return own;
+    return "(" + pred + ") ? (" + own + ") : (" + typeText(a->getType(), call->getBeginLoc()) + ")0";
+  }
+
   // The identity of a reduction or scan of `name` over values of type `t`.
   std::string identity(const std::string& name, clang::QualType t, SourceLocation at) const {
     const std::string type = typeText(t, at);
@@ -404,7 +421,8 @@ class Rewrite {
     }
     if (const auto* i = llvm::dyn_cast<clang::IfStmt>(s)) return branch(i, pred, later);
     if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(s)) return loop(s, pred);
-    if (llvm::isa<clang::DeclStmt, clang::Expr>(s)) return leaf(s, pred);
+    if (llvm::isa<clang::DeclStmt, clang::Expr, clang::ReturnStmt>(s)) return leaf(s, pred);
+    if (llvm::isa<clang::SwitchStmt>(s)) refuse(s->getBeginLoc(), "an exchange inside a switch");
     refuse(s->getBeginLoc(), "an exchange inside this kind of statement");
   }
 
@@ -544,6 +562,8 @@ class Rewrite {
     const auto* c = llvm::dyn_cast<clang::CompoundStmt>(body);
     if (d && !c) refuse(s->getBeginLoc(), "a do loop without braces");
     if (hot(cond)) refuse(s->getBeginLoc(), "an exchange in the condition of a loop that work-items leave at different times");
+    if ((f && f->getInit() && hot(f->getInit())) || (f && f->getInc() && hot(f->getInc())))
+      refuse(s->getBeginLoc(), "an exchange in the start or step of a loop that work-items leave at different times");
     if (attributed_.count(s)) refuse(s->getBeginLoc(), "a loop with a pragma, which work-items leave at different times");
     const std::string k = fresh("c");
     const std::string kl = anyContinue ? fresh("l") : std::string();
@@ -643,25 +663,27 @@ class Rewrite {
       }
       return side;
     };
-    for (const clang::CallExpr* call : k_.helpers)
+    for (const clang::CallExpr* call : k_.opaque)
       if (within(call, s)) {
         bool divergentSide = false;
         sides(call, &divergentSide);
-        if (!pred.empty())
-          refuse(call->getBeginLoc(), "a function that exchanges, called where only some work-items run");
-        if (divergentSide)
-          refuse(call->getBeginLoc(), "a function that exchanges, on one side of ?:, && or || that decides per work-item");
+        if (!pred.empty() || divergentSide)
+          refuse(call->getBeginLoc(), "a function of another object that exchanges, called where only some "
+                                      "work-items run (its code cannot take an execution mask)");
       }
     // The exchanges to take out of the statement, in order, with their predicates: every one
-    // under `pred`, else those on a side that decides per work-item.
+    // under `pred`, else those on a side that decides per work-item. A helper that exchanges
+    // goes with them, its predicate as its mask.
     std::vector<std::pair<const clang::CallExpr*, std::string>> calls;
-    for (const auto& [call, b] : k_.builtins) {
-      if (!within(call, s)) continue;
+    auto take = [&](const clang::CallExpr* call) {
+      if (!within(call, s)) return;
       bool divergentSide = false;
       std::string side = sides(call, &divergentSide);
-      if (pred.empty() && !divergentSide) continue;
+      if (pred.empty() && !divergentSide) return;
       calls.emplace_back(call, both(pred, side));
-    }
+    };
+    for (const auto& [call, b] : k_.builtins) take(call);
+    for (const clang::CallExpr* call : k_.helpers) take(call);
     if (calls.empty()) return;
     const unsigned sb = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first;
     std::sort(calls.begin(), calls.end(), [&](const auto& a, const auto& b) {
@@ -670,15 +692,22 @@ class Rewrite {
     std::string hoisted;
     for (const auto& [call, callPred] : calls) {
       for (const clang::Stmt* p = parentOf(call); p && p != s; p = parentOf(p))
-        if (k_.builtins.count(llvm::dyn_cast<clang::CallExpr>(p)))
+        if (const auto* outer = llvm::dyn_cast<clang::CallExpr>(p); outer && (k_.builtins.count(outer) || k_.helpers.count(outer)))
           refuse(call->getBeginLoc(), "an exchange inside the arguments of another");
-      const Builtin& b = *k_.builtins.at(call);
       auto [cb, ce] = bytesOr(call->getSourceRange(), call->getBeginLoc(), "the exchange");
       const auto* callee = call->getCallee()->IgnoreParenImpCasts();
       auto [nb, ne] = bytesOr(callee->getSourceRange(), call->getBeginLoc(), "the exchange's name");
       if (nb != cb) refuse(call->getBeginLoc(), "the exchange's name is not where its call begins");
       std::string args;
-      for (unsigned i = 0; i < call->getNumArgs(); ++i) args += (i ? ", " : "") + argumentText(call, b, i, callPred);
+      if (auto b = k_.builtins.find(call); b != k_.builtins.end()) {
+        for (unsigned i = 0; i < call->getNumArgs(); ++i) args += (i ? ", " : "") + argumentText(call, *b->second, i, callPred);
+      } else {
+        // The helper's context, then its mask, then what the work-items outside may compute.
+        args = std::string(Editor::contextArgument()) + ", (" + callPred + ")";
+        for (unsigned i = 0; i < call->getNumArgs(); ++i) args += ", " + helperArgumentText(call, i, callPred);
+        masks.hoisted.insert(call);
+        masks.callees.insert(call->getDirectCallee()->getCanonicalDecl());
+      }
       const std::string h = fresh("h");
       const bool isVoid = call->getType()->isVoidType();
       hoisted += (isVoid ? "" : typeText(call->getType(), call->getBeginLoc()) + " " + h + " = ") +
@@ -711,15 +740,18 @@ class Rewrite {
 
 }  // namespace
 
-Predication predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k, Editor& ed,
-                            bool refuse) {
-  if (!k.kernel || (k.builtins.empty() && k.helpers.empty())) return Predication::NotNeeded;
+Predication predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k, Editor* edp,
+                            bool refuse, MaskedCalls* masks) {
+  if (!k.kernel || (k.builtins.empty() && k.helpers.empty() && k.opaque.empty())) return Predication::NotNeeded;
   // Most kernels reach every exchange together: nothing to walk.
-  bool guarded = false;
+  bool guarded = k.masked;
+  for (const clang::CallExpr* call : k.opaque) guarded = guarded || check.guardOf(k.kernel, call);
   for (const auto& [call, b] : k.builtins) guarded = guarded || check.guardOf(k.kernel, call);
   for (const clang::CallExpr* call : k.helpers) guarded = guarded || check.guardOf(k.kernel, call);
   if (!guarded) return Predication::NotNeeded;
   auto report = [&](SourceLocation at, const std::string& why) {
+    if (!edp) return Predication::Refused;
+    Editor& ed = *edp;
     const std::string what = "an exchange here may be reached by only some work-items, and the layer cannot give the "
                              "others a part in it (" + why + ")";
     if (refuse)
@@ -736,12 +768,26 @@ Predication predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, cons
     return report(no.at, no.why);
   }
   if (r.edits.empty()) return Predication::NotNeeded;
+  if (masks) {
+    masks->hoisted.insert(r.masks.hoisted.begin(), r.masks.hoisted.end());
+    masks->callees.insert(r.masks.callees.begin(), r.masks.callees.end());
+  }
+  if (!edp) return Predication::Rewritten;
+  Editor& ed = *edp;
   // Every byte this rewrite replaces must be free of the other edits (a renamed builtin inside
-  // a repeated condition, say): else the kernel keeps its flow.
+  // a repeated condition, say): else the kernel keeps its flow. A helper call the rewrite moved
+  // carries its context in the moved text: the context's own edit goes.
   const clang::SourceManager& sm = ctx.getSourceManager();
+  std::set<std::pair<std::string, unsigned>> moved;
+  for (const clang::CallExpr* call : r.masks.hoisted) {
+    auto paren = ed.callParen(call);
+    auto at = paren ? ed.leadingEdit(*paren) : std::nullopt;
+    if (!at) return report(call->getBeginLoc(), "the call's sub-group context is not where the rewrite can move it");
+    moved.insert(*at);
+  }
   for (const Rewrite::Edit& mine : r.edits) {
     for (const FileEdit& other : ed.edits)
-      if (other.file == "<source>" &&
+      if (other.file == "<source>" && !(other.length == 0 && moved.count({other.file, other.offset})) &&
           (mine.length == 0 ? other.length > 0 && other.offset <= mine.offset && mine.offset < other.offset + other.length
                             : other.offset < mine.offset + mine.length && mine.offset < other.offset + other.length))
         return report(sm.getComposedLoc(sm.getMainFileID(), mine.offset), "another rewrite changes the same text");
@@ -761,6 +807,10 @@ Predication predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, cons
       merged.push_back(e);
     }
   }
+  ed.edits.erase(std::remove_if(ed.edits.begin(), ed.edits.end(), [&](const FileEdit& e) {
+                   return e.length == 0 && moved.count({e.file, e.offset});
+                 }),
+                 ed.edits.end());
   const SourceLocation start = sm.getLocForStartOfFile(sm.getMainFileID());
   for (const Rewrite::Edit& e : merged)
     ed.add(start, e.offset, e.length, e.text, k.kernel->getLocation(),

@@ -24,10 +24,12 @@
 // `break` and `continue` that only some work-items take in such a loop (for, while, do) clear
 // its flag or the iteration's, and leave the statement around them by a goto to its end.
 // What the rewrite cannot express in the program's own text (an exchange spelled inside a macro
-// that also spells the rest of its statement, a helper function that exchanges, called under
-// such control flow, a switch) fails the build with an error at the line (DeviceTraits::
-// refuseDivergent), or stays as it was with that text as a warning. A return before an exchange
-// anywhere in the kernel clears a run flag that what follows runs under.
+// that also spells the rest of its statement, a switch) fails the build with an error at the line
+// (DeviceTraits::refuseDivergent), or stays as it was with that text as a warning. A return
+// before an exchange anywhere in the kernel clears a run flag that what follows runs under.
+// Helper functions get the same walk: one that exchanges, called where only some work-items run,
+// takes an execution mask after the sub-group context (`bool __isg_m`, every caller passes its
+// predicate or 1) and runs its whole body under it, as a kernel under a branch.
 #pragma once
 
 #include <map>
@@ -47,19 +49,33 @@ struct Builtin;
 class DivergenceCheck;
 class Editor;
 
-// One kernel's exchanging calls: builtins that need every member (DivergenceCheck's rule), and
-// calls of the program's functions that reach one.
+// One function's exchanging calls: builtins that need every member (DivergenceCheck's rule), and
+// calls of the program's functions that reach one (`helpers`; `opaque`: those whose code is
+// another object's, which cannot take a mask).
 struct KernelExchanges {
-  const clang::FunctionDecl* kernel = nullptr;
+  const clang::FunctionDecl* kernel = nullptr;  // a kernel or a helper function
   std::map<const clang::CallExpr*, const Builtin*> builtins;
   std::set<const clang::CallExpr*> helpers;
+  std::set<const clang::CallExpr*> opaque;
+  bool masked = false;  // the function runs under its caller's execution mask
+};
+
+// What the walk of one function found: the helper calls it moved before their statement, each
+// given its predicate as the callee's mask (so their callees must take one).
+struct MaskedCalls {
+  std::set<const clang::CallExpr*> hoisted;
+  std::set<const clang::FunctionDecl*> callees;  // canonical declarations
 };
 
 // Adds to `ed` the edits that give `k`'s exchanges in divergent control flow every member, or,
-// where the kernel has a shape the rewrite cannot express, none, with an error (`refuse`,
-// ISG_REFUSE_DIVERGENT) or a warning that says where and why.
+// where the function has a shape the rewrite cannot express, none, with an error (`refuse`,
+// ISG_REFUSE_DIVERGENT) or a warning that says where and why. `ed` null: a trial that only
+// fills `masks` (the callers' walk decides which helpers take a mask: AnalysisConsumer).
 enum class Predication { NotNeeded, Rewritten, Refused };
-Predication predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k, Editor& ed,
-                            bool refuse);
+Predication predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k, Editor* ed,
+                            bool refuse, MaskedCalls* masks);
+
+// The execution mask's parameter, as the function's code names it.
+inline constexpr const char* kMaskParam = "__isg_m";
 
 }  // namespace isg::detail

@@ -397,7 +397,7 @@ TEST(Rewrite, CompiledObjectsWithHelpersKeepTheSubGroupSizeDynamic) {
 // Issue 32.4, then 49: on the local strategy a builtin reached by only some work-items of a
 // work-group breaks its barrier. Branches and early returns in the kernel are rewritten so that
 // every work-item reaches it (predication.h): no warning there. What the rewrite cannot express
-// (a helper that exchanges, called on one side of ?:) keeps its flow, and the build log says so
+// (a helper that exchanges, called inside a switch) keeps its flow, and the build log says so
 // at the user's line and names the condition. Uniform control flow gets no warning.
 TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
   isg::DeviceTraits warn = localTraits();
@@ -423,7 +423,7 @@ TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
       "float helper(float x) { return sub_group_reduce_max(x); }\n"
       "kernel void via_helper(global float* o) {\n"
       "  float x = o[0];\n"
-      "  x = get_sub_group_local_id() == 0 ? helper(x) : x;\n"
+      "  switch (get_sub_group_local_id()) { case 0: x = helper(x); break; default: break; }\n"
       "  o[0] = x + (float)get_sub_group_local_id();\n"
       "}\n";
   auto r = rewrite(source, "", {}, warn);
@@ -432,12 +432,12 @@ TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
   EXPECT_EQ(r.log.find("<source>:10:"), std::string::npos) << r.log;
   EXPECT_EQ(r.log.find("intel_sub_group_shuffle"), std::string::npos) << r.log;  // a uniform loop
   EXPECT_EQ(r.log.find("<source>:16:"), std::string::npos) << r.log;
-  EXPECT_NE(r.log.find("<source>:21:39: warning: an exchange here may be reached by only some work-items, and "
-                       "the layer cannot give the others a part in it (a function that exchanges, on one side "
-                       "of ?:, && or || that decides per work-item); results may differ from Intel's"),
+  EXPECT_NE(r.log.find("<source>:21:3: warning: an exchange here may be reached by only some work-items, and "
+                       "the layer cannot give the others a part in it (an exchange inside a switch); results "
+                       "may differ from Intel's"),
             std::string::npos) << r.log;
   EXPECT_NE(r.log.find("<source>:18:32: warning: 'sub_group_reduce_max' may be reached by only "
-                       "some work-items of a work-group (see <source>:21:7); the local sub-group strategy "
+                       "some work-items of a work-group (see <source>:21:11); the local sub-group strategy "
                        "exchanges through work-group barriers, which every work-item must reach, so such a "
                        "launch may hang or give results that differ from Intel's"),
             std::string::npos) << r.log;
@@ -449,13 +449,13 @@ TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
     isg::applyStrategyDefaults(s, 32, &t);
     const RewriteResult refused = rewrite(source, "", {}, t);
     EXPECT_EQ(refused.status, RewriteResult::Status::Error);
-    EXPECT_NE(refused.log.find("<source>:21:39: error: an exchange here may be reached by only some work-items, and "
-                               "the layer cannot give the others a part in it (a function that exchanges, on one "
-                               "side of ?:, && or || that decides per work-item), so it refuses the kernel"),
+    EXPECT_NE(refused.log.find("<source>:21:3: error: an exchange here may be reached by only some work-items, and "
+                               "the layer cannot give the others a part in it (an exchange inside a switch), so it "
+                               "refuses the kernel"),
               std::string::npos) << refused.log;
     EXPECT_NE(refused.log.find("<source>:18:32: error: 'sub_group_reduce_max' may be reached by only some "
-                               "work-items (see <source>:21:7), in a function the layer does not give Intel's "
-                               "execution model"),
+                               "work-items (see <source>:21:11), through a call the layer cannot give an execution "
+                               "mask"),
               std::string::npos) << refused.log;
     EXPECT_NE(refused.log.find("ISG_REFUSE_DIVERGENT=0"), std::string::npos) << refused.log;
   }
@@ -1928,23 +1928,31 @@ TEST(Rewrite, ExchangesInDivergentFlowAreTakenOutOfTheirStatements) {
     EXPECT_NE(user.find("while (__isg_flow_any(__isg_ctx, __isg_c"), std::string::npos) << user;
     EXPECT_EQ(r.log.find("differ from Intel's"), std::string::npos) << r.log;
   }
-  // A helper function that exchanges, called in such a branch: the flow stays, with a warning
-  // at the line; the local strategy's barrier warning says the same.
-  isg::DeviceTraits warn = localTraits();
-  warn.refuseDivergent = false;
-  const RewriteResult helper = rewrite(
-      "int h(int v) { return sub_group_reduce_add(v); }\n"
-      "kernel void k(global int* out) {\n"
-      "  int r = 0;\n"
-      "  if (get_local_id(0) < 3) r = h(1);\n"
-      "  out[get_global_id(0)] = r;\n"
-      "}\n", "", {}, warn);
-  EXPECT_REWRITTEN(helper);
-  EXPECT_NE(helper.log.find("<source>:4:"), std::string::npos) << helper.log;
-  EXPECT_NE(helper.log.find("a function that exchanges, called where only some work-items run"), std::string::npos)
-      << helper.log;
-  EXPECT_NE(helper.log.find("results may differ from Intel's"), std::string::npos) << helper.log;
-  EXPECT_EQ(userPart(helper).find("__isg_p"), std::string::npos) << userPart(helper);
+  // A helper function that exchanges, called in such a branch (issue 64): it takes the caller's
+  // predicate as its execution mask, after its context, and runs its body under it; a call where
+  // every work-item runs passes 1. On every strategy, with nothing in the log.
+  for (isg::Strategy s : {isg::Strategy::Local, isg::Strategy::NvidiaPtx, isg::Strategy::Khr}) {
+    isg::DeviceTraits t = localTraits();
+    isg::applyStrategyDefaults(s, 32, &t);
+    const RewriteResult helper = rewrite(
+        "int h(int v);\n"
+        "int h(int v) { return sub_group_reduce_add(v); }\n"
+        "kernel void k(global int* out) {\n"
+        "  int r = h(2);\n"
+        "  if (get_local_id(0) < 3) r = h(1);\n"
+        "  out[get_global_id(0)] = r;\n"
+        "}\n", "", {}, t);
+    EXPECT_REWRITTEN(helper);
+    const std::string user = userPart(helper);
+    EXPECT_EQ(helper.log, "");
+    EXPECT_NE(user.find("int h(__private __isg_ctx_t* __isg_ctx, bool __isg_m, int v);"), std::string::npos) << user;
+    EXPECT_NE(user.find("int h(__private __isg_ctx_t* __isg_ctx, bool __isg_m, int v) { int __isg_h0 = "
+                        "sub_group_reduce_add((__isg_m) ? (v) : ((int)0)); if (__isg_m) { return __isg_h0; }  "
+                        "return (int)0; }"),
+              std::string::npos) << user;
+    EXPECT_NE(user.find("int r = h(__isg_ctx, 1, 2);"), std::string::npos) << user;
+    EXPECT_NE(user.find("= h(__isg_ctx, (__isg_p0), 1); if (__isg_p0) { r = __isg_h"), std::string::npos) << user;
+  }
 }
 
 }  // namespace
