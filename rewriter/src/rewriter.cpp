@@ -55,8 +55,25 @@ std::string khrMisfit(const DeviceTraits& traits, const std::vector<KernelManife
 
 namespace {
 
+// The analysis of `*in`. Where the walk of Intel's execution model had to leave a function as it
+// was (an exchange, or the statement around it, spelled by a macro), the same walk over the
+// program after its preprocessor (expandMainText: same lines, the macros of the main text
+// expanded) may lower it: then that text is the program's (*in) from here on. Programs the walk
+// lowers or leaves alone as written keep their text byte for byte.
+detail::Analysis analyzeForExecutionModel(RewriteInput* in) {
+  detail::Analysis a = detail::analyzeProgram(*in);
+  if (!a.predicationRefused || !a.intelInternal.empty()) return a;
+  RewriteInput expanded = *in;
+  if (!detail::expandMainText(*in, &expanded.source) || expanded.source == in->source) return a;
+  detail::Analysis b = detail::analyzeProgram(expanded);
+  if (!b.ok || b.predicationRefused) return a;
+  *in = std::move(expanded);
+  return b;
+}
+
 RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>* disk) {
-  detail::Analysis a = detail::analyzeProgram(input);
+  RewriteInput program = input;
+  detail::Analysis a = analyzeForExecutionModel(&program);
   *disk = a.diskFiles;
   if (!a.ok) return detail::errorResult(a.log);
   // The khr fallback is decided here, per program, because only the analysis knows every
@@ -67,11 +84,11 @@ RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>
     fallback = input;
     fallback.traits.strategy = Strategy::Local;
     fallback.traits.khrTestDouble = false;
-    a = detail::analyzeProgram(fallback);
+    a = analyzeForExecutionModel(&fallback);
     *disk = a.diskFiles;
     if (!a.ok) return detail::errorResult(a.log);
   }
-  const RewriteInput& in = note.empty() ? input : fallback;
+  const RewriteInput& in = note.empty() ? program : fallback;
 
   std::vector<detail::FileEdit> edits = std::move(a.edits);
   std::size_t before = edits.size();

@@ -202,6 +202,19 @@ const char* kVectorDeclaration =
     "    r[1] = (int)intel_sub_group_shuffle(dot4.w, (l + 1u) % 4u);\n"
     "  }\n";
 
+// Exchanges spelled by macros, with the statement around them (oneDNN's convolutions write their
+// block reads and shuffles so), under a tail check and in a do loop: the layer lowers the
+// program after its preprocessor.
+const char* kMacros =
+    "#define SHUFFLE_INTO(dst, x, i) dst = intel_sub_group_shuffle((x), (i))\n"
+    "#define REDUCE_INTO(acc, x) acc += sub_group_reduce_add(x)\n"
+    "  if ((int)g < n) {\n"
+    "    SHUFFLE_INTO(r[0], v, 5u);\n"
+    "    int acc = 0, k = 0;\n"
+    "    do { REDUCE_INTO(acc, v % 100 + k); } while (++k < 3);\n"
+    "    r[1] = acc;\n"
+    "  }\n";
+
 // Helper functions (issue 64): a butterfly whose trip count is its sub-group's size (the
 // work-group's last sub-group is partial: fewer rounds, every sub-group exchanging at once), a
 // branch on a parameter that holds the sub-group local id, and a helper called where only some
@@ -291,6 +304,7 @@ std::vector<Case> cases() {
     out.push_back({"return_in_loop_S" + s, divergentKernel(S, kReturnInLoop, 4), "", {64}, {32}, false, 4});
     out.push_back({"sides_S" + s, divergentKernel(S, kSides, 5), "-cl-std=CL3.0", {64}, {32}, false, 5});
     out.push_back({"break_continue_S" + s, divergentKernel(S, kBreakContinue, 4), "", {64}, {32}, false, 4});
+    out.push_back({"macros_S" + s, divergentKernel(S, kMacros, 2), "-cl-std=CL1.2", {64}, {32}, false, 2});
     out.push_back({"vector_declaration_S" + s, divergentKernel(S, kVectorDeclaration, 2), "-cl-std=CL2.0", {64}, {32}, false, 2});
   }
   return out;

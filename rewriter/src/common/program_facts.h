@@ -36,6 +36,9 @@ struct Analysis {
   bool ok = false;  // false: `log` holds the diagnostics that make the build fail
   std::string log;
   std::string warnings;  // for the build log of a program that builds
+  // The walk of Intel's execution model (predication.h) left a function as it was, refused or
+  // warned about: the program after its preprocessor may let it through (rewriteProgram).
+  bool predicationRefused = false;
   bool usesSubGroups = false;              // a builtin call or intel_reqd_sub_group_size
   std::vector<std::string> families;       // used anywhere in the program, in table order
   std::vector<std::string> userDefined;    // table names the program defines itself

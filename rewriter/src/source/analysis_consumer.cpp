@@ -263,6 +263,7 @@ std::set<const clang::FunctionDecl*> AnalysisConsumer::predicateDivergentFlow(
         predicateKernel(ctx, check, exchangesOf(canon, masked.count(canon) != 0), &ed, in_.traits.refuseDivergent, &moved);
     if (how == Predication::Rewritten || (how == Predication::Refused && in_.traits.refuseDivergent))
       done.insert(canon);
+    if (how == Predication::Refused) out_.predicationRefused = true;
   }
   // The mask's parameter after the context in every declaration of such a helper; a call the
   // walks did not move passes 1 (every work-item that reaches it runs it).

@@ -16,4 +16,11 @@ namespace isg::detail {
 // preprocessor fails (an #error, an include it cannot find): then only the driver could tell.
 bool activeIdentifierMatches(const RewriteInput& input, const std::function<bool(std::string_view)>& match);
 
+// The program's main text after the preprocessor, line for line: each line holds what the
+// preprocessor made of it (macros expanded, comments and skipped sections gone), its directives
+// (`#define`, `#undef`, `#include`, `#pragma`) kept where they were, so that the headers still
+// read as before and every line keeps its number (the line map, the user's diagnostics). False
+// when the preprocessor fails or its output does not keep to the lines (a `_Pragma` in a line).
+bool expandMainText(const RewriteInput& input, std::string* expanded);
+
 }  // namespace isg::detail

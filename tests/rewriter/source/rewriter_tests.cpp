@@ -1959,6 +1959,64 @@ TEST(Rewrite, ExchangesInDivergentFlowAreTakenOutOfTheirStatements) {
 
 namespace {
 
+// Issue 64: an exchange that a macro spells with the statement around it (oneDNN's convolutions,
+// from their headers) is lowered in the program after its preprocessor: the same lines, each
+// holding what the preprocessor made of it, directives and includes where they were. A shape
+// the walk cannot lower there either keeps the error at the user's line.
+TEST(Rewrite, MacroSpelledExchangesAreLoweredAfterThePreprocessor) {
+  const std::vector<isg::SourceFile> headers = {{"conv.h", "#define REDUCE_INTO(acc, x) acc += sub_group_reduce_add(x)\n"}};
+  const std::string source =
+      "#pragma OPENCL EXTENSION cl_intel_subgroups : enable\n"
+      "#include \"conv.h\"\n"
+      "kernel void k(global const int* in, global int* out, int n) {\n"
+      "  const size_t g = get_global_id(0); /* a comment */\n"
+      "  const int v = in[g];\n"
+      "  int r0 = -1, r1 = -1;\n"
+      "#define SHUFFLE_INTO(dst, x, i) dst = intel_sub_group_shuffle((x), \\\n"
+      "                                                           (i))\n"
+      "  if ((int)g < n) {\n"
+      "    SHUFFLE_INTO(r0, v, 5u);\n"
+      "    int acc = 0, k = 0;\n"
+      "    do { REDUCE_INTO(acc,\n"
+      "                     v % 100 + k); } while (++k < 3);\n"
+      "    r1 = acc;\n"
+      "  }\n"
+      "  out[g] = r0 + r1;\n"
+      "}\n";
+  for (isg::Strategy s : {isg::Strategy::Local, isg::Strategy::NvidiaPtx}) {
+    isg::DeviceTraits t = localTraits();
+    isg::applyStrategyDefaults(s, 16, &t);
+    const RewriteResult r = rewrite(source, "-cl-std=CL2.0", headers, t);
+    EXPECT_REWRITTEN(r);
+    EXPECT_EQ(r.log, "");
+    const std::string user = userPart(r);
+    EXPECT_EQ(std::count(user.begin(), user.end(), '\n'), std::count(source.begin(), source.end(), '\n')) << user;
+    EXPECT_NE(user.find("#include \"conv.h\""), std::string::npos) << user;
+    EXPECT_NE(user.find("int __isg_h2 = intel_sub_group_shuffle((v), (5u)); if (__isg_p0) { r0 = __isg_h2; }"),
+              std::string::npos) << user;
+    EXPECT_NE(user.find("sub_group_reduce_add((__isg_p0) ? (v % 100 + k) : ((int)0))"), std::string::npos) << user;
+    EXPECT_EQ(user.find("REDUCE_INTO(acc"), std::string::npos) << user;
+    // The same exchange in a switch: refused, at the user's line, after both walks.
+    std::string inSwitch = source;
+    inSwitch.replace(inSwitch.find("  if ((int)g < n) {"), 19, "  switch (g % 3) { case 0:");
+    const RewriteResult refused = rewrite(inSwitch, "-cl-std=CL2.0", headers, t);
+    EXPECT_EQ(refused.status, RewriteResult::Status::Error);
+    EXPECT_NE(refused.log.find("<source>:9:3: error: an exchange here may be reached by only some work-items"),
+              std::string::npos) << refused.log;
+  }
+  // A program the walk lowers as written keeps its macros (its text byte for byte elsewhere).
+  const RewriteResult plain = rewrite(
+      "#define V(x) (x)\n"
+      "kernel void k(global int* out) {\n"
+      "  int r = 0;\n"
+      "  if (get_local_id(0) < 3) r = intel_sub_group_shuffle(V(r), 1u);\n"
+      "  out[get_global_id(0)] = r;\n"
+      "}\n");
+  EXPECT_REWRITTEN(plain);
+  EXPECT_NE(userPart(plain).find("#define V(x) (x)\n"), std::string::npos) << userPart(plain);
+  EXPECT_NE(userPart(plain).find("intel_sub_group_shuffle(V(r), 1u)"), std::string::npos) << userPart(plain);
+}
+
 // Issue 64: shapes real Intel-targeted code has around its exchanges.
 TEST(Rewrite, ExecutionModelOfRealKernelShapes) {
   // ggml's flash attention: a vector literal through a macro, declared under divergent flow,
