@@ -123,7 +123,7 @@ bool ModuleRewriter::analyse() {
     kernels_.push_back(std::move(km));
   }
   usesSubGroups_ |= !overloads_.empty();
-  return ok;
+  return refuseDivergentExchanges() && ok;
 }
 
 // The library and the calls into it, as OpenCL C.

@@ -71,6 +71,10 @@ class ModuleRewriter {
   static int headerField(const llvm::Function& f);
   bool standInForReadWriteImages(std::string* log);
 
+  // module_divergence.cpp: false (with the log) where an exchange may be reached by only some
+  // work-items and ISG_REFUSE_DIVERGENT refuses such modules.
+  bool refuseDivergentExchanges();
+
   // kernel_entries.cpp
   llvm::Function* withContext(llvm::Function* f, llvm::Type* ctxPtr);
   bool retarget(llvm::CallInst* call, llvm::Function* target, llvm::Value* context, std::string* log);

@@ -160,6 +160,56 @@ TEST(PtxModules, TheLocalStrategyAddsItsScratchAsASharedParameter) {
   EXPECT_FALSE(has(r.binary.c_str(), "shfl.sync")) << "local memory, not warp shuffles";
 }
 
+// Issue 64: modules get no execution model yet, so an exchange that only some work-items may
+// reach (after a bounds check, a return of some, in a helper called so) fails the build with
+// an error naming it, on every strategy; exchanges in control flow every member takes (a loop
+// over a kernel argument, a branch on the sub-group's reduction on nvidia-ptx) build.
+TEST(PtxModules, ExchangesOnlySomeWorkItemsReachAreRefused) {
+  const std::string divergent = R"CLC(
+int helper(int v) { return sub_group_reduce_add(v); }
+__attribute__((intel_reqd_sub_group_size(16)))
+kernel void k(global int* out, int n) {
+  int g = get_global_id(0);
+  int v = out[g];
+  if (g < n) v = intel_sub_group_shuffle(v, 1u);
+  out[g] = v;
+}
+__attribute__((intel_reqd_sub_group_size(16)))
+kernel void h(global int* out, int n) {
+  int g = get_global_id(0);
+  if (get_sub_group_local_id() < 3) return;
+  out[g] = helper(out[g]);
+}
+)CLC";
+  const std::string uniform = R"CLC(
+__attribute__((intel_reqd_sub_group_size(16)))
+kernel void u(global int* out, int n) {
+  int g = get_global_id(0);
+  int v = out[g];
+  for (int i = 0; i < n; ++i) v += intel_sub_group_shuffle(v, (uint)i % 16u);
+  int total = sub_group_reduce_add(v);
+  if (total > 100) v = sub_group_broadcast(v, 0u);
+  out[g] = v;
+}
+)CLC";
+  for (isg::Strategy s : {isg::Strategy::NvidiaPtx, isg::Strategy::Local}) {
+    const isg::RewriteResult r = toPtx(divergent, "", s);
+    EXPECT_EQ(r.status, isg::RewriteResult::Status::Error) << r.log;
+    EXPECT_TRUE(has(r.log, "error: 'intel_sub_group_shuffle' in function 'k' may be reached by only some work-items"))
+        << r.log;
+    EXPECT_TRUE(has(r.log, "error: 'helper', which exchanges, in function 'h' may be reached by only some")) << r.log;
+    EXPECT_TRUE(has(r.log, "ISG_REFUSE_DIVERGENT=0")) << r.log;
+    const isg::RewriteResult u = toPtx(uniform, "", s);
+    // The branch on the reduction decides per work-group on local (its barriers), not per warp.
+    if (s == isg::Strategy::NvidiaPtx) {
+      EXPECT_EQ(u.status, isg::RewriteResult::Status::Rewritten) << u.log;
+    } else {
+      EXPECT_TRUE(has(u.log, "'sub_group_broadcast' in function 'u' may be reached")) << u.log;
+      EXPECT_FALSE(has(u.log, "intel_sub_group_shuffle")) << u.log;
+    }
+  }
+}
+
 // The OpenCL C library: atomics of either OpenCL C version (the reader writes them all as 2.0's
 // atomic_*_explicit on generic pointers) become atom.* on the space the pointer is known to
 // be in; native_* of float are the hardware's approximations.
