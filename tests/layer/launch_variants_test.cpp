@@ -33,6 +33,10 @@ std::string g_logPath = [] {
   setenv("ISG_LOG_FILE", path, 1);
   return std::string(path);
 }();
+// The log goes with the test process (the layer appends to it until then).
+const struct RemoveLogAtExit {
+  ~RemoveLogAtExit() { std::remove(g_logPath.c_str()); }
+} g_removeLog;
 
 std::string mode() { return std::getenv("ISG_LAUNCH_VARIANTS"); }
 

@@ -185,17 +185,21 @@ const clang::Expr* DivergenceCheck::guardOf(const clang::FunctionDecl* fn, const
   // Work-items that left a loop around the call, or went on with its next iteration, miss the
   // call while the others reach it.
   for (const clang::Stmt* j : f.jumps) {
-    const clang::Stmt* target = nullptr;
-    for (const clang::Stmt* p = f.parents.getParent(j); p && !target; p = f.parents.getParent(p))
-      if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p) ||
-          (llvm::isa<clang::BreakStmt>(j) && llvm::isa<clang::SwitchStmt>(p)))
-        target = p;
+    const clang::Stmt* target = jumpTarget(fn, j);
     if (!target || llvm::isa<clang::SwitchStmt>(target)) continue;
     bool inside = false;
     for (const clang::Stmt* p = f.parents.getParent(call); p && !inside; p = f.parents.getParent(p)) inside = p == target;
     if (inside)
       if (const clang::Expr* g = enclosingGuard(f, j)) return g;
   }
+  return nullptr;
+}
+
+const clang::Stmt* DivergenceCheck::jumpTarget(const clang::FunctionDecl* fn, const clang::Stmt* j) {
+  const bool isBreak = llvm::isa<clang::BreakStmt>(j);
+  for (const clang::Stmt* p = parentOf(fn, j); p; p = parentOf(fn, p))
+    if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p) || (isBreak && llvm::isa<clang::SwitchStmt>(p)))
+      return p;
   return nullptr;
 }
 

@@ -46,6 +46,8 @@ class DivergenceCheck {
   const clang::Expr* guardOf(const clang::FunctionDecl* fn, const clang::Stmt* call);
   // Whether `e`, inside `fn` (a definition), depends on a work-item id by this check's rule.
   bool dependsOnWorkItem(const clang::FunctionDecl* fn, const clang::Expr* e);
+  // The loop (or, for a break, switch) that break or continue `j` in `fn` leaves or goes on with.
+  const clang::Stmt* jumpTarget(const clang::FunctionDecl* fn, const clang::Stmt* j);
   // The statement that holds `s` in `fn`'s body (a definition); nullptr for the body itself.
   const clang::Stmt* parentOf(const clang::FunctionDecl* fn, const clang::Stmt* s);
 

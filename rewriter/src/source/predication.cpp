@@ -95,14 +95,11 @@ class Rewrite {
     if (!body) return;
     // A return that only some work-items take before an exchange clears the work-item's run
     // flag (and the flags of the loops it leaves) instead; what follows runs under the flag.
-    class Returns : public clang::RecursiveASTVisitor<Returns> {
-     public:
-      bool VisitReturnStmt(clang::ReturnStmt* r) { return found.push_back(r), true; }
-      std::vector<const clang::ReturnStmt*> found;
-    } returns;
-    returns.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
-    for (const clang::ReturnStmt* r : returns.found)
-      if (!r->getRetValue()) handled_[r] = "";  // its text: returnText(), where it is replaced
+    Jumps jumps;
+    jumps.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
+    for (const clang::Stmt* j : jumps.found)
+      if (const auto* r = llvm::dyn_cast<clang::ReturnStmt>(j); r && !r->getRetValue())
+        handled_[r] = "";  // its text: returnText(), where it is replaced
     kernelBody_ = body;
     block(body, k_.masked ? kMaskParam : "", false);
     // A masked function's returns are its mask's: the work-items outside leave at its end.
@@ -493,14 +490,7 @@ class Rewrite {
     insert(stmtEnd(s), label.empty() ? " }" : " " + label + ": ; }");
   }
 
-  // The loop a break or continue leaves or goes on with.
-  const clang::Stmt* jumpTarget(const clang::Stmt* j) const {
-    const bool isBreak = llvm::isa<clang::BreakStmt>(j);
-    for (const clang::Stmt* p = parentOf(j); p; p = parentOf(p))
-      if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p) || (isBreak && llvm::isa<clang::SwitchStmt>(p)))
-        return p;
-    return nullptr;
-  }
+  const clang::Stmt* jumpTarget(const clang::Stmt* j) const { return check_.jumpTarget(k_.kernel, j); }
 
   void branch(const clang::IfStmt* i, const std::string& pred, bool later) {
     if (!divergent(i->getCond()) && pred.empty()) {
