@@ -44,6 +44,13 @@ RewriteResult rewrite(const std::string& source, const std::string& options = ""
 }
 
 // The edited user text: everything from the line the line map says the user's line 1 is at.
+// The traits of strategy `s` at default sub-group size `size`, on the test's device.
+isg::DeviceTraits strategyTraits(isg::Strategy s, unsigned size) {
+  isg::DeviceTraits t = localTraits();
+  isg::applyStrategyDefaults(s, size, &t);
+  return t;
+}
+
 std::string userPart(const RewriteResult& r) {
   for (const isg::LineMapEntry& e : r.lineMap) {
     if (e.rewrittenFile != "<source>") continue;
@@ -445,8 +452,7 @@ TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
   // By default the layer refuses what it cannot make right (issue 64): the build fails, and the
   // log says where and why, at the kernel and at the helper's exchange.
   for (isg::Strategy s : {isg::Strategy::Local, isg::Strategy::NvidiaPtx}) {
-    isg::DeviceTraits t = localTraits();
-    isg::applyStrategyDefaults(s, 32, &t);
+    isg::DeviceTraits t = strategyTraits(s, 32);
     const RewriteResult refused = rewrite(source, "", {}, t);
     EXPECT_EQ(refused.status, RewriteResult::Status::Error);
     EXPECT_NE(refused.log.find("<source>:21:3: error: an exchange here may be reached by only some work-items, and "
@@ -1871,8 +1877,7 @@ TEST(Rewrite, SubGroupSizeFromTheRowsOnEveryStrategy) {
       "kernel void gemm(global float* o) { o[get_global_id(0)] = intel_sub_group_shuffle(o[0], 1); }\n"
       "kernel void free_shape(global float* o) { o[get_global_id(0)] = intel_sub_group_shuffle(o[0], 1); }\n";
   for (isg::Strategy s : {isg::Strategy::Local, isg::Strategy::NvidiaPtx, isg::Strategy::Khr}) {
-    isg::DeviceTraits t = localTraits();
-    isg::applyStrategyDefaults(s, 32, &t);
+    isg::DeviceTraits t = strategyTraits(s, 32);
     t.subGroupSizeFromLaunch = true;
     const RewriteResult r = rewrite(source, "", {}, t);
     EXPECT_REWRITTEN(r);
@@ -1908,8 +1913,7 @@ TEST(Rewrite, ExchangesInDivergentFlowAreTakenOutOfTheirStatements) {
       "  out[get_global_id(0)] = r;\n"
       "}\n";
   for (isg::Strategy s : {isg::Strategy::Local, isg::Strategy::NvidiaPtx}) {
-    isg::DeviceTraits t = localTraits();
-    isg::applyStrategyDefaults(s, 32, &t);
+    isg::DeviceTraits t = strategyTraits(s, 32);
     t.nvidiaComputeCapability = 90;
     const RewriteResult r = rewrite(source, "", {}, t);
     EXPECT_REWRITTEN(r);
@@ -1932,8 +1936,7 @@ TEST(Rewrite, ExchangesInDivergentFlowAreTakenOutOfTheirStatements) {
   // predicate as its execution mask, after its context, and runs its body under it; a call where
   // every work-item runs passes 1. On every strategy, with nothing in the log.
   for (isg::Strategy s : {isg::Strategy::Local, isg::Strategy::NvidiaPtx, isg::Strategy::Khr}) {
-    isg::DeviceTraits t = localTraits();
-    isg::applyStrategyDefaults(s, 32, &t);
+    isg::DeviceTraits t = strategyTraits(s, 32);
     const RewriteResult helper = rewrite(
         "int h(int v);\n"
         "int h(int v) { return sub_group_reduce_add(v); }\n"
@@ -1984,8 +1987,7 @@ TEST(Rewrite, MacroSpelledExchangesAreLoweredAfterThePreprocessor) {
       "  out[g] = r0 + r1;\n"
       "}\n";
   for (isg::Strategy s : {isg::Strategy::Local, isg::Strategy::NvidiaPtx}) {
-    isg::DeviceTraits t = localTraits();
-    isg::applyStrategyDefaults(s, 16, &t);
+    isg::DeviceTraits t = strategyTraits(s, 16);
     const RewriteResult r = rewrite(source, "-cl-std=CL2.0", headers, t);
     EXPECT_REWRITTEN(r);
     EXPECT_EQ(r.log, "");
@@ -2053,8 +2055,7 @@ TEST(Rewrite, ExecutionModelOfRealKernelShapes) {
       "  o[get_global_id(0)] = acc;\n"
       "}\n";
   for (isg::Strategy s : {isg::Strategy::Local, isg::Strategy::NvidiaPtx}) {
-    isg::DeviceTraits t = localTraits();
-    isg::applyStrategyDefaults(s, 32, &t);
+    isg::DeviceTraits t = strategyTraits(s, 32);
     t.nvidiaComputeCapability = 90;
     const RewriteResult r = rewrite(jumps, "", {}, t);
     EXPECT_REWRITTEN(r);
