@@ -117,6 +117,17 @@ std::string collectiveRows(const std::vector<std::string>& families) {
   return out;
 }
 
+bool queryVariesInExchangeGroup(std::string_view name, bool workGroup) {
+  if (name == "get_local_id" || name == "get_global_id" || name == "get_local_linear_id" ||
+      name == "get_global_linear_id" || name == "get_sub_group_local_id")
+    return true;
+  return workGroup && (name == "get_sub_group_id" || name == "get_sub_group_size");
+}
+
+bool resultIsSubGroupUniform(const Builtin& b) {
+  return b.family == "reduce" || b.family == "broadcast" || b.family == "vote";
+}
+
 unsigned exchangeBytes(const Builtin& b, unsigned typeBytes) {
   // Wider values are exchanged 16 bytes per work-item at a time (builtins-cl/local/70-shuffle.cl
   // moves as many components as the slot holds): a 16-wide shuffle in a large work-group would

@@ -52,6 +52,14 @@ const std::vector<std::string>& triggerWords();
 // (0 for builtins that exchange nothing); wide vectors go in several exchanges.
 unsigned exchangeBytes(const Builtin& b, unsigned typeBytes);
 
+// Intel's execution model (source/predication.h, module/module_divergence.cpp). Whether work-item
+// query `name` may answer differently within an exchange group: a work-group (`workGroup`: the
+// strategies that exchange through work-group barriers, whose last sub-group may be partial) or
+// a sub-group.
+bool queryVariesInExchangeGroup(std::string_view name, bool workGroup);
+// Whether every member of the sub-group gets the same result of `b` (reductions, broadcasts, votes).
+bool resultIsSubGroupUniform(const Builtin& b);
+
 // The header force-included while parsing: overloadable declarations of every table builtin for
 // the types the device supports.
 std::string declarationsHeader(const DeviceTraits& traits);

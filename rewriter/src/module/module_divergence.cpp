@@ -31,16 +31,6 @@ namespace isg::detail {
 
 namespace {
 
-// Whether builtin `name` returns a value that may differ between the members of the exchange
-// group: within a work-group (`workGroup`: local and the khr test double exchange through
-// work-group barriers), else within a sub-group.
-bool idQuery(const std::string& name, bool workGroup) {
-  if (name == "get_local_id" || name == "get_global_id" || name == "get_local_linear_id" ||
-      name == "get_global_linear_id" || name == "get_sub_group_local_id")
-    return true;
-  return workGroup && (name == "get_sub_group_id" || name == "get_sub_group_size");
-}
-
 // A SPIR-V BuiltIn variable the translator left as a global (`__spirv_BuiltInLocalInvocationId`).
 bool idVariable(const llvm::Value* v, bool workGroup) {
   const auto* g = llvm::dyn_cast<llvm::GlobalVariable>(v);
@@ -117,7 +107,7 @@ class Divergence {
       if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i)) {
         const llvm::Function* callee = call->getCalledFunction();
         if (callee && uniformDecls_.count(callee)) continue;
-        if (callee && callee->isDeclaration() && idQuery(builtinName(callee), workGroup_)) {
+        if (callee && callee->isDeclaration() && queryVariesInExchangeGroup(builtinName(callee), workGroup_)) {
           mark(&i);
           continue;
         }
@@ -211,8 +201,7 @@ bool ModuleRewriter::refuseDivergentExchanges() {
   std::set<const llvm::Function*> exchange, uniform;
   for (const Overload& o : overloads_) {
     if (o.builtin->family == "barrier" || o.exchangeBytes != 0) exchange.insert(o.declaration);
-    if (!workGroup && (o.builtin->family == "reduce" || o.builtin->family == "broadcast" || o.builtin->family == "vote"))
-      uniform.insert(o.declaration);
+    if (!workGroup && resultIsSubGroupUniform(*o.builtin)) uniform.insert(o.declaration);
   }
   if (exchange.empty()) return true;
   Divergence d(m_, workGroup, std::move(exchange), std::move(uniform));

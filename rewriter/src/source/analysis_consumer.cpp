@@ -177,8 +177,7 @@ DivergenceCheck AnalysisConsumer::divergenceCheck(clang::ASTContext& ctx, const 
   std::set<const clang::CallExpr*> uniform;
   if (!workGroup)
     for (const BuiltinCall& bc : c.builtinCalls)
-      if (bc.builtin->family == "reduce" || bc.builtin->family == "broadcast" || bc.builtin->family == "vote")
-        uniform.insert(bc.expr);
+      if (resultIsSubGroupUniform(*bc.builtin)) uniform.insert(bc.expr);
   auto make = [&](std::set<const clang::VarDecl*> params) {
     DivergenceCheck check = workGroup ? DivergenceCheck(ctx) : DivergenceCheck(ctx, uniform, true);
     check.setDivergentParams(std::move(params));

@@ -14,6 +14,8 @@
 #include <clang/AST/Stmt.h>
 #include <clang/Basic/SourceManager.h>
 
+#include "common/table.h"
+
 namespace isg::detail {
 
 // The parent of every statement in a function body. Not clang::ParentMap: its construction
@@ -49,11 +51,8 @@ namespace {
 bool readsWorkItemId(const clang::CallExpr* call, bool subGroupScope) {
   const clang::FunctionDecl* callee = call->getDirectCallee();
   if (!callee || !callee->getIdentifier()) return false;
-  const std::string_view name = callee->getName();
-  // A work-group's last sub-group may be partial: its size differs from the others'.
-  return name == "get_local_id" || name == "get_global_id" || name == "get_local_linear_id" ||
-         name == "get_global_linear_id" || name == "get_sub_group_local_id" ||
-         ((name == "get_sub_group_id" || name == "get_sub_group_size") && !subGroupScope);
+  const llvm::StringRef name = callee->getName();
+  return queryVariesInExchangeGroup(std::string_view(name.data(), name.size()), !subGroupScope);
 }
 
 // What a function body assigns to its local variables, and its early exits.
