@@ -243,6 +243,51 @@ const char* kHelperCalls =
     "  if ((int)g < n) r[2] = twice(v, l, in + g);\n"
     "  r[3] = (int)get_sub_group_size();\n";
 
+// A switch the work-items take apart (fall-through, default, a continue of the loop around it), a
+// switch on a uniform value that some work-items leave by a break, a loop without a condition
+// that they leave by a break, and helpers that return a value early, also an exchange's, before
+// other exchanges (issue 64).
+const char* kReturningHelpers =
+    "int hot_return(int x, uint lane) {\n"
+    "  if (lane < 2u) return intel_sub_group_shuffle(x, 3u);\n"
+    "  return sub_group_reduce_add(x % 100);\n"
+    "}\n"
+    "int early(int x, uint lane) {\n"
+    "  if (lane >= 6u) return x;\n"
+    "  int s = sub_group_reduce_add(x % 100);\n"
+    "  if (s > 300) return s;\n"
+    "  return s + intel_sub_group_shuffle(x, 1u);\n"
+    "}\n";
+const char* kSwitch =
+    "  int acc = 0;\n"
+    "  for (int i = 0; i < 3; ++i) {\n"
+    "    switch ((int)(l + i) % 4) {\n"
+    "      case 0:\n"
+    "        acc += intel_sub_group_shuffle(v, (l + 1u) % get_sub_group_size()) % 100;\n"
+    "        /* fall through */\n"
+    "      case 1:\n"
+    "        acc += sub_group_reduce_add(1);\n"
+    "        break;\n"
+    "      case 2:\n"
+    "        if (v % 2 == 0) continue;\n"
+    "        acc += sub_group_scan_inclusive_add(v % 10);\n"
+    "        break;\n"
+    "      default:\n"
+    "        acc -= intel_sub_group_shuffle_xor(bias, 1u);\n"
+    "    }\n"
+    "    acc += 1;\n"
+    "  }\n"
+    "  r[0] = acc;\n"
+    "  switch (n % 3) {\n"
+    "    case 1: if (l < 3u) break; r[1] = sub_group_reduce_max(v); break;\n"
+    "    default: r[1] = sub_group_reduce_min(v);\n"
+    "  }\n"
+    "  int t = 0;\n"
+    "  for (;;) { t += sub_group_reduce_add(1); if (t > (int)l * 3) break; }\n"
+    "  r[2] = t;\n"
+    "  r[3] = hot_return(v, l);\n"
+    "  r[4] = early(v, l);\n";
+
 // Every work-item writes four values: its sub-group's size, its place (local id + 100 x
 // sub-group id), a shuffle within its sub-group and a reduction and a scan over it.
 std::string rowsKernel(const std::string& attribute) {
@@ -305,6 +350,8 @@ std::vector<Case> cases() {
     out.push_back({"sides_S" + s, divergentKernel(S, kSides, 5), "-cl-std=CL3.0", {64}, {32}, false, 5});
     out.push_back({"break_continue_S" + s, divergentKernel(S, kBreakContinue, 4), "", {64}, {32}, false, 4});
     out.push_back({"macros_S" + s, divergentKernel(S, kMacros, 2), "-cl-std=CL1.2", {64}, {32}, false, 2});
+    out.push_back({"switch_returns_S" + s, kReturningHelpers + divergentKernel(S, kSwitch, 5), "-cl-std=CL2.0", {64}, {32},
+                   false, 5});
     out.push_back({"vector_declaration_S" + s, divergentKernel(S, kVectorDeclaration, 2), "-cl-std=CL2.0", {64}, {32}, false, 2});
   }
   return out;

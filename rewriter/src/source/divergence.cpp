@@ -81,10 +81,15 @@ class BodyScan : public clang::RecursiveASTVisitor<BodyScan> {
     jumps.push_back(c);
     return true;
   }
+  bool VisitGotoStmt(clang::GotoStmt* g) {
+    gotos.push_back(g);
+    return true;
+  }
 
   std::vector<std::pair<const clang::VarDecl*, const clang::Expr*>> sources;
   std::vector<const clang::ReturnStmt*> returns;
   std::vector<const clang::Stmt*> jumps;  // break and continue
+  std::vector<const clang::Stmt*> gotos;
 };
 
 }  // namespace
@@ -95,6 +100,7 @@ struct DivergenceCheck::FunctionFacts {
   std::set<const clang::VarDecl*> tainted;  // computed from a work-item id
   std::vector<const clang::ReturnStmt*> returns;
   std::vector<const clang::Stmt*> jumps;
+  std::vector<const clang::Stmt*> gotos;
 };
 
 DivergenceCheck::DivergenceCheck(clang::ASTContext& ctx, std::set<const clang::CallExpr*> subGroupUniform,
@@ -113,6 +119,7 @@ DivergenceCheck::FunctionFacts& DivergenceCheck::factsOf(const clang::FunctionDe
   scan.TraverseStmt(body);
   slot->returns = std::move(scan.returns);
   slot->jumps = std::move(scan.jumps);
+  slot->gotos = std::move(scan.gotos);
   for (const clang::ParmVarDecl* p : fn->parameters())
     if (divergentParams_.count(p)) slot->tainted.insert(p);
   for (bool grew = true; grew;) {
@@ -181,16 +188,19 @@ const clang::Expr* DivergenceCheck::guardOf(const clang::FunctionDecl* fn, const
   for (const clang::ReturnStmt* r : f.returns)
     if (sm.isBeforeInTranslationUnit(r->getBeginLoc(), call->getBeginLoc()))
       if (const clang::Expr* g = enclosingGuard(f, r)) return g;
-  // Work-items that left a loop around the call, or went on with its next iteration, miss the
-  // call while the others reach it.
+  // Work-items that left a loop or switch around the call, or went on with the loop's next
+  // iteration, miss the call while the others reach it.
   for (const clang::Stmt* j : f.jumps) {
     const clang::Stmt* target = jumpTarget(fn, j);
-    if (!target || llvm::isa<clang::SwitchStmt>(target)) continue;
+    if (!target) continue;
     bool inside = false;
     for (const clang::Stmt* p = f.parents.getParent(call); p && !inside; p = f.parents.getParent(p)) inside = p == target;
     if (inside)
       if (const clang::Expr* g = enclosingGuard(f, j)) return g;
   }
+  // A goto that only some work-items take may skip any call of the function, or repeat it.
+  for (const clang::Stmt* j : f.gotos)
+    if (const clang::Expr* g = enclosingGuard(f, j)) return g;
   return nullptr;
 }
 

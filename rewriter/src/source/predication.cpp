@@ -38,9 +38,9 @@ class Escapes : public clang::RecursiveASTVisitor<Escapes> {
   bool TraverseForStmt(clang::ForStmt* s) { return nested(s); }
   bool TraverseWhileStmt(clang::WhileStmt* s) { return nested(s); }
   bool TraverseDoStmt(clang::DoStmt* s) { return nested(s); }
-  bool TraverseSwitchStmt(clang::SwitchStmt* s) { return nested(s); }
+  bool TraverseSwitchStmt(clang::SwitchStmt* s) { return nested(s, false); }
   bool VisitReturnStmt(clang::ReturnStmt* s) { return ignored(s) ? true : found(s); }
-  bool VisitBreakStmt(clang::BreakStmt* s) { return depth_ || ignored(s) ? true : found(s); }
+  bool VisitBreakStmt(clang::BreakStmt* s) { return depth_ || switches_ || ignored(s) ? true : found(s); }
   bool VisitContinueStmt(clang::ContinueStmt* s) { return depth_ || ignored(s) ? true : found(s); }
   bool VisitGotoStmt(clang::GotoStmt* s) { return found(s); }
   bool VisitLabelStmt(clang::LabelStmt* s) { return found(s); }
@@ -50,19 +50,20 @@ class Escapes : public clang::RecursiveASTVisitor<Escapes> {
 
  private:
   bool ignored(const clang::Stmt* s) const { return handled && handled->count(s); }
+  // A switch holds its breaks, not the continues of the loop around it.
   template <class Loop>
-  bool nested(Loop* s) {
-    ++depth_;
+  bool nested(Loop* s, bool loop = true) {
+    ++(loop ? depth_ : switches_);
     const bool r = clang::RecursiveASTVisitor<Escapes>::WalkUpFromStmt(s) &&
                    std::all_of(s->child_begin(), s->child_end(), [&](clang::Stmt* c) { return TraverseStmt(c); });
-    --depth_;
+    --(loop ? depth_ : switches_);
     return r;
   }
   bool found(const clang::Stmt* s) {
     if (!first) first = s;
     return false;
   }
-  int depth_ = 0;
+  int depth_ = 0, switches_ = 0;
 };
 
 const clang::Stmt* escapeIn(const clang::Stmt* s, const std::map<const clang::Stmt*, std::string>* handled = nullptr) {
@@ -81,10 +82,19 @@ class Jumps : public clang::RecursiveASTVisitor<Jumps> {
   std::vector<const clang::Stmt*> found;
 };
 
+std::vector<const clang::GotoStmt*> gotosIn(const clang::Stmt* s) {
+  struct Gotos : clang::RecursiveASTVisitor<Gotos> {
+    bool VisitGotoStmt(clang::GotoStmt* g) { return found.push_back(g), true; }
+    std::vector<const clang::GotoStmt*> found;
+  } v;
+  v.TraverseStmt(const_cast<clang::Stmt*>(s));
+  return v.found;
+}
+
 class Rewrite {
  public:
   Rewrite(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k)
-      : sm_(ctx.getSourceManager()), lo_(ctx.getLangOpts()), check_(check), k_(k) {
+      : ctx_(ctx), sm_(ctx.getSourceManager()), lo_(ctx.getLangOpts()), check_(check), k_(k) {
     for (const auto& [call, b] : k.builtins) markHot(call);
     for (const clang::CallExpr* call : k.helpers) markHot(call);
     for (const clang::CallExpr* call : k.opaque) markHot(call);
@@ -94,19 +104,28 @@ class Rewrite {
     const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(k_.kernel->getBody());
     if (!body) return;
     // A return that only some work-items take before an exchange clears the work-item's run
-    // flag (and the flags of the loops it leaves) instead; what follows runs under the flag.
+    // flag (and the flags of the loops it leaves) instead; what follows runs under the flag. A
+    // function's value waits in a variable for its end, where every work-item leaves together.
     Jumps jumps;
     jumps.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
+    const clang::QualType ret = k_.kernel->getReturnType();
+    const bool early = std::any_of(jumps.found.begin(), jumps.found.end(), [&](const clang::Stmt* j) {
+      return llvm::isa<clang::ReturnStmt>(j) && (body->body_empty() || j != body->body_back());
+    });
     for (const clang::Stmt* j : jumps.found)
-      if (const auto* r = llvm::dyn_cast<clang::ReturnStmt>(j); r && !r->getRetValue())
+      if (const auto* r = llvm::dyn_cast<clang::ReturnStmt>(j); r && (!r->getRetValue() || early))
         handled_[r] = "";  // its text: returnText(), where it is replaced
     kernelBody_ = body;
+    // Flow a goto takes is not structured: the walk cannot give every work-item its path.
+    for (const clang::Stmt* g : gotosIn(body))
+      if (check_.guardOf(k_.kernel, g)) refuse(g->getBeginLoc(), "a goto that only some work-items take");
     block(body, k_.masked ? kMaskParam : "", false);
     // A masked function's returns are its mask's: the work-items outside leave at its end.
-    const clang::QualType ret = k_.kernel->getReturnType();
-    if (k_.masked && !ret->isVoidType())
-      insert(bytesOr(body->getRBracLoc(), body->getRBracLoc(), "the function's '}'").first,
-             " return (" + typeText(ret, k_.kernel->getLocation()) + ")0; ");
+    const unsigned end = bytesOr(body->getRBracLoc(), body->getRBracLoc(), "the function's '}'").first;
+    if (valueDeclared_)
+      insert(end, std::string(" return ") + kValue + "; ");
+    else if (k_.masked && !ret->isVoidType())
+      insert(end, " return (" + typeText(ret, k_.kernel->getLocation()) + ")0; ");
   }
   MaskedCalls masks;
 
@@ -357,14 +376,30 @@ class Rewrite {
       const bool after = later || anyHotAfter(it, b);
       if (!hot(s) && after)
         if (const clang::Stmt* e = escapeIn(s, &handled_); e && (!pred.empty() || check_.guardOf(k_.kernel, e)))
-          refuse(e->getBeginLoc(), "a return, break or continue that only some work-items take, before an exchange");
+          refuseEscape(e);
       const unsigned before = returnsReplaced_;
       statement(s, pred, after);
       if (returnsReplaced_ != before && pred.find(kRun) == std::string::npos) pred = both(pred, kRun);
     }
   }
 
+  [[noreturn]] void refuseEscape(const clang::Stmt* e) const {
+    refuse(e->getBeginLoc(), llvm::isa<clang::GotoStmt, clang::LabelStmt>(e)
+                                 ? "a goto or label where only some work-items run, before an exchange"
+                                 : "a return, break or continue that only some work-items take, before an exchange");
+  }
   static constexpr const char* kRun = "__isg_run";
+  static constexpr const char* kValue = "__isg_value";
+  // The function's value, declared once at its first statement, for the returns the rewrite
+  // replaces.
+  std::string value() {
+    if (!valueDeclared_) {
+      valueDeclared_ = true;
+      const std::string t = typeText(k_.kernel->getReturnType(), k_.kernel->getLocation());
+      insert(insertionPoint(kernelBody_->body_front()), t + " " + kValue + " = (" + t + ")0; ");
+    }
+    return kValue;
+  }
   // Whether `s` holds a return that only some work-items take (those all take stay returns).
   bool holdsReturn(const clang::Stmt* s) const {
     Jumps j;
@@ -418,8 +453,8 @@ class Rewrite {
     }
     if (const auto* i = llvm::dyn_cast<clang::IfStmt>(s)) return branch(i, pred, later);
     if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(s)) return loop(s, pred);
-    if (llvm::isa<clang::DeclStmt, clang::Expr, clang::ReturnStmt>(s)) return leaf(s, pred);
-    if (llvm::isa<clang::SwitchStmt>(s)) refuse(s->getBeginLoc(), "an exchange inside a switch");
+    if (llvm::isa<clang::DeclStmt, clang::Expr, clang::ReturnStmt>(s)) return leaf(s, pred, later);
+    if (const auto* sw = llvm::dyn_cast<clang::SwitchStmt>(s)) return switchCases(sw, pred);
     refuse(s->getBeginLoc(), "an exchange inside this kind of statement");
   }
 
@@ -456,7 +491,7 @@ class Rewrite {
   void guard(const clang::Stmt* s, const std::string& pred, bool later) {
     if (llvm::isa<clang::NullStmt>(s)) return;
     if (const clang::Stmt* e = escapeIn(s, &handled_); e && later)
-      refuse(e->getBeginLoc(), "a return, break or continue that only some work-items take, before an exchange");
+      refuseEscape(e);
     if (const auto* d = llvm::dyn_cast<clang::DeclStmt>(s)) {
       for (const clang::Decl* decl : d->decls()) {
         const auto* v = llvm::dyn_cast<clang::VarDecl>(decl);
@@ -483,8 +518,16 @@ class Rewrite {
       if (h == handled_.end()) continue;
       if (label.empty()) label = fresh("skip");
       auto [jb, je] = bytesOr(clang::SourceRange(j->getBeginLoc(), j->getBeginLoc()), j->getBeginLoc(), "the jump");
-      replace(jb, je, "do { " + (llvm::isa<clang::ReturnStmt>(j) ? returnText() : h->second) + " goto " + label +
-                          "; } while (0)");
+      const std::string clears = llvm::isa<clang::ReturnStmt>(j) ? returnText() : h->second;
+      if (const auto* r = llvm::dyn_cast<clang::ReturnStmt>(j); r && r->getRetValue()) {
+        // `return e;`: `do { value = (e); <flags> goto skip; } while (0);`
+        const unsigned vb = bytesOr(r->getRetValue()->getSourceRange(), r->getBeginLoc(), "the returned value").first;
+        const unsigned ve = stmtEnd(r) - 1;
+        replace(jb, vb, "do { " + value() + " = (");
+        insert(ve, "); " + clears + " goto " + label + "; } while (0)");
+        continue;
+      }
+      replace(jb, je, "do { " + clears + " goto " + label + "; } while (0)");
     }
     insert(insertionPoint(s), "if (" + (pred.empty() ? std::string("1") : pred) + ") { ");
     insert(stmtEnd(s), label.empty() ? " }" : " " + label + ": ; }");
@@ -520,6 +563,82 @@ class Rewrite {
     insert(stmtEnd(i), " }");
   }
 
+  // A switch around exchanges. Where only some work-items take a case (the value decides per
+  // work-item, only some reach the switch, or a jump in it is taken per work-item), every
+  // work-item of the group walks every case in order: `f` says it is inside (it entered at its
+  // label or fell through to here, and took no break since); break, continue and return clear it.
+  void switchCases(const clang::SwitchStmt* sw, const std::string& pred) {
+    const SourceLocation at = sw->getBeginLoc();
+    const auto* c = llvm::dyn_cast<clang::CompoundStmt>(sw->getBody());
+    if (!c) refuse(at, "a switch without braces");
+    Jumps all;
+    all.TraverseStmt(const_cast<clang::Stmt*>(sw->getBody()));
+    const bool divergentJump = std::any_of(all.found.begin(), all.found.end(), [&](const clang::Stmt* j) {
+      return (!llvm::isa<clang::BreakStmt>(j) || jumpTarget(j) == sw) && check_.guardOf(k_.kernel, j);
+    });
+    auto labelled = [](const clang::Stmt* s) {
+      while (const auto* l = llvm::dyn_cast<clang::SwitchCase>(s)) s = l->getSubStmt();
+      return s;
+    };
+    if (!divergent(sw->getCond()) && pred.empty() && !divergentJump) {
+      for (const clang::Stmt* child : c->body()) statement(labelled(child), pred, true);
+      return;
+    }
+    if (hot(sw->getCond())) refuse(at, "an exchange in the value of a switch that work-items take apart");
+    // Every label where the walk finds it: in the switch's own braces.
+    unsigned direct = 0, labels = 0;
+    for (const clang::Stmt* child : c->body())
+      for (const clang::Stmt* s = child; llvm::isa<clang::SwitchCase>(s); s = llvm::cast<clang::SwitchCase>(s)->getSubStmt())
+        ++direct;
+    for (const clang::SwitchCase* l = sw->getSwitchCaseList(); l; l = l->getNextSwitchCase()) ++labels;
+    if (direct != labels) refuse(at, "a case label inside a statement of the switch");
+    const clang::QualType type = sw->getCond()->getType();
+    const std::string t = typeText(type, at), v = fresh("v"), f = fresh("f");
+    auto constant = [&](const clang::Expr* e) {
+      const llvm::APSInt x = e->EvaluateKnownConstInt(ctx_);
+      return "(" + t + ")(" + llvm::toString(x, 10, x.isSigned()) + (x.isSigned() ? "L" : "UL") + ")";
+    };
+    auto matches = [&](const clang::CaseStmt* cs) {
+      if (!cs->getRHS()) return "(" + v + " == " + constant(cs->getLHS()) + ")";
+      return "(" + v + " >= " + constant(cs->getLHS()) + " && " + v + " <= " + constant(cs->getRHS()) + ")";
+    };
+    std::string anyCase;
+    for (const clang::SwitchCase* l = sw->getSwitchCaseList(); l; l = l->getNextSwitchCase())
+      if (const auto* cs = llvm::dyn_cast<clang::CaseStmt>(l)) anyCase += (anyCase.empty() ? "" : " || ") + matches(cs);
+    const unsigned lp = bytesOr(clang::SourceRange(sw->getLParenLoc(), sw->getLParenLoc()), at, "the switch's '('").first;
+    const unsigned rp = bytesOr(clang::SourceRange(sw->getRParenLoc(), sw->getRParenLoc()), at, "the switch's ')'").first;
+    const std::string value = flat(lp + 1, rp, at);
+    const unsigned sb = bytesOr(sw->getSourceRange(), at, "the switch").first;
+    const unsigned lb = bytesOr(c->getLBracLoc(), at, "the switch's '{'").first;
+    replace(sb, lb + 1, "{ const " + t + " " + v + " = " +
+                            (pred.empty() ? "(" + value + ")" : "(" + pred + ") ? (" + value + ") : (" + t + ")0") +
+                            "; bool " + f + " = false;");
+    for (const clang::Stmt* j : all.found) {
+      if (llvm::isa<clang::BreakStmt>(j) && jumpTarget(j) == sw) handled_[j] = f + " = false;";
+      else if (llvm::isa<clang::ContinueStmt>(j) && handled_.count(j)) handled_[j] += " " + f + " = false;";
+    }
+    const std::string outer = loopLive_;
+    loopLive_ = f;
+    loopFlags_.push_back(f);
+    for (const clang::Stmt* child : c->body()) {
+      const clang::Stmt* s = labelled(child);
+      if (s != child) {
+        std::string enters;
+        for (const clang::Stmt* l = child; l != s; l = llvm::cast<clang::SwitchCase>(l)->getSubStmt())
+          enters += (enters.empty() ? "" : " || ") +
+                    (llvm::isa<clang::DefaultStmt>(l) ? (anyCase.empty() ? std::string("1") : "!(" + anyCase + ")")
+                                                       : matches(llvm::cast<clang::CaseStmt>(l)));
+        if (llvm::isa<clang::AttributedStmt>(s)) refuse(s->getBeginLoc(), "a statement with a pragma right after a case label");
+        const unsigned b = bytesOr(child->getSourceRange(), child->getBeginLoc(), "the case label").first;
+        const unsigned e = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the case's statement").first;
+        replace(b, e, f + " = " + f + " || (" + both(pred, "(" + enters + ")") + "); ");
+      }
+      statement(s, f, true);
+    }
+    loopLive_ = outer;
+    loopFlags_.pop_back();
+  }
+
   // Exchanges of the next iteration follow every statement of the body, whatever follows the loop.
   // A loop that work-items leave at different times (its condition, or a break or continue that
   // only some take) runs while any of them is in it: `k` says a work-item is, `kl` that it has
@@ -530,7 +649,6 @@ class Rewrite {
     const auto* d = llvm::dyn_cast<clang::DoStmt>(s);
     const clang::Expr* cond = f ? f->getCond() : w ? w->getCond() : d->getCond();
     const clang::Stmt* body = f ? f->getBody() : w ? w->getBody() : d->getBody();
-    if (!cond) refuse(s->getBeginLoc(), "a loop without a condition");
     Jumps all;
     all.TraverseStmt(const_cast<clang::Stmt*>(body));
     std::vector<const clang::Stmt*> jumps;
@@ -551,7 +669,7 @@ class Rewrite {
     }
     const auto* c = llvm::dyn_cast<clang::CompoundStmt>(body);
     if (d && !c) refuse(s->getBeginLoc(), "a do loop without braces");
-    if (hot(cond)) refuse(s->getBeginLoc(), "an exchange in the condition of a loop that work-items leave at different times");
+    if (cond && hot(cond)) refuse(s->getBeginLoc(), "an exchange in the condition of a loop that work-items leave at different times");
     if ((f && f->getInit() && hot(f->getInit())) || (f && f->getInc() && hot(f->getInc())))
       refuse(s->getBeginLoc(), "an exchange in the start or step of a loop that work-items leave at different times");
     if (attributed_.count(s)) refuse(s->getBeginLoc(), "a loop with a pragma, which work-items leave at different times");
@@ -577,10 +695,10 @@ class Rewrite {
       while (cb < ce && all[cb] != '(') ++cb;
       if (cb == ce) refuse(s->getBeginLoc(), "the condition of the do loop is not where the rewrite can find it");
       ++cb;
-    } else {
+    } else if (cond) {
       std::tie(cb, ce) = bytesOr(cond->getSourceRange(), s->getBeginLoc(), "the loop's condition");
     }
-    const std::string condText = flat(cb, ce, s->getBeginLoc());
+    const std::string condText = cond ? flat(cb, ce, s->getBeginLoc()) : "1";  // `for (;;)`
     std::string init, inc;
     if (f && f->getInit()) {
       auto [b, e] = bytesOr(f->getInit()->getSourceRange(), s->getBeginLoc(), "the loop's start");
@@ -627,7 +745,7 @@ class Rewrite {
   // A declaration or expression statement holding exchanges, under `pred`. An exchange on one
   // side of ?:, && or || is taken by the work-items that evaluate that side: the condition of
   // the side joins its predicate (read twice, so it must be one every work-item may evaluate).
-  void leaf(const clang::Stmt* s, const std::string& pred) {
+  void leaf(const clang::Stmt* s, const std::string& pred, bool later) {
     // The conditions on the way from `call` up to the statement, and whether one decides per
     // work-item.
     auto sides = [&](const clang::CallExpr* call, bool* divergentSide) {
@@ -705,7 +823,7 @@ class Rewrite {
       replace(cb, ce, isVoid ? "(void)0" : h);
     }
     insert(sb, hoisted);
-    if (!pred.empty()) guard(s, pred, false);  // its exchanges are out of it now
+    if (!pred.empty()) guard(s, pred, later);  // its exchanges are out of it now
   }
   bool within(const clang::Stmt* inner, const clang::Stmt* outer) const {
     for (const clang::Stmt* p = inner; p; p = parentOf(p))
@@ -713,6 +831,7 @@ class Rewrite {
     return false;
   }
 
+  clang::ASTContext& ctx_;
   const clang::SourceManager& sm_;
   const clang::LangOptions& lo_;
   DivergenceCheck& check_;
@@ -724,6 +843,7 @@ class Rewrite {
   std::vector<std::string> loopFlags_;  // the flags of the lowered loops around the walk
   const clang::CompoundStmt* kernelBody_ = nullptr;
   unsigned returnsReplaced_ = 0;
+  bool valueDeclared_ = false;
   std::string loopLive_;  // the flag of the innermost lowered loop that a jump may clear
   unsigned next_ = 0;
 };

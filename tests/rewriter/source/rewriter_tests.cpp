@@ -404,7 +404,7 @@ TEST(Rewrite, CompiledObjectsWithHelpersKeepTheSubGroupSizeDynamic) {
 // Issue 32.4, then 49: on the local strategy a builtin reached by only some work-items of a
 // work-group breaks its barrier. Branches and early returns in the kernel are rewritten so that
 // every work-item reaches it (predication.h): no warning there. What the rewrite cannot express
-// (a helper that exchanges, called inside a switch) keeps its flow, and the build log says so
+// (a helper that exchanges, called under a case label nested in its switch) keeps its flow, and the build log says so
 // at the user's line and names the condition. Uniform control flow gets no warning.
 TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
   isg::DeviceTraits warn = localTraits();
@@ -430,7 +430,7 @@ TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
       "float helper(float x) { return sub_group_reduce_max(x); }\n"
       "kernel void via_helper(global float* o) {\n"
       "  float x = o[0];\n"
-      "  switch (get_sub_group_local_id()) { case 0: x = helper(x); break; default: break; }\n"
+      "  switch (get_sub_group_local_id()) { case 0: if (x > 0) { case 1: x = helper(x); } break; default: break; }\n"
       "  o[0] = x + (float)get_sub_group_local_id();\n"
       "}\n";
   auto r = rewrite(source, "", {}, warn);
@@ -440,7 +440,8 @@ TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
   EXPECT_EQ(r.log.find("intel_sub_group_shuffle"), std::string::npos) << r.log;  // a uniform loop
   EXPECT_EQ(r.log.find("<source>:16:"), std::string::npos) << r.log;
   EXPECT_NE(r.log.find("<source>:21:3: warning: an exchange here may be reached by only some work-items, and "
-                       "the layer cannot give the others a part in it (an exchange inside a switch); results "
+                       "the layer cannot give the others a part in it (a case label inside a statement of the switch); "
+                       "results "
                        "may differ from Intel's"),
             std::string::npos) << r.log;
   EXPECT_NE(r.log.find("<source>:18:32: warning: 'sub_group_reduce_max' may be reached by only "
@@ -456,7 +457,8 @@ TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
     const RewriteResult refused = rewrite(source, "", {}, t);
     EXPECT_EQ(refused.status, RewriteResult::Status::Error);
     EXPECT_NE(refused.log.find("<source>:21:3: error: an exchange here may be reached by only some work-items, and "
-                               "the layer cannot give the others a part in it (an exchange inside a switch), so it "
+                               "the layer cannot give the others a part in it (a case label inside a statement of the "
+                               "switch), so it "
                                "refuses the kernel"),
               std::string::npos) << refused.log;
     EXPECT_NE(refused.log.find("<source>:18:32: error: 'sub_group_reduce_max' may be reached by only some "
@@ -1998,9 +2000,10 @@ TEST(Rewrite, MacroSpelledExchangesAreLoweredAfterThePreprocessor) {
               std::string::npos) << user;
     EXPECT_NE(user.find("sub_group_reduce_add((__isg_p0) ? (v % 100 + k) : ((int)0))"), std::string::npos) << user;
     EXPECT_EQ(user.find("REDUCE_INTO(acc"), std::string::npos) << user;
-    // The same exchange in a switch: refused, at the user's line, after both walks.
+    // The same exchanges in a switch whose value holds an exchange: refused, at the user's line,
+    // after both walks.
     std::string inSwitch = source;
-    inSwitch.replace(inSwitch.find("  if ((int)g < n) {"), 19, "  switch (g % 3) { case 0:");
+    inSwitch.replace(inSwitch.find("  if ((int)g < n) {"), 19, "  switch ((g + sub_group_reduce_add(1)) % 3) { case 0:");
     const RewriteResult refused = rewrite(inSwitch, "-cl-std=CL2.0", headers, t);
     EXPECT_EQ(refused.status, RewriteResult::Status::Error);
     EXPECT_NE(refused.log.find("<source>:9:3: error: an exchange here may be reached by only some work-items"),
@@ -2092,7 +2095,7 @@ TEST(Rewrite, ExecutionModelOfRealKernelShapes) {
             std::string::npos) << userPart(ret);
   EXPECT_NE(userPart(ret).find("sub_group_reduce_max((__isg_run) ? (n) : (INT_MIN))"), std::string::npos) << userPart(ret);
   EXPECT_TRUE(ret.log.empty()) << ret.log;
-  // What the rewrite cannot express fails the build at the line: an exchange in a switch.
+  // A switch the work-items take apart: every one walks every case, a flag saying it is inside.
   const RewriteResult sw = rewrite(
       "kernel void k(global int* o) {\n"
       "  switch (get_local_id(0) % 3) {\n"
@@ -2100,9 +2103,36 @@ TEST(Rewrite, ExecutionModelOfRealKernelShapes) {
       "    default: break;\n"
       "  }\n"
       "}\n");
-  EXPECT_EQ(sw.status, RewriteResult::Status::Error);
-  EXPECT_NE(sw.log.find("<source>:2:3: error: an exchange here may be reached by only some work-items"), std::string::npos)
-      << sw.log;
+  EXPECT_REWRITTEN(sw);
+  EXPECT_NE(userPart(sw).find("bool __isg_f1 = false;"), std::string::npos) << userPart(sw);
+  EXPECT_NE(userPart(sw).find("sub_group_reduce_add((__isg_f1) ? (o[1]) : ((int)0))"), std::string::npos) << userPart(sw);
+  EXPECT_NE(userPart(sw).find("if (__isg_f1) { do { __isg_f1 = false; goto"), std::string::npos) << userPart(sw);
+  // What the rewrite cannot express fails the build at the line: a case label inside a
+  // statement of its switch.
+  const RewriteResult duff = rewrite(
+      "kernel void k(global int* o) {\n"
+      "  switch (get_local_id(0) % 3) {\n"
+      "    case 0: if (o[2]) { case 1: o[0] = sub_group_reduce_add(o[1]); } break;\n"
+      "    default: break;\n"
+      "  }\n"
+      "}\n");
+  EXPECT_EQ(duff.status, RewriteResult::Status::Error);
+  EXPECT_NE(duff.log.find("<source>:2:3: error: an exchange here may be reached by only some work-items"),
+            std::string::npos) << duff.log;
+  EXPECT_NE(duff.log.find("a case label inside a statement of the switch"), std::string::npos) << duff.log;
+  // A goto that only some work-items take (legal C, not structured): refused at the goto.
+  const RewriteResult jump = rewrite(
+      "kernel void k(global int* o) {\n"
+      "  int x = o[get_global_id(0)];\n"
+      "  if (get_sub_group_local_id() < 3) goto out;\n"
+      "  x = sub_group_reduce_add(x);\n"
+      "out:\n"
+      "  o[get_global_id(0)] = x;\n"
+      "}\n");
+  EXPECT_EQ(jump.status, RewriteResult::Status::Error);
+  EXPECT_NE(jump.log.find("<source>:3:37: error: an exchange here may be reached by only some work-items, and the "
+                          "layer cannot give the others a part in it (a goto that only some work-items take)"),
+            std::string::npos) << jump.log;
 
   // oneDNN's conversion.h: prototypes of Intel-internal builtins stay prototypes, and get a
   // definition beside them (drivers link every function a program defines).
