@@ -294,12 +294,16 @@ INSTANTIATE_TEST_SUITE_P(RealProjects, OptionSets, ::testing::ValuesIn(optionSet
 
 // ---- helper headers read from disk ----------------------------------------------------------
 
-std::string headerDir() {
-  std::string dir = ::testing::TempDir() + "isg_headers_" + std::to_string(::getpid());
-  std::string cmd = "mkdir -p '" + dir + "/detail'";
-  EXPECT_EQ(std::system(cmd.c_str()), 0);
-  return dir;
-}
+// A folder of headers for one test, removed when the test ends.
+struct HeaderDir {
+  HeaderDir() : path(::testing::TempDir() + "isg_headers_" + std::to_string(::getpid())) {
+    EXPECT_EQ(std::system(("mkdir -p '" + path + "/detail'").c_str()), 0);
+  }
+  ~HeaderDir() { EXPECT_EQ(std::system(("rm -rf '" + path + "'").c_str()), 0); }
+  HeaderDir(const HeaderDir&) = delete;
+  HeaderDir& operator=(const HeaderDir&) = delete;
+  const std::string path;
+};
 
 void writeFile(const std::string& path, const std::string& text) {
   FILE* f = std::fopen(path.c_str(), "w");
@@ -315,7 +319,8 @@ TEST(DiskHeaders, HelpersInHeadersAndAHeaderThatChangesBetweenBuilds) {
   if (isgtest::spirvMode())
     GTEST_SKIP() << "headers on disk: a module is compiled from them before the layer sees it";
 
-  const std::string dir = headerDir();
+  const HeaderDir headers;
+  const std::string& dir = headers.path;
   const std::string source =
       "#include \"sg.h\"\n"
       "__attribute__((intel_reqd_sub_group_size(SG)))\n"
@@ -351,7 +356,8 @@ TEST(DiskHeaders, ErrorsInAHelperHeaderNameTheHeader) {
   if (isgtest::spirvMode())
     GTEST_SKIP() << "headers on disk: a module is compiled from them before the layer sees it";
 
-  const std::string dir = headerDir();
+  const HeaderDir headers;
+  const std::string& dir = headers.path;
   writeFile(dir + "/bad.h",
             "uint lane_of(uint v) {\n"
             "  return intel_sub_group_shuffle(v, 0u) + get_sub_group_local_id();\n"
