@@ -13,6 +13,7 @@
 // code no kernel reaches. Each kernel writes what every work-item sees of its sub-group and the
 // results of shuffles, reductions and scans over it.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -42,6 +43,9 @@ struct Case {
   // A loop whose trip count differs between sub-groups: the khr test double exchanges through
   // work-group barriers under native sub-groups that decide alone (docs/strategies.md).
   bool sharedLoop = false;
+  // A header the program includes as "em_helpers.h", found through -I (a folder of its own,
+  // removed after the build).
+  std::string header = "";
 };
 
 // The kernels of rules 1 and 2: every work-item first holds its values (v, a float, a vector, a
@@ -288,6 +292,23 @@ const char* kSwitch =
     "  r[3] = hot_return(v, l);\n"
     "  r[4] = early(v, l);\n";
 
+// Helpers in a header found through -I (as oneDNN and OpenCV keep theirs), one that branches
+// around its exchange and one a macro of the header calls under a tail check; an array declared
+// with constants where only some work-items run.
+const char* kHeaderHelpers =
+    "int lane_pair(int x, uint lane) {\n"
+    "  int s = -3;\n"
+    "  if (lane % 2u == 0u) s = intel_sub_group_shuffle(x, lane + 1u);\n"
+    "  return s + sub_group_reduce_add(x % 10);\n"
+    "}\n"
+    "#define LANE_PAIR_INTO(dst, x, lane) dst = lane_pair((x), (lane))\n";
+const char* kHeaderCalls =
+    "  if ((int)g < n) {\n"
+    "    const int w[4] = {3, 5, 7, 11};\n"
+    "    LANE_PAIR_INTO(r[0], v, l);\n"
+    "    r[1] = w[l % 4u] + sub_group_reduce_max(v % 100);\n"
+    "  }\n";
+
 // Every work-item writes four values: its sub-group's size, its place (local id + 100 x
 // sub-group id), a shuffle within its sub-group and a reduction and a scan over it.
 std::string rowsKernel(const std::string& attribute) {
@@ -352,6 +373,8 @@ std::vector<Case> cases() {
     out.push_back({"macros_S" + s, divergentKernel(S, kMacros, 2), "-cl-std=CL1.2", {64}, {32}, false, 2});
     out.push_back({"switch_returns_S" + s, kReturningHelpers + divergentKernel(S, kSwitch, 5), "-cl-std=CL2.0", {64}, {32},
                    false, 5});
+    out.push_back({"header_helpers_S" + s, "#include \"em_helpers.h\"\n" + divergentKernel(S, kHeaderCalls, 2), "-cl-std=CL1.2", {64}, {32}, false, 2,
+                   false, kHeaderHelpers});
     out.push_back({"vector_declaration_S" + s, divergentKernel(S, kVectorDeclaration, 2), "-cl-std=CL2.0", {64}, {32}, false, 2});
   }
   return out;
@@ -367,7 +390,15 @@ size_t items(const std::vector<size_t>& global) {
 std::string run(const Case& c) {
   std::string log;
   cl_int status = CL_SUCCESS;
-  cl_program p = isgtest::buildProgram(c.source, c.options, &log, &status);
+  std::string options = c.options;
+  const std::string dir = ::testing::TempDir() + "isg_em_headers_" + std::to_string(::getpid());
+  if (!c.header.empty()) {
+    std::system(("mkdir -p '" + dir + "'").c_str());
+    std::ofstream(dir + "/em_helpers.h") << c.header;
+    options += " -I " + dir;
+  }
+  cl_program p = isgtest::buildProgram(c.source, options, &log, &status);
+  if (!c.header.empty()) std::system(("rm -rf '" + dir + "'").c_str());
   if (!p) return "build " + std::to_string(status) + " " + log;
   cl_int err = CL_SUCCESS;
   cl_kernel k = clCreateKernel(p, "k", &err);

@@ -93,24 +93,22 @@ FileEdit* leadingIn(std::vector<FileEdit>& edits, const std::string& file, unsig
 }
 }  // namespace
 
+std::string Editor::fileName(SourceLocation at) const {
+  if (sm_.getFileID(at) == sm_.getMainFileID()) return names_.mainName();
+  if (const std::string* name = names_.editable(sm_.getFilename(at))) return *name;
+  return sm_.getFilename(at).str();
+}
+
 std::optional<std::pair<std::string, unsigned>> Editor::leadingEdit(SourceLocation paren) const {
-  auto [fid, offset] = sm_.getDecomposedLoc(paren);
-  if (fid != sm_.getMainFileID()) return std::nullopt;
-  const FileEdit* e = leadingIn(const_cast<std::vector<FileEdit>&>(edits), names_.mainName(), offset + 1);
+  const unsigned offset = sm_.getDecomposedLoc(paren).second;
+  const FileEdit* e = leadingIn(const_cast<std::vector<FileEdit>&>(edits), fileName(paren), offset + 1);
   if (!e || e->offset != offset + 1 || e->length != 0) return std::nullopt;
   return std::make_pair(e->file, e->offset);
 }
 
 bool Editor::amendLeading(SourceLocation paren, const std::string& extra) {
-  auto [fid, offset] = sm_.getDecomposedLoc(paren);
-  std::string file;
-  if (fid == sm_.getMainFileID()) {
-    file = names_.mainName();
-  } else if (const std::string* name = names_.editable(sm_.getFilename(paren))) {
-    file = *name;
-  } else {
-    file = sm_.getFilename(paren).str();
-  }
+  const unsigned offset = sm_.getDecomposedLoc(paren).second;
+  const std::string file = fileName(paren);
   // After the '(' (or in place of the `void` of an empty parameter list).
   FileEdit* e = leadingIn(edits, file, offset + 1);
   if (auto next = tokenAfter(paren); !e && next && isVoid(*next))

@@ -56,6 +56,9 @@ class Editor {
 
   // The sub-group context's argument, as addLeading writes it.
   static const char* contextArgument();
+  // The name edits carry for the file that holds `at`: the program's, a header given with it,
+  // or a header's path on disk.
+  std::string fileName(clang::SourceLocation at) const;
   // The edit addLeading made at the '(' at `paren` (its file and offset), if there is one.
   std::optional<std::pair<std::string, unsigned>> leadingEdit(clang::SourceLocation paren) const;
   // Writes `extra` (", x") right after the context that addLeading put at `paren`.

@@ -94,7 +94,8 @@ std::vector<const clang::GotoStmt*> gotosIn(const clang::Stmt* s) {
 class Rewrite {
  public:
   Rewrite(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k)
-      : ctx_(ctx), sm_(ctx.getSourceManager()), lo_(ctx.getLangOpts()), check_(check), k_(k) {
+      : ctx_(ctx), sm_(ctx.getSourceManager()), lo_(ctx.getLangOpts()), check_(check), k_(k),
+        file_(sm_.getFileID(sm_.getExpansionLoc(k.kernel->getLocation()))) {
     for (const auto& [call, b] : k.builtins) markHot(call);
     for (const clang::CallExpr* call : k.helpers) markHot(call);
     for (const clang::CallExpr* call : k.opaque) markHot(call);
@@ -128,6 +129,7 @@ class Rewrite {
       insert(end, " return (" + typeText(ret, k_.kernel->getLocation()) + ")0; ");
   }
   MaskedCalls masks;
+  clang::FileID file() const { return file_; }
 
   struct Edit {
     unsigned offset, length;
@@ -154,7 +156,7 @@ class Rewrite {
     if (cr.isInvalid()) return std::nullopt;
     auto [fb, ob] = sm_.getDecomposedLoc(cr.getBegin());
     auto [fe, oe] = sm_.getDecomposedLoc(cr.getEnd());
-    if (fb != sm_.getMainFileID() || fe != fb || oe < ob) return std::nullopt;
+    if (fb != file_ || fe != fb || oe < ob) return std::nullopt;
     return std::make_pair(ob, oe);
   }
   std::pair<unsigned, unsigned> bytesOr(clang::SourceRange r, SourceLocation at, const char* what) const {
@@ -163,7 +165,7 @@ class Rewrite {
     return *b;
   }
   std::string_view text(unsigned b, unsigned e) const {
-    return sm_.getBufferData(sm_.getMainFileID()).substr(b, e - b);
+    return sm_.getBufferData(file_).substr(b, e - b);
   }
   // Text copied to another place of the line: one line, and no comment that would swallow the rest.
   std::string flat(unsigned b, unsigned e, SourceLocation at) const {
@@ -187,7 +189,7 @@ class Rewrite {
   unsigned insertionPoint(const clang::Stmt* s) {
     const unsigned b = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first;
     const auto* a = llvm::dyn_cast<clang::AttributedStmt>(s);
-    const std::string_view all = sm_.getBufferData(sm_.getMainFileID());
+    const std::string_view all = sm_.getBufferData(file_);
     if (!a || b >= all.size() || all[b] != '#') return b;
     std::size_t e = all.find('\n', b);
     if (e == std::string_view::npos) e = all.size();
@@ -199,7 +201,7 @@ class Rewrite {
   // Where a statement's text ends: after its ';' or its '}'.
   unsigned stmtEnd(const clang::Stmt* s) const {
     auto [b, e] = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement");
-    const std::string_view all = sm_.getBufferData(sm_.getMainFileID());
+    const std::string_view all = sm_.getBufferData(file_);
     if (e > 0 && all[e - 1] == '}') return e;
     // Expressions and jumps end before their ';' (declarations too, in some forms).
     if (e > 0 && all[e - 1] == ';') return e;
@@ -235,7 +237,10 @@ class Rewrite {
   bool safe(const clang::Expr* e, bool again = false) const {
     e = e->IgnoreParens();
     auto sub = [&](const clang::Expr* x) { return safe(x, again); };
-    if (llvm::isa<clang::IntegerLiteral, clang::FloatingLiteral, clang::CharacterLiteral>(e)) return true;
+    if (llvm::isa<clang::IntegerLiteral, clang::FloatingLiteral, clang::CharacterLiteral, clang::ImplicitValueInitExpr>(e))
+      return true;
+    if (const auto* l = llvm::dyn_cast<clang::InitListExpr>(e))
+      return std::all_of(l->begin(), l->end(), [&](const clang::Stmt* x) { return sub(llvm::cast<clang::Expr>(x)); });
     if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
       const auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl());
       return (v && (again || (v->hasLocalStorage() && !v->getType()->isArrayType()))) ||
@@ -279,7 +284,7 @@ class Rewrite {
     unsigned e = i + 1 < call->getNumArgs()
                      ? bytesOr(call->getArg(i + 1)->getSourceRange(), at, "an argument of the exchange").first
                      : bytesOr(clang::SourceRange(call->getRParenLoc(), call->getRParenLoc()), at, "the call's ')'").first;
-    const std::string_view all = sm_.getBufferData(sm_.getMainFileID());
+    const std::string_view all = sm_.getBufferData(file_);
     if (i + 1 < call->getNumArgs()) {
       while (e > b && all[e - 1] != ',') --e;
       if (e == b) refuse(at, "the arguments of the exchange are not where the rewrite can find them");
@@ -471,7 +476,7 @@ class Rewrite {
   // declarator. Clang's range of an expression may end early (a vector literal `(float4)(0.0f)`
   // ends at its last operand), so the text is read, brackets counted.
   unsigned initializerEnd(unsigned b, SourceLocation at) const {
-    const std::string_view all = sm_.getBufferData(sm_.getMainFileID());
+    const std::string_view all = sm_.getBufferData(file_);
     int depth = 0;
     unsigned e = b;
     for (; e < all.size(); ++e) {
@@ -498,8 +503,12 @@ class Rewrite {
         if (!v) continue;
         const clang::Expr* init = v->getInit();
         if (!init) continue;
-        if (v->getType()->isArrayType() || v->getType()->isRecordType() || llvm::isa<clang::InitListExpr>(init))
-          refuse(v->getLocation(), "an aggregate declared where only some work-items run");
+        // An aggregate whose initializer every work-item may evaluate is initialized by all of
+        // them as written (only those of `pred` read it); another cannot be given a default.
+        if (v->getType()->isArrayType() || v->getType()->isRecordType() || llvm::isa<clang::InitListExpr>(init)) {
+          if (!safe(init)) refuse(v->getLocation(), "an aggregate declared where only some work-items run, its initializer reading memory or calling");
+          continue;
+        }
         const unsigned ib = bytesOr(init->getSourceRange(), v->getLocation(), "the initializer").first;
         const unsigned ie = initializerEnd(ib, v->getLocation());
         insert(ib, "(" + pred + ") ? (");
@@ -690,7 +699,7 @@ class Rewrite {
     } else if (d) {
       const unsigned wb = bytesOr(clang::SourceRange(d->getWhileLoc(), d->getWhileLoc()), s->getBeginLoc(), "the loop's while").first;
       ce = bytesOr(clang::SourceRange(d->getRParenLoc(), d->getRParenLoc()), s->getBeginLoc(), "the loop's ')'").first;
-      const std::string_view all = sm_.getBufferData(sm_.getMainFileID());
+      const std::string_view all = sm_.getBufferData(file_);
       cb = wb + 5;
       while (cb < ce && all[cb] != '(') ++cb;
       if (cb == ce) refuse(s->getBeginLoc(), "the condition of the do loop is not where the rewrite can find it");
@@ -836,6 +845,7 @@ class Rewrite {
   const clang::LangOptions& lo_;
   DivergenceCheck& check_;
   const KernelExchanges& k_;
+  const clang::FileID file_;  // the file that spells the function: the program's or a header
   std::set<const clang::Stmt*> hot_;
   std::map<const clang::Stmt*, std::string> handled_;  // break/continue -> the flags it clears
   std::set<const clang::Stmt*> attributed_;  // loops under a pragma
@@ -895,12 +905,14 @@ Predication predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, cons
     if (!at) return report(call->getBeginLoc(), "the call's sub-group context is not where the rewrite can move it");
     moved.insert(*at);
   }
+  const SourceLocation start = sm.getLocForStartOfFile(r.file());
+  const std::string file = ed.fileName(start);
   for (const Rewrite::Edit& mine : r.edits) {
     for (const FileEdit& other : ed.edits)
-      if (other.file == "<source>" && !(other.length == 0 && moved.count({other.file, other.offset})) &&
+      if (other.file == file && !(other.length == 0 && moved.count({other.file, other.offset})) &&
           (mine.length == 0 ? other.length > 0 && other.offset <= mine.offset && mine.offset < other.offset + other.length
                             : other.offset < mine.offset + mine.length && mine.offset < other.offset + other.length))
-        return report(sm.getComposedLoc(sm.getMainFileID(), mine.offset), "another rewrite changes the same text");
+        return report(sm.getComposedLoc(r.file(), mine.offset), "another rewrite changes the same text");
   }
   // One edit per offset: the insertions there in the order they were made, then what replaces
   // the bytes from there (the Editor keeps one copy of equal edits, and the composer needs an
@@ -921,7 +933,6 @@ Predication predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, cons
                    return e.length == 0 && moved.count({e.file, e.offset});
                  }),
                  ed.edits.end());
-  const SourceLocation start = sm.getLocForStartOfFile(sm.getMainFileID());
   for (const Rewrite::Edit& e : merged)
     ed.add(start, e.offset, e.length, e.text, k.kernel->getLocation(),
            "the control flow around the exchanges of kernel '" + k.kernel->getNameAsString() + "'");
