@@ -309,6 +309,26 @@ const char* kHeaderCalls =
     "    r[1] = w[l % 4u] + sub_group_reduce_max(v % 100);\n"
     "  }\n";
 
+// A depthwise 3x3 convolution's shape (OpenVINO's, issue 66): rows across sub-groups, columns
+// across a sub-group's lanes, its shuffle under the column's padding check inside loops under the
+// row's, the whole under a tail check; lanes at the padding hold their values for the others.
+const char* kDepthwise =
+    "  int acc = 0;\n"
+    "  if ((int)g < n) {\n"
+    "    for (int ky = 0; ky < 3; ++ky) {\n"
+    "      const int y = (int)(g / get_sub_group_size()) % 4 + ky - 1;\n"
+    "      const bool zero_y = y < 0 || y >= 3;\n"
+    "      if (!zero_y) {\n"
+    "        for (int kx = 0; kx < 3; ++kx) {\n"
+    "          const int x = (int)l + kx - 1;\n"
+    "          const bool zero_x = x < 0 || x >= (int)get_sub_group_size();\n"
+    "          if (!zero_x) acc += intel_sub_group_shuffle(bias, (uint)x) * (ky * 3 + kx + 1);\n"
+    "        }\n"
+    "      }\n"
+    "    }\n"
+    "  }\n"
+    "  r[0] = acc;\n";
+
 // Every work-item writes four values: its sub-group's size, its place (local id + 100 x
 // sub-group id), a shuffle within its sub-group and a reduction and a scan over it.
 std::string rowsKernel(const std::string& attribute) {
@@ -375,6 +395,7 @@ std::vector<Case> cases() {
                    false, 5});
     out.push_back({"header_helpers_S" + s, "#include \"em_helpers.h\"\n" + divergentKernel(S, kHeaderCalls, 2), "-cl-std=CL1.2", {64}, {32}, false, 2,
                    false, kHeaderHelpers});
+    out.push_back({"depthwise_S" + s, divergentKernel(S, kDepthwise, 1), "-cl-std=CL2.0", {64}, {32}, false, 1});
     out.push_back({"vector_declaration_S" + s, divergentKernel(S, kVectorDeclaration, 2), "-cl-std=CL2.0", {64}, {32}, false, 2});
   }
   return out;
