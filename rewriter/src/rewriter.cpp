@@ -4,6 +4,7 @@
 // (result_cache.h). Clang is only reached through analysis.h.
 #include "isg/rewriter.h"
 #include "isg/rewriter_library.h"
+#include "isg/build_options.h"
 
 #include <algorithm>
 #include <string>
@@ -60,6 +61,11 @@ namespace {
 // program after its preprocessor (expandMainText: same lines, the macros of the main text
 // expanded) may lower it: then that text is the program's (*in) from here on. Programs the walk
 // lowers or leaves alone as written keep their text byte for byte.
+bool warningsFail(const std::string& options) {
+  const std::vector<std::string> words = splitBuildOptions(options);
+  return std::find(words.begin(), words.end(), "-Werror") != words.end();
+}
+
 detail::Analysis analyzeForExecutionModel(RewriteInput* in) {
   detail::Analysis a = detail::analyzeProgram(*in);
   if (!a.predicationRefused || !a.intelInternal.empty()) return a;
@@ -100,7 +106,11 @@ RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>
   for (std::size_t i = before; i < edits.size() && !blanked; ++i)
     for (const auto& [file, offset] : a.activeExtensionPragmas)
       blanked |= file == edits[i].file && offset >= edits[i].offset && offset < edits[i].offset + edits[i].length;
-  if (!a.usesSubGroups && !blanked && a.intelInternal.empty()) return RewriteResult{};  // PassThrough
+  // A program whose only Intel feature is the extension's pragma goes to the driver as written
+  // (the driver warns about an extension it does not know), unless that warning would fail the
+  // build (-Werror, which oneDNN passes): then its pragma lines are blanked.
+  if (!a.usesSubGroups && a.intelInternal.empty() && (!blanked || !warningsFail(in.options)))
+    return RewriteResult{};  // PassThrough
 
   RewriteResult r;
   r.status = RewriteResult::Status::Rewritten;

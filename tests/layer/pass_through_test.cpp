@@ -54,6 +54,32 @@ TEST(PassThrough, PlainProgramKeepsSourceAndComputes) {
   clReleaseProgram(p);
 }
 
+// A program whose only Intel feature is the extension's pragma reaches the driver byte for byte
+// (issue 67): the driver gets the application's options, not the layer's. (With -Werror its
+// pragma lines are blanked: a driver that does not know the extension would fail the build.)
+TEST(PassThrough, PragmaOnlyProgramReachesTheDriverAsWritten) {
+  ISG_REQUIRE_ENV();
+  const std::string source = std::string("#pragma OPENCL EXTENSION cl_intel_subgroups : enable\n") + kPlainSource;
+  std::string log;
+  cl_program p = isgtest::buildProgram(source, "-DFACTOR=5", &log);
+  ASSERT_NE(p, nullptr) << log;
+  EXPECT_EQ(isgtest::programSource(p), source);
+  size_t optionsSize = 0;
+  ISG_CL_CHECK(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, 0, nullptr, &optionsSize));
+  std::string options(optionsSize, '\0');
+  ISG_CL_CHECK(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, optionsSize, options.data(), nullptr));
+  EXPECT_EQ(std::string(options.c_str()), "-DFACTOR=5");
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(p, "scale", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const size_t n = 64;
+  std::vector<cl_int> in = isgtest::iota(n), out;
+  isgtest::runIntKernel(k, in, &out, n, 0);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] * 3 + 5) << i;
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+}
+
 TEST(PassThrough, PlainProgramBuildErrorIsTheDriversOwn) {
   ISG_REQUIRE_ENV();
   std::string log;

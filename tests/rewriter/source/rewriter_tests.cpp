@@ -215,7 +215,8 @@ TEST(PassThrough, ExtensionCheckOnly) {
 
 // CLBlast's shape: the pragma and the shuffle helpers sit under an #if the host defines only for
 // devices it gives shuffles. Skipped, they change nothing; defined, they are a rewrite; a pragma
-// the preprocessor acts on (here in a header) is one even with no builtin call.
+// the preprocessor acts on (here in a header) with no builtin call goes to the driver as written
+// (issue 67), unless the driver's warning about it would fail the build (-Werror).
 TEST(PassThrough, PragmaInASkippedSection) {
   const std::string src =
       "#if USE_SUBGROUP_SHUFFLING == 1\n"
@@ -226,12 +227,15 @@ TEST(PassThrough, PragmaInASkippedSection) {
   auto skipped = rewrite(src);
   EXPECT_EQ(skipped.status, Status::PassThrough) << skipped.log;
   EXPECT_REWRITTEN(rewrite(src, "-DUSE_SUBGROUP_SHUFFLING=1"));
-  auto pragmaOnly = rewrite("#if USE_SUBGROUP_SHUFFLING == 1\n"
-                            "#pragma OPENCL EXTENSION cl_intel_subgroups : enable\n"
-                            "#endif\n"
-                            "#include \"h.h\"\n"
-                            "kernel void k(global float* x) { x[0] = 1.0f; }\n",
-                            "", {{"h.h", "#pragma OPENCL EXTENSION cl_intel_subgroups_short : enable\n"}});
+  const std::string pragmas = "#if USE_SUBGROUP_SHUFFLING == 1\n"
+                              "#pragma OPENCL EXTENSION cl_intel_subgroups : enable\n"
+                              "#endif\n"
+                              "#include \"h.h\"\n"
+                              "kernel void k(global float* x) { x[0] = 1.0f; }\n";
+  const std::vector<isg::SourceFile> header = {{"h.h", "#pragma OPENCL EXTENSION cl_intel_subgroups_short : enable\n"}};
+  auto forwarded = rewrite(pragmas, "-DUSE_SUBGROUP_SHUFFLING=1 -cl-std=CL2.0", header);
+  EXPECT_EQ(forwarded.status, Status::PassThrough) << forwarded.log;
+  auto pragmaOnly = rewrite(pragmas, "-cl-std=CL2.0 -Werror", header);
   EXPECT_REWRITTEN(pragmaOnly);
   EXPECT_EQ(pragmaOnly.headers.at(0).text, "\n");
 }
