@@ -19,6 +19,26 @@ const char* kPlainSource =
     "  out[i] = in[i] * 3 + FACTOR;\n"
     "}\n";
 
+// The options the program reports it was built with.
+std::string buildOptionsOf(cl_program p) {
+  size_t size = 0;
+  EXPECT_EQ(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, 0, nullptr, &size), CL_SUCCESS);
+  std::string options(size, '\0');
+  EXPECT_EQ(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, size, options.data(), nullptr), CL_SUCCESS);
+  return options.c_str();
+}
+
+// Runs kPlainSource's kernel of `p` (FACTOR 5) over n work-items and checks every result.
+void expectScale(cl_program p, size_t n) {
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(p, "scale", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  std::vector<cl_int> in = isgtest::iota(n), out;
+  isgtest::runIntKernel(k, in, &out, n, 0);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] * 3 + 5) << i;
+  clReleaseKernel(k);
+}
+
 TEST(PassThrough, PlainProgramKeepsSourceAndComputes) {
   ISG_REQUIRE_ENV();
   std::string log;
@@ -33,24 +53,14 @@ TEST(PassThrough, PlainProgramKeepsSourceAndComputes) {
     EXPECT_FALSE(isgtest::rewriterLibraryLoaded());
   }
 
-  size_t optionsSize = 0;
-  ISG_CL_CHECK(
-      clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, 0, nullptr, &optionsSize));
-  std::string options(optionsSize, '\0');
-  ISG_CL_CHECK(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, optionsSize,
-                                     options.data(), nullptr));
-  EXPECT_EQ(std::string(options.c_str()), "-DFACTOR=5");
+  EXPECT_EQ(buildOptionsOf(p), "-DFACTOR=5");
 
   cl_int err = CL_SUCCESS;
   cl_kernel k = clCreateKernel(p, "scale", &err);
   ASSERT_EQ(err, CL_SUCCESS);
   ASSERT_NO_FATAL_FAILURE(isgtest::expectKernelInfo(k, 2u, p));
-
-  const size_t n = 1000;
-  std::vector<cl_int> in = isgtest::iota(n), out;
-  isgtest::runIntKernel(k, in, &out, n, 0);
-  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] * 3 + 5) << i;
   clReleaseKernel(k);
+  ASSERT_NO_FATAL_FAILURE(expectScale(p, 1000));
   clReleaseProgram(p);
 }
 
@@ -64,19 +74,8 @@ TEST(PassThrough, PragmaOnlyProgramReachesTheDriverAsWritten) {
   cl_program p = isgtest::buildProgram(source, "-DFACTOR=5", &log);
   ASSERT_NE(p, nullptr) << log;
   EXPECT_EQ(isgtest::programSource(p), source);
-  size_t optionsSize = 0;
-  ISG_CL_CHECK(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, 0, nullptr, &optionsSize));
-  std::string options(optionsSize, '\0');
-  ISG_CL_CHECK(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, optionsSize, options.data(), nullptr));
-  EXPECT_EQ(std::string(options.c_str()), "-DFACTOR=5");
-  cl_int err = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(p, "scale", &err);
-  ASSERT_EQ(err, CL_SUCCESS);
-  const size_t n = 64;
-  std::vector<cl_int> in = isgtest::iota(n), out;
-  isgtest::runIntKernel(k, in, &out, n, 0);
-  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] * 3 + 5) << i;
-  clReleaseKernel(k);
+  EXPECT_EQ(buildOptionsOf(p), "-DFACTOR=5");
+  ASSERT_NO_FATAL_FAILURE(expectScale(p, 64));
   clReleaseProgram(p);
 }
 
@@ -114,20 +113,10 @@ TEST(PassThrough, OptionsOnlyIntelsCompilerTakesDoNotFailTheBuild) {
     cl_program p = isgtest::buildProgram(source, options, &log);
     ASSERT_NE(p, nullptr) << options << "\n" << log;
     if (source == intelSource) {
-      size_t size = 0;
-      ISG_CL_CHECK(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, 0, nullptr, &size));
-      std::string seen(size, '\0');
-      ISG_CL_CHECK(clGetProgramBuildInfo(p, env().device, CL_PROGRAM_BUILD_OPTIONS, size, seen.data(), nullptr));
+      const std::string seen = buildOptionsOf(p);
       EXPECT_NE(seen.find("-cl-no-subgroup-ifp"), std::string::npos) << seen;
     }
-    cl_int err = CL_SUCCESS;
-    cl_kernel k = clCreateKernel(p, "scale", &err);
-    ASSERT_EQ(err, CL_SUCCESS);
-    const size_t n = 256;
-    std::vector<cl_int> in = isgtest::iota(n), out;
-    isgtest::runIntKernel(k, in, &out, n, 0);
-    for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] * 3 + 5) << i;
-    clReleaseKernel(k);
+    ASSERT_NO_FATAL_FAILURE(expectScale(p, 256));
     clReleaseProgram(p);
   }
   // A program the rewriter refuses fails as the driver's build would, and still reads back the
