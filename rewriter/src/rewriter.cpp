@@ -56,16 +56,17 @@ std::string khrMisfit(const DeviceTraits& traits, const std::vector<KernelManife
 
 namespace {
 
-// The analysis of `*in`. Where the walk of Intel's execution model had to leave a function as it
-// was (an exchange, or the statement around it, spelled by a macro), the same walk over the
-// program after its preprocessor (expandMainText: same lines, the macros of the main text
-// expanded) may lower it: then that text is the program's (*in) from here on. Programs the walk
-// lowers or leaves alone as written keep their text byte for byte.
+// Whether the build turns the driver's warnings into errors.
 bool warningsFail(const std::string& options) {
   const std::vector<std::string> words = splitBuildOptions(options);
   return std::find(words.begin(), words.end(), "-Werror") != words.end();
 }
 
+// The analysis of `*in`. Where the walk of Intel's execution model had to leave a function as it
+// was (an exchange, or the statement around it, spelled by a macro), the same walk over the
+// program after its preprocessor (expandMainText: same lines, the macros of the main text
+// expanded) may lower it: then that text is the program's (*in) from here on. Programs the walk
+// lowers or leaves alone as written keep their text byte for byte.
 detail::Analysis analyzeForExecutionModel(RewriteInput* in) {
   detail::Analysis a = detail::analyzeProgram(*in);
   if (!a.predicationRefused || !a.intelInternal.empty()) return a;

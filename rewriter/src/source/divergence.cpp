@@ -212,6 +212,10 @@ const clang::Stmt* DivergenceCheck::jumpTarget(const clang::FunctionDecl* fn, co
   return nullptr;
 }
 
+const std::vector<const clang::Stmt*>& DivergenceCheck::gotosOf(const clang::FunctionDecl* fn) {
+  return factsOf(fn).gotos;
+}
+
 const clang::Stmt* DivergenceCheck::parentOf(const clang::FunctionDecl* fn, const clang::Stmt* s) {
   return fn && fn->getBody() ? factsOf(fn).parents.getParent(s) : nullptr;
 }

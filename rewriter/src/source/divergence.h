@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <vector>
 
 namespace clang {
 class ASTContext;
@@ -48,6 +49,8 @@ class DivergenceCheck {
   bool dependsOnWorkItem(const clang::FunctionDecl* fn, const clang::Expr* e);
   // The loop (or, for a break, switch) that break or continue `j` in `fn` leaves or goes on with.
   const clang::Stmt* jumpTarget(const clang::FunctionDecl* fn, const clang::Stmt* j);
+  // The goto statements of `fn`'s body (a definition).
+  const std::vector<const clang::Stmt*>& gotosOf(const clang::FunctionDecl* fn);
   // The statement that holds `s` in `fn`'s body (a definition); nullptr for the body itself.
   const clang::Stmt* parentOf(const clang::FunctionDecl* fn, const clang::Stmt* s);
 

@@ -96,7 +96,7 @@ FileEdit* leadingIn(std::vector<FileEdit>& edits, const std::string& file, unsig
 std::string Editor::fileName(SourceLocation at) const {
   if (sm_.getFileID(at) == sm_.getMainFileID()) return names_.mainName();
   if (const std::string* name = names_.editable(sm_.getFilename(at))) return *name;
-  return sm_.getFilename(at).str();
+  return sm_.getFilename(at).str();  // a header read from disk: folded into its includer
 }
 
 std::optional<std::pair<std::string, unsigned>> Editor::leadingEdit(SourceLocation paren) const {
@@ -155,22 +155,15 @@ void Editor::checkSharedSites() {
 void Editor::add(SourceLocation spelling, unsigned skip, unsigned length, const std::string& text,
                  SourceLocation userLoc, const std::string& what) {
   auto [fid, offset] = sm_.getDecomposedLoc(spelling);
-  std::string file;
-  if (fid == sm_.getMainFileID()) {
-    file = names_.mainName();
-  } else {
-    llvm::StringRef path = sm_.getFilename(spelling);
-    const std::string* name = names_.editable(path);
-    if (name) {
-      file = *name;
-    } else if (path.empty() || FileNames::internal(path)) {
+  if (fid != sm_.getMainFileID()) {
+    const llvm::StringRef path = sm_.getFilename(spelling);
+    if (!names_.editable(path) && (path.empty() || FileNames::internal(path))) {
       std::string shown = path.empty() ? std::string("a macro expansion") : names_.display(path);
       return error(userLoc, "cannot rewrite " + what + ": the text to change is in '" + shown +
                                 "', which is not part of the program");
-    } else {
-      file = path.str();  // a header read from disk: folded into its includer
     }
   }
+  const std::string file = fileName(spelling);
   auto key = std::make_tuple(file, offset + skip, length, text);
   if (!seen_.insert(key).second) return;
   edits.push_back(FileEdit{file, offset + skip, length, text});

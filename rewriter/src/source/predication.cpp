@@ -82,15 +82,6 @@ class Jumps : public clang::RecursiveASTVisitor<Jumps> {
   std::vector<const clang::Stmt*> found;
 };
 
-std::vector<const clang::GotoStmt*> gotosIn(const clang::Stmt* s) {
-  struct Gotos : clang::RecursiveASTVisitor<Gotos> {
-    bool VisitGotoStmt(clang::GotoStmt* g) { return found.push_back(g), true; }
-    std::vector<const clang::GotoStmt*> found;
-  } v;
-  v.TraverseStmt(const_cast<clang::Stmt*>(s));
-  return v.found;
-}
-
 class Rewrite {
  public:
   Rewrite(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k)
@@ -118,7 +109,7 @@ class Rewrite {
         handled_[r] = "";  // its text: returnText(), where it is replaced
     kernelBody_ = body;
     // Flow a goto takes is not structured: the walk cannot give every work-item its path.
-    for (const clang::Stmt* g : gotosIn(body))
+    for (const clang::Stmt* g : check_.gotosOf(k_.kernel))
       if (check_.guardOf(k_.kernel, g)) refuse(g->getBeginLoc(), "a goto that only some work-items take");
     block(body, k_.masked ? kMaskParam : "", false);
     // A masked function's returns are its mask's: the work-items outside leave at its end.
