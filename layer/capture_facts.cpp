@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // capture::layerFacts (capture/layer_facts.h): the layer's records of a kernel, for a case.
-#include "layer_facts.h"
+#include "capture/layer_facts.h"
 
-#include "device_strategy.h"
-#include "driver_queries.h"
-#include "object_registry.h"
+#include "core/driver_queries.h"
+#include "devices/device_strategy.h"
+#include "launch/kernel_records.h"
 
 namespace isg::capture {
 

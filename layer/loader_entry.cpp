@@ -10,8 +10,8 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include "enqueue_capture.h"
-#include "layer_api.h"
+#include "capture/enqueue_capture.h"
+#include "core/layer_api.h"
 
 // Headers before the Khronos loader's clInitLayerWithProperties lack this type; repeating a
 // typedef of the same type is legal C++ when they have it.

@@ -2,7 +2,7 @@
 // The binary envelope's parser on its own (layer/binary_envelope.h): what it writes it reads back
 // exactly, and no truncation or single-byte corruption of an envelope is read past its end or
 // accepted as anything but a self-consistent payload.
-#include "binary_envelope.h"
+#include "formats/binary_envelope.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The lock-free kernel index (layer/handle_index.h) on its own: a model map to compare with
 // under churn, and readers racing a writer. Through the layer, concurrency_test covers its use.
-#include "handle_index.h"
+#include "core/handle_index.h"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cl_harness.h"
-#include "spirv_module.h"
+#include "formats/spirv_module.h"
 
 namespace {
 

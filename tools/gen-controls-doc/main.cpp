@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "controls.h"
+#include "core/controls.h"
 
 #include "generated_doc.h"
 

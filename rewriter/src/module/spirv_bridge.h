@@ -23,17 +23,4 @@ bool spirvToBitcode(const std::string& bridgePath, const std::string& module, st
 bool bitcodeToSpirv(const std::string& bridgePath, const std::string& bitcode, unsigned maxVersion,
                     std::string* module, std::string* why);
 
-// Runs `work` in a child forked for it and hands back what it wrote to *out (true) or its error
-// (false, *why): for code that may end its process on bad input (the translator's assertions,
-// LLVM's fatal errors), which inside the application would end the application. A child that
-// dies, or takes over 120 s, is a failure whose *why names `what` and quotes its stderr.
-bool runInChild(const std::string& what, const std::function<bool(std::string*)>& work, std::string* out,
-                std::string* why);
-
-// One of the layer's own files (the translator bridge, libclc's bitcode): beside the library or
-// program that holds the rewriter (a build tree), in the installed layer's private folder beside
-// it (<libdir>/intel-subgroups-layer), or in that folder seen from an installed program in
-// <prefix>/bin. "" when none holds it, with the folders searched in *searched.
-std::string layerFile(const std::string& name, std::string* searched = nullptr);
-
 }  // namespace isg::detail

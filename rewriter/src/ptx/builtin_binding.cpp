@@ -23,6 +23,7 @@
 #include "common/clang_session.h"
 #include "common/embedded.h"
 #include "common/mangled_names.h"
+#include "common/own_files.h"
 #include "isg/rewriter.h"
 #include "ptx/ptx_backend.h"
 #include "ptx/ptx_printf.h"

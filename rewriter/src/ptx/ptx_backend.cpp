@@ -30,8 +30,9 @@
 #include <llvm/Transforms/IPO/Internalize.h>
 #include <llvm/Transforms/Vectorize/LoadStoreVectorizer.h>
 
+#include "common/child_process.h"
+#include "common/own_files.h"
 #include "isg/build_options.h"
-#include "module/spirv_bridge.h"
 #include "ptx/ptx_images.h"
 #include "ptx/ptx_steps.h"
 #include "ptx/ptx_unaligned.h"

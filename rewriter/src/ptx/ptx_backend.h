@@ -20,13 +20,13 @@ namespace isg {
 struct DeviceTraits;
 struct KernelManifest;
 struct RewriteInput;
-}
+}  // namespace isg
 
 namespace isg::detail {
 
 // What of OpenCL C the PTX path cannot build yet, found in the module as the SPIR-V reader
-// wrote it: the images of imageLimit (ptx_images.h), pipes, device-side enqueue. "" when nothing; else a
-// build-log error that names the feature (and the function that uses it).
+// wrote it: the images of imageLimit (ptx_images.h), pipes, device-side enqueue. "" when nothing;
+// else a build-log error that names the feature (and the function that uses it).
 std::string ptxUnsupported(const llvm::Module& spir);
 
 // SPIR bitcode (what the module rewriter writes) -> PTX text for a device of `traits`
@@ -42,8 +42,8 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
 // build log in *log: Clang's diagnostics (in `program`'s lines), or what the path cannot build.
 // *kernels: each kernel with its arguments as Clang describes them (name, default S, no hidden
 // arguments), for kernels the rewriter left alone; *shaped as spirToPtx's.
-bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<KernelManifest>* kernels,
-                 ShapedKernels* shaped, std::string* log);
+bool sourceToPtx(const RewriteInput& program, std::string* ptx,
+                 std::vector<KernelManifest>* kernels, ShapedKernels* shaped, std::string* log);
 
 // The front end's compile of `program` alone (Clang, then what the path cannot build): false with
 // the build log in *log, as sourceToPtx's.
@@ -55,17 +55,12 @@ bool compilesForPtx(const RewriteInput& program, std::string* log);
 // device of objects.front().traits). *kernels: every object's, as sourceToPtx's. False with a
 // build log in *log; *failed is the index of the object that did not compile, objects.size()
 // when the link itself failed.
-bool objectsToPtx(const std::vector<RewriteInput>& objects, const std::string& options, std::string* ptx,
-                  std::vector<KernelManifest>* kernels, ShapedKernels* shaped, std::size_t* failed,
-                  std::string* log);
+bool objectsToPtx(const std::vector<RewriteInput>& objects, const std::string& options,
+                  std::string* ptx, std::vector<KernelManifest>* kernels, ShapedKernels* shaped,
+                  std::size_t* failed, std::string* log);
 
 // What of OpenCL C the front end cannot build yet, found in the module Clang wrote for NVPTX:
 // the images of imageLimit (ptx_images.h), pipes, device-side enqueue. "" when nothing.
 std::string sourceUnsupported(const llvm::Module& m);
-
-// libclc's nvptx64--nvidiacl.bc as the layer finds it: beside the library that holds the
-// rewriter, else where Debian's libclc-15 installs it. "" when neither exists, with the reason in
-// *why when given.
-std::string libclcPath(std::string* why = nullptr);
 
 }  // namespace isg::detail

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/child_process.h"
 #include "isg/rewriter.h"
 #include "module/spirv_bridge.h"
 #include "spirv_cache.h"

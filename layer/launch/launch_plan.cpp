@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+#include "launch/launch_plan.h"
+
+#include <algorithm>
+
+#include "core/driver_queries.h"
+#include "core/layer_api.h"
+#include "core/logger.h"
+#include "launch/kernel_records.h"
+#include "launch/launch_variants.h"
+#include "launch/register_cap.h"
+#include "launch/work_group_parts.h"
+
+namespace isg {
+
+namespace {
+
+// The local size the layer picks when the application passes none: the kernel's required one,
+// else per dimension (x first) the largest divisor of the global size that still fits the
+// kernel's work-group limit, so every work-group is full.
+cl_int chooseLocalSize(cl_kernel kernel, cl_device_id device, const DeviceProfile& profile,
+                       const KernelManifest& manifest, cl_uint dims, const size_t* global,
+                       size_t* local) {
+  if (manifest.reqdWorkGroupSize[0] != 0) {
+    for (cl_uint d = 0; d < dims; ++d) local[d] = manifest.reqdWorkGroupSize[d];
+    return CL_SUCCESS;
+  }
+  size_t budget = 0;
+  cl_int err = kernelWorkGroupValue(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, &budget);
+  if (err != CL_SUCCESS) return err;
+  budget = std::max<size_t>(budget, 1);
+  for (cl_uint d = 0; d < dims; ++d) {
+    size_t limit = budget;
+    if (d < profile.maxWorkItemSizes.size()) limit = std::min(limit, profile.maxWorkItemSizes[d]);
+    size_t best = 1;
+    for (size_t candidate = std::min(limit, global[d]); candidate >= 1; --candidate) {
+      if (global[d] % candidate == 0) {
+        best = candidate;
+        break;
+      }
+    }
+    local[d] = best;
+    budget /= best;
+  }
+  return CL_SUCCESS;
+}
+
+}  // namespace
+
+cl_int LaunchPlan::enqueue(const Launch& l, cl_kernel kernel, const size_t* local, cl_uint waits,
+                           const cl_event* wait, cl_event* done) {
+  if (l.task) return next().clEnqueueTask(l.queue, kernel, waits, wait, done);
+  const cl_int err = next().clEnqueueNDRangeKernel(l.queue, kernel, l.workDim, l.globalOffset,
+                                                   l.globalSize, local, waits, wait, done);
+  return err == CL_INVALID_WORK_GROUP_SIZE ? launchInParts(l, kernel, local, waits, wait, done, err)
+                                           : err;
+}
+
+cl_int LaunchPlan::make(const Launch& application, const KernelSummary& summary,
+                        const KernelRecord& record, cl_device_id device,
+                        const DeviceProfile& profile, LaunchPlan* plan) {
+  LaunchPlan& p = *plan;
+  p.launch_ = application;
+  p.kernel_ = application.kernel;
+  p.device_ = device;
+  p.profile_ = &profile;
+  p.setsScratch_ = hiddenArgOf(record.manifest, HiddenArg::Kind::LocalScratch) != nullptr;
+  // Texel buffers are set per launch, which the task's own entry cannot: it goes as its
+  // ND-range (one work-item in one work-group).
+  if (p.launch_.task && hiddenArgOf(record.manifest, HiddenArg::Kind::RawImage))
+    p.launch_.task = false;
+
+  // Rounding up (the layer's PTX path, rewriter/src/ptx/launch_shape.h): NVIDIA's driver has no
+  // non-uniform work-groups, so the launch covers whole work-groups and the kernel's launch
+  // shape holds the application's global size, which its work-items past it leave at.
+  const Launch& l = application;
+  if (summary.shapesLaunch() && unevenLaunch(l.workDim, l.globalSize, l.localSize)) {
+    for (cl_uint d = 0; d < l.workDim; ++d) {
+      p.roundedGlobal_[d] = l.globalSize[d];
+      if (l.localSize[d] != 0 && l.globalSize[d] % l.localSize[d] != 0) {
+        p.roundedGlobal_[d] += l.localSize[d] - l.globalSize[d] % l.localSize[d];
+        p.shape_[d] = l.globalSize[d];
+        p.uneven_ = true;
+      }
+    }
+    if (p.uneven_) p.launch_.globalSize = p.roundedGlobal_;
+  }
+  if (!l.globalSize) {
+    // OpenCL 2.1 and newer: an empty launch succeeds trivially, once the driver has checked the
+    // arguments, the hidden ones included (any work-group size will do for those).
+    p.items_ = 1;
+    return CL_SUCCESS;
+  }
+  return p.planWorkGroup(record);
+}
+
+// The work-group as the layer must know it: the scratch is sized per work-group, and the khr
+// row check needs its shape.
+cl_int LaunchPlan::planWorkGroup(const KernelRecord& record) {
+  const Launch& l = launch_;
+  const bool checkRows = record.rowMultiple != 0 && l.workDim >= 2;
+  if (!l.localSize && (setsHiddenArgs(record.manifest) || checkRows)) {
+    const cl_int err = chooseLocalSize(kernel_, device_, *profile_, record.manifest, l.workDim,
+                                       l.globalSize, chosenLocal_);
+    if (err != CL_SUCCESS) return err;
+    usesChosenLocal_ = true;
+  }
+  const size_t* wg = local();
+  if (!wg) return CL_SUCCESS;
+  items_ = 1;
+  for (cl_uint d = 0; d < l.workDim; ++d) items_ *= wg[d];
+  // The device's limits, named as the driver names them, before the scratch of a work-group
+  // that cannot exist is sized (which would say CL_OUT_OF_RESOURCES).
+  if (items_ > profile_->maxWorkGroupSize) return CL_INVALID_WORK_GROUP_SIZE;
+  for (cl_uint d = 0; d < l.workDim && d < profile_->maxWorkItemSizes.size(); ++d)
+    if (wg[d] > profile_->maxWorkItemSizes[d]) return CL_INVALID_WORK_ITEM_SIZE;
+  if (checkRows && items_ != wg[0] && wg[0] % record.rowMultiple != 0) {
+    ISG_LOG_ERROR("kernel " << record.manifest.name << ": a work-group of " << wg[0] << " x "
+                            << items_ / wg[0]
+                            << " work-items cannot run on the khr strategy on this device: its "
+                               "driver makes sub-groups per row, so rows must be a multiple of "
+                            << record.rowMultiple
+                            << " work-items (or use a 1-D work-group, or ISG_STRATEGY=local)");
+    return CL_INVALID_WORK_GROUP_SIZE;
+  }
+  return CL_SUCCESS;
+}
+
+// Images whose format the library cannot move exactly get a raw-bits view, read_write images on
+// a device without them a texel buffer (image_views.h).
+cl_int LaunchPlan::addStandIns(const KernelRecord& record) {
+  if (!launch_.globalSize) return CL_SUCCESS;  // nothing runs
+  std::vector<cl_uint> emulated;
+  for (const HiddenArg& h : record.manifest.hiddenArgs) {
+    if (h.kind != HiddenArg::Kind::RawImage) continue;
+    auto bound = record.images.bound.find(h.imageArg);
+    standIns_.push_back(
+        {h.index, bound == record.images.bound.end() ? nullptr : bound->second, true});
+    emulated.push_back(h.imageArg);
+  }
+  for (const auto& [index, inexact] : record.images.inexact) {
+    if (std::find(emulated.begin(), emulated.end(), index) != emulated.end()) continue;
+    const auto& mixed = record.manifest.mixedImageArgs;
+    if (std::find(mixed.begin(), mixed.end(), index) != mixed.end()) {
+      ISG_LOG_ERROR("kernel " << record.manifest.name << ": argument " << index
+                              << " is an image of format " << inexact.format
+                              << ", whose bits block and media IO (intel_sub_group_block_* and "
+                                 "intel_sub_group_media_block_*) move through a raw-bits view on "
+                                 "this device, and the kernel also passes it to other image "
+                                 "functions; pass the image as a second argument for those "
+                                 "(docs/builtins.md)");
+      return CL_IMAGE_FORMAT_NOT_SUPPORTED;
+    }
+    standIns_.push_back({index, inexact.image, false});
+  }
+  return CL_SUCCESS;
+}
+
+cl_int LaunchPlan::useCappedBuildIfRefusedBefore(KernelRecord& record) {
+  if (!runsCapped(record, items_)) return CL_SUCCESS;
+  cl_int err = CL_SUCCESS;
+  cl_kernel capped = cappedKernelFor(record, device_, items_, CL_SUCCESS, &err);
+  if (!capped) return err;
+  kernel_ = capped;
+  return CL_SUCCESS;
+}
+
+bool LaunchPlan::reviseForRefusal(KernelRecord& record, cl_int refused, cl_int* err) {
+  cl_kernel capped = cappedKernelFor(record, device_, items_, refused, err);
+  if (!capped) return false;
+  kernel_ = capped;
+  return true;
+}
+
+bool LaunchPlan::useLaunchVariant(KernelRecord& record) {
+  const Launch& l = launch_;
+  const size_t* wg = local();
+  if (!record.variants.program || !l.globalSize || l.task || uneven_ || !wg) return false;
+  WorkGroupShape shape{1, 1, 1};
+  for (cl_uint d = 0; d < l.workDim; ++d) {
+    if (l.globalSize[d] % wg[d] != 0) return false;  // a smaller last work-group
+    shape[d] = wg[d];
+  }
+  variant_ = variantFor(record, shape, device_);
+  if (!variant_) return false;
+  kernel_ = variant_->kernel;
+  return true;
+}
+
+void LaunchPlan::dropLaunchVariant(KernelRecord& record, cl_int err) {
+  refuseVariant(record, variant_->shape, device_, err);
+  variant_ = nullptr;
+  kernel_ = launch_.kernel;
+}
+
+// Sizes the hidden local scratch for one work-group, and refuses a launch whose local memory
+// then exceeds the device's.
+cl_int LaunchPlan::setScratch(const KernelManifest& manifest) const {
+  size_t scratchBytes = 0;
+  for (const HiddenArg& hidden : manifest.hiddenArgs) {
+    if (hidden.kind != HiddenArg::Kind::LocalScratch) continue;
+    scratchBytes = isg::scratchBytes(items_, manifest.subGroupSize, manifest.scratchBytesPerItem);
+    cl_int err = next().clSetKernelArg(kernel_, hidden.index, scratchBytes, nullptr);
+    if (err != CL_SUCCESS) {
+      ISG_LOG_ERROR("kernel " << manifest.name << ": setting the sub-group scratch ("
+                              << scratchBytes << " bytes) failed with " << err);
+      return err;
+    }
+  }
+  if (scratchBytes == 0) return CL_SUCCESS;
+  cl_ulong used = 0;
+  if (kernelWorkGroupValue(kernel_, device_, CL_KERNEL_LOCAL_MEM_SIZE, &used) != CL_SUCCESS)
+    return CL_SUCCESS;  // cannot tell; the driver decides at launch
+  // Some drivers leave local arguments out of CL_KERNEL_LOCAL_MEM_SIZE.
+  if (used < scratchBytes) used += scratchBytes;
+  if (profile_->localMemSize != 0 && used > profile_->localMemSize) {
+    ISG_LOG_ERROR("kernel " << manifest.name << ": " << used << " bytes of local memory ("
+                            << scratchBytes << " of them the sub-group scratch for " << items_
+                            << " work-items) exceed the device's " << profile_->localMemSize);
+    return CL_OUT_OF_RESOURCES;
+  }
+  return CL_SUCCESS;
+}
+
+cl_int LaunchPlan::run(KernelRecord& record) const {
+  const KernelManifest& manifest = variant_ ? *variant_->manifest : record.manifest;
+  cl_int err = CL_SUCCESS;
+  if (setsScratch_ && (err = setScratch(manifest)) != CL_SUCCESS) return err;
+  if (uneven_ && (err = setLaunchShape(kernel_, manifest, shape_)) != CL_SUCCESS) return err;
+  err = runWithStandIns(record);
+  // A uniform shape again, for the application's next launch.
+  if (uneven_) setLaunchShape(kernel_, manifest, kUniformLaunch);
+  return err;
+}
+
+// The launch with its stand-ins filled before and copied back after.
+cl_int LaunchPlan::runWithStandIns(KernelRecord& record) const {
+  if (standIns_.empty())
+    return enqueue(launch_, kernel_, local(), launch_.numEvents, launch_.events, launch_.event);
+  RawViewLaunch views(launch_.queue, kernel_, standIns_, &record.images.views);
+  cl_int err = views.prepare(launch_.numEvents, launch_.events);
+  if (err != CL_SUCCESS) return err;
+  // A view's facts while it stands in for the application's image (the same size, another
+  // format), the image's again after.
+  auto facts = [&](bool ofViews) {
+    cl_int result = CL_SUCCESS;
+    for (const ImageStandIn& in : standIns_)
+      if (!in.texelBuffer)
+        if (cl_int e = setImageFacts(kernel_, record.manifest, in.arg,
+                                     ofViews ? record.images.views[in.arg].view : in.image))
+          result = e;
+    return result;
+  };
+  err = facts(true);
+  cl_event launched = nullptr;
+  if (err == CL_SUCCESS)
+    err = enqueue(launch_, kernel_, local(), views.numWaits(), views.waitList(), &launched);
+  const cl_int after = views.finish(err == CL_SUCCESS ? launched : nullptr, launch_.event);
+  const cl_int restored = facts(false);
+  return err != CL_SUCCESS ? err : after != CL_SUCCESS ? after : restored;
+}
+
+}  // namespace isg
