@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
       r.ratio(c.name, "layer/plain", kLayer, "plain", RatioKind::Speed, 0.90);
     }
 
-    // What the layer's image stand-ins cost (layer/image_views.h), no goal, in host wall time per
+    // What the layer's image stand-ins cost (layer/memory/image_views.h), no goal, in host wall time per
     // launch (the event of such a launch is its last copy's): the R8 media copy on
     // an R SNORM_INT8 source, whose bits the layer moves through a raw-bits view (copied in
     // before each launch), against the same kernel on the R UINT8 image; and a block IO copy

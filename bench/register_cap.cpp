@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Benchmark 8: what the register cap costs (layer/register_cap.h). A rewritten kernel that keeps
+// Benchmark 8: what the register cap costs (layer/launch/register_cap.h). A rewritten kernel that keeps
 // shuffled vectors in private arrays, on the local strategy (its exchanges need the registers:
 // an H100 refuses it at 1024 work-items), run through the layer:
 //   variant wg256 : work-groups of 256, which the driver launches as built;

@@ -9,6 +9,7 @@
 
 #include <memory>
 
+#include "core/launch_description.h"
 #include "core/layer_api.h"
 
 namespace isg::capture {
@@ -42,17 +43,7 @@ struct Pending;
 // writes the case. Inert otherwise.
 class EnqueueCapture {
  public:
-  struct Launch {
-    const char* api;
-    cl_command_queue queue;
-    cl_kernel kernel;
-    cl_uint workDim;
-    const size_t* globalOffset;
-    const size_t* globalSize;
-    const size_t* localSize;
-    cl_uint numEvents;
-    const cl_event* events;
-  };
+  using Launch = LaunchDescription;
   explicit EnqueueCapture(const Launch& launch) noexcept;
   ~EnqueueCapture();
   EnqueueCapture(const EnqueueCapture&) = delete;

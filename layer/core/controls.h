@@ -32,7 +32,7 @@ inline Strategy forcedStrategy(StrategyChoice c) {
 enum class FrontEndChoice { Driver, Layer, Auto, Every };
 
 // ISG_LAUNCH_VARIANTS: which kernels run a variant built for their launch's work-group size
-// (layer/launch_variants.h).
+// (layer/launch/launch_variants.h).
 enum class VariantChoice { Off, Auto, On, Wait };
 
 // One parser, printer and description per control type; a row of controls.def with a type that

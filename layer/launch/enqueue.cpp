@@ -4,14 +4,12 @@
 // with nothing to set or check, launch without a lock; the others run their launch plan
 // (launch_plan.h).
 #include <memory>
-#include <mutex>
 
 #include "capture/enqueue_capture.h"
 #include "core/driver_queries.h"
 #include "core/handle_kinds.h"
 #include "core/layer_api.h"
 #include "devices/device_strategy.h"
-#include "launch/kernel_records.h"
 #include "launch/kernel_records.h"
 #include "launch/launch_plan.h"
 #include "launch/work_group_parts.h"
@@ -87,21 +85,7 @@ cl_int enqueueKernel(const Launch& application) {
 
   LaunchPlan plan;
   if ((err = LaunchPlan::make(application, summary, *record, device, *profile, &plan))) return err;
-  std::lock_guard<std::mutex> lock(record->enqueueMutex);
-  if ((err = plan.addStandIns(*record))) return err;
-  if ((err = plan.useCappedBuildIfRefusedBefore(*record))) return err;
-  if (!plan.onCappedBuild() && plan.useLaunchVariant(*record)) {
-    // A variant changes speed, never the answer: whatever it cannot launch, the general
-    // kernel does (launch_variants.h).
-    if ((err = plan.run(*record)) == CL_SUCCESS) return err;
-    plan.dropLaunchVariant(*record, err);
-  }
-  if (!plan.onCappedBuild()) {
-    // The launch without the record was this one, refused as it is.
-    err = refused ? CL_OUT_OF_RESOURCES : plan.run(*record);
-    if (err != CL_OUT_OF_RESOURCES || !plan.reviseForRefusal(*record, err, &err)) return err;
-  }
-  return plan.run(*record);
+  return plan.carryOut(*record, refused);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "launch/launch_plan.h"
 
 #include <algorithm>
+#include <mutex>
 
 #include "core/driver_queries.h"
 #include "core/layer_api.h"
@@ -258,6 +259,24 @@ cl_int LaunchPlan::runWithStandIns(KernelRecord& record) const {
   const cl_int after = views.finish(err == CL_SUCCESS ? launched : nullptr, launch_.event);
   const cl_int restored = facts(false);
   return err != CL_SUCCESS ? err : after != CL_SUCCESS ? after : restored;
+}
+
+cl_int LaunchPlan::carryOut(KernelRecord& record, bool refusedAsIs) {
+  std::lock_guard<std::mutex> lock(record.enqueueMutex);
+  cl_int err = addStandIns(record);
+  if (err == CL_SUCCESS) err = useCappedBuildIfRefusedBefore(record);
+  if (err != CL_SUCCESS) return err;
+  if (!onCappedBuild() && useLaunchVariant(record)) {
+    // A variant changes speed, never the answer: whatever it cannot launch, the general
+    // kernel does (launch_variants.h).
+    if ((err = run(record)) == CL_SUCCESS) return err;
+    dropLaunchVariant(record, err);
+  }
+  if (!onCappedBuild()) {
+    err = refusedAsIs ? CL_OUT_OF_RESOURCES : run(record);
+    if (err != CL_OUT_OF_RESOURCES || !reviseForRefusal(record, err, &err)) return err;
+  }
+  return run(record);
 }
 
 }  // namespace isg

@@ -6,15 +6,16 @@
 // (image_views.h) and the register-capped build (register_cap.h). run() then carries the
 // description out once: it sets what the plan names on the kernel that runs, launches it (in
 // parts where the driver refuses non-uniform work-groups, work_group_parts.h), and puts back
-// what the application's next launch must not see. A refusal for resources revises the plan
-// (the capped build runs instead) and runs it again.
+// what the application's next launch must not see. carryOut() holds the order in which a launch
+// falls back: the kernel's launch variant where one is ready, else (or where the variant cannot
+// launch) the general kernel, and where the driver refuses that for resources, the capped build.
 #pragma once
 
 #include <CL/cl.h>
 
 #include <vector>
 
-#include "capture/enqueue_capture.h"
+#include "core/launch_description.h"
 #include "devices/device_strategy.h"
 #include "launch/kernel_records.h"
 #include "memory/image_views.h"
@@ -22,7 +23,7 @@
 namespace isg {
 
 // The application's arguments of one enqueue, as capture sees them too, and its event.
-struct Launch : capture::EnqueueCapture::Launch {
+struct Launch : LaunchDescription {
   cl_event* event;
   bool task = false;  // clEnqueueTask: one work-item, forwarded as the application made it
 };
@@ -41,27 +42,11 @@ class LaunchPlan {
   static cl_int make(const Launch& application, const KernelSummary& summary,
                      const KernelRecord& record, cl_device_id device, const DeviceProfile& profile,
                      LaunchPlan* plan);
-  // Under record.enqueueMutex: the images that need a stand-in at this launch.
-  cl_int addStandIns(const KernelRecord& record);
-  // Under record.enqueueMutex: the plan on the capped build where an earlier launch of this
-  // size was refused for resources (the application's arguments set on it again).
-  cl_int useCappedBuildIfRefusedBefore(KernelRecord& record);
-  // Under record.enqueueMutex, after the driver refused the plan's kernel with `refused`: the
-  // plan on the capped build (true), or false with *err the refusal or what followed it.
-  bool reviseForRefusal(KernelRecord& record, cl_int refused, cl_int* err);
-
-  // Under record.enqueueMutex: the plan on the kernel's launch variant for this work-group
-  // size (launch_variants.h) where one is ready, with the application's arguments set on it.
-  bool useLaunchVariant(KernelRecord& record);
-  // Under record.enqueueMutex, after the variant's launch failed with `err`: the plan back on
-  // the application's kernel, the variant not used again.
-  void dropLaunchVariant(KernelRecord& record, cl_int err);
-
-  // Under record.enqueueMutex: the launch, once, with everything the plan names set before and
-  // put back after.
-  cl_int run(KernelRecord& record) const;
-
-  bool onCappedBuild() const { return kernel_ != launch_.kernel && !variant_; }
+  // The launch, taking record.enqueueMutex: the stand-ins added, then the variant, the general
+  // kernel and the capped build in that order, each where the one before cannot run it.
+  // `refusedAsIs`: the driver already refused this launch as given for resources (enqueue.cpp's
+  // launch without the record), so the general kernel is not tried again.
+  cl_int carryOut(KernelRecord& record, bool refusedAsIs);
 
   // `l` as given on `kernel` with `local`: an ND-range whose non-uniform work-groups the driver
   // refuses runs in parts where it can (work_group_parts.h); a task stays a task.
@@ -69,6 +54,27 @@ class LaunchPlan {
                         const cl_event* wait, cl_event* done);
 
  private:
+  // The steps of carryOut(), under record.enqueueMutex.
+  // The images that need a stand-in at this launch.
+  cl_int addStandIns(const KernelRecord& record);
+  // The plan on the capped build where an earlier launch of this size was refused for resources
+  // (the application's arguments set on it again).
+  cl_int useCappedBuildIfRefusedBefore(KernelRecord& record);
+  // After the driver refused the plan's kernel with `refused`: the plan on the capped build
+  // (true), or false with *err the refusal or what followed it.
+  bool reviseForRefusal(KernelRecord& record, cl_int refused, cl_int* err);
+
+  // The plan on the kernel's launch variant for this work-group size (launch_variants.h) where
+  // one is ready, with the application's arguments set on it.
+  bool useLaunchVariant(KernelRecord& record);
+  // After the variant's launch failed with `err`: the plan back on the application's kernel,
+  // the variant not used again.
+  void dropLaunchVariant(KernelRecord& record, cl_int err);
+
+  // The launch, once, with everything the plan names set before and put back after.
+  cl_int run(KernelRecord& record) const;
+
+  bool onCappedBuild() const { return kernel_ != launch_.kernel && !variant_; }
   const size_t* local() const { return usesChosenLocal_ ? chosenLocal_ : launch_.localSize; }
   cl_int planWorkGroup(const KernelRecord& record);
   cl_int setScratch(const KernelManifest& manifest) const;

@@ -119,7 +119,7 @@ std::string whyNotInParts(cl_kernel kernel, cl_device_id device, bool* allowed) 
 
 }  // namespace
 
-cl_int launchInParts(const capture::EnqueueCapture::Launch& l, cl_kernel kernel, const size_t* local,
+cl_int launchInParts(const LaunchDescription& l, cl_kernel kernel, const size_t* local,
                      cl_uint waits, const cl_event* wait, cl_event* done, cl_int refused) {
   if (refused != CL_INVALID_WORK_GROUP_SIZE || !unevenLaunch(l.workDim, l.globalSize, local)) return refused;
   cl_device_id device = nullptr;

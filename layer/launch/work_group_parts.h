@@ -14,7 +14,7 @@
 
 #include <CL/cl.h>
 
-#include "capture/enqueue_capture.h"
+#include "core/launch_description.h"
 
 namespace isg {
 
@@ -22,7 +22,7 @@ namespace isg {
 // layer's build of it) with `local`: the launch in parts where the spec allows it and the
 // program's text shows it safe, else `refused`. The parts wait for `waits`; `done`, when
 // given, is a marker that completes with all of them.
-cl_int launchInParts(const capture::EnqueueCapture::Launch& l, cl_kernel kernel, const size_t* local,
+cl_int launchInParts(const LaunchDescription& l, cl_kernel kernel, const size_t* local,
                      cl_uint waits, const cl_event* wait, cl_event* done, cl_int refused);
 
 // Whether some dimension of a launch is no multiple of its local size.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The binary envelope's parser on its own (layer/binary_envelope.h): what it writes it reads back
+// The binary envelope's parser on its own (layer/formats/binary_envelope.h): what it writes it reads back
 // exactly, and no truncation or single-byte corruption of an envelope is read past its end or
 // accepted as anything but a self-consistent payload.
 #include "formats/binary_envelope.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The lock-free kernel index (layer/handle_index.h) on its own: a model map to compare with
+// The lock-free kernel index (layer/core/handle_index.h) on its own: a model map to compare with
 // under churn, and readers racing a writer. Through the layer, concurrency_test covers its use.
 #include "core/handle_index.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Programs created from SPIR-V (layer/il_programs.cpp, docs/spirv.md): the layer checks each
+// Programs created from SPIR-V (layer/programs/il_programs.cpp, docs/spirv.md): the layer checks each
 // module's physical layout before a driver sees it (Intel's CPU runtime exits the host process
 // when a build meets a truncated instruction) and answers CL_INVALID_VALUE for a malformed one;
 // on devices it serves it validates the whole module too and builds it (PoCL has no IL: the

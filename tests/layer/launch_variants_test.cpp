@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Launch variants (issue 52.1, layer/launch_variants.h): a kernel without reqd_work_group_size
+// Launch variants (issue 52.1, layer/launch/launch_variants.h): a kernel without reqd_work_group_size
 // runs, at launches whose work-groups are all one size, a build of its program written for that
 // size. Every launch here is checked against a host model of the sub-groups; the layer's log
 // (info) says which launches ran a variant. The process runs with ISG_LAUNCH_VARIANTS=wait

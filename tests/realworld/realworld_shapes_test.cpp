@@ -467,7 +467,7 @@ TEST(ReadWriteImages, BlockReadWriteOnAReadWriteImage) {
 // Image block IO moves raw bits (cl_intel_subgroups), Intel's hardware for every format; through
 // read_image*/write_image* the library recovers them exactly only for some formats. For the
 // others (SNORM, as Intel's conformance suite uses) the layer hands the kernel a raw-bits view
-// of the image at enqueue (layer/image_views.h): reads and writes are exact, and the image holds
+// of the image at enqueue (layer/memory/image_views.h): reads and writes are exact, and the image holds
 // the written bits afterwards. A kernel that also samples the same argument cannot take a view:
 // refused with CL_IMAGE_FORMAT_NOT_SUPPORTED, never a silent approximation. Sampling alone runs.
 TEST(ImageFormats, BlockAndMediaIOMoveTheRawBitsOfEveryFormat) {
@@ -681,7 +681,7 @@ TEST(ImageFormats, MediaIOOnEveryUnsignedChannelOrderFollowsTheImageArgument) {
 
 // read_write image2d_t arguments with block and media IO, as Intel's conformance suite and
 // in-place Intel kernels use them. Devices without read-write images (NVIDIA) get the layer's
-// stand-in, a buffer of the texels (layer/image_views.h), from source and from SPIR-V alike; CI
+// stand-in, a buffer of the texels (layer/memory/image_views.h), from source and from SPIR-V alike; CI
 // runs this suite again with ISG_EMULATE_READ_WRITE_IMAGES=1, from source and from SPIR-V, so
 // that path runs on PoCL too. Formats with exact and with
 // inexact read_image* conversions; a write, an image fence and a neighbour's read.

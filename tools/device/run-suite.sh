@@ -53,7 +53,7 @@ for std in CL1.2 CL2.0 CL3.0; do
   done
 done
 # The real-code shapes on the local strategy too: its register-heavy exchanges at the largest
-# work-group need the register cap (layer/register_cap.h); the builtin suite; and programs
+# work-group need the register cap (layer/launch/register_cap.h); the builtin suite; and programs
 # created from their binaries, whose kernels have hidden arguments only on local.
 for name in realworld_tests isg_builtins_e2e_test layer_program_binaries_test; do
   [ -x "$here/bin/$name" ] || continue

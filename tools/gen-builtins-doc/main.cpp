@@ -184,7 +184,7 @@ std::string generate() {
      << "hands the kernel a raw-bits view, an image of an unsigned-integer format with the same\n"
      << "element size, filled with the image's texels before the launch and copied back after\n"
      << "it (`clEnqueueCopyImageToBuffer`/`clEnqueueCopyBufferToImage` move texels unconverted;\n"
-     << "layer/image_views.h). A kernel that also samples or converts the same argument\n"
+     << "layer/memory/image_views.h). A kernel that also samples or converts the same argument\n"
      << "(`read_image*`, `write_image*`, `get_image_channel_*`; the size queries are fine) cannot\n"
      << "take a view: for such a format its enqueue fails with `CL_IMAGE_FORMAT_NOT_SUPPORTED`\n"
      << "and a log line (cl_intel_media_block_io itself asks that such images be used by the\n"

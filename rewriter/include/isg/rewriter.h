@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The one interface between the layer and the rewriter (the layer includes nothing else from
-// rewriter/ but the header-only isg/json.h). The rewriter knows nothing about OpenCL
+// The interface between the layer and the rewriter: the layer includes only rewriter/include/isg/
+// (this header, strategies.h, build_options.h, json.h, and rewriter_library.h, which loads the
+// library; tools/check-includes.py holds that direction). The rewriter knows nothing about OpenCL
 // objects: it turns sources + options + device traits into sources for the driver and a
 // manifest per kernel.
 #pragma once
@@ -103,7 +104,7 @@ struct RewriteInput {
   // clLinkProgram: functions other objects of the link define that take the sub-group context.
   // The program's calls of them pass it, and its kernels provide what they need.
   std::vector<ContextFunction> externalContext;
-  // A launch variant (layer/launch_variants.h): every kernel that declares no
+  // A launch variant (layer/launch/launch_variants.h): every kernel that declares no
   // reqd_work_group_size is written as if it declared this one, for launches whose work-groups
   // are all that size (so all uniform); {0, 0, 0}: none.
   std::size_t assumedWorkGroupSize[3] = {0, 0, 0};

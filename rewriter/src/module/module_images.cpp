@@ -149,7 +149,7 @@ bool ModuleRewriter::sizeQuery(const llvm::Function& f) {
 
 // A read_write image2d_t where the device has none (detail::emulatesReadWriteImages), as the
 // source rewriter stands in for it (analysis.cpp): inside the module every value of that type
-// is the buffer of the image's texels after a header (layer/image_views.h), which each kernel
+// is the buffer of the image's texels after a header (layer/memory/image_views.h), which each kernel
 // takes after its other arguments (HiddenArg::Kind::RawImage) while the application's image
 // goes to a write_only image in its place. Block and media IO take the buffer through their
 // wrappers (librarySource), the queries read the header; whatever else could take the image
@@ -213,7 +213,7 @@ bool ModuleRewriter::isReadWriteImage(llvm::Type* t) const {
          t->getNonOpaquePointerElementType() == readWriteImage_;
 }
 
-// Which header word (layer/image_views.h: width, height, channel order, channel data type) a
+// Which header word (layer/memory/image_views.h: width, height, channel order, channel data type) a
 // query of a read_write image2d_t reads; 4 for get_image_dim (width and height); -1 otherwise.
 int ModuleRewriter::headerField(const llvm::Function& f) {
   detail::MangledFunction sig;
