@@ -2,7 +2,7 @@
 // An object built when the library loads and never destroyed, at an address fixed at link
 // time: the per-call entries reach it with no pointer to load first and no function-local
 // static's guard, and an application thread still inside an entry at exit never meets a
-// destroyed one (object_registry.h).
+// destroyed one (launch/kernel_records.h).
 #pragma once
 
 #include <new>

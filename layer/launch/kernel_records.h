@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Kernels of programs the layer took over: their manifests decide the sub-group size, the
-// hidden arguments and what the application may see of the argument list.
+// Kernels of programs the layer took over (KernelRecord): their manifests decide the sub-group
+// size, the hidden arguments and what the application may see of the argument list; each launch
+// feature keeps its state in a part of the record. The kernel registry, and its lock-free index
+// of what the per-call entries (clSetKernelArg, the enqueues) need, kept in step with the map
+// under the same mutex.
 #pragma once
 
 #include <CL/cl.h>

@@ -172,7 +172,7 @@ cl_int buildAsPlanned(cl_program program, const BuildPlan& plan, ProgramCallback
                       Prepare&& prepare, DriverCall&& driverCall) {
   const char* options = plan.driverOptions.c_str();
   auto forward = [&] { return driverCall(program, options, pfn_notify, user_data); };
-  // The driver's build alone, one at a time per program (build_lock.h).
+  // The driver's build alone, one at a time per program (BuildClaim, above).
   auto forwardAfterOthers = [&] {
     BuildClaim serial(program, BuildClaim::Mode::Wait);
     return forward();

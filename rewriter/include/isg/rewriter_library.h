@@ -2,7 +2,7 @@
 // The entry points of isg/rewriter.h that need Clang or LLVM, as the table that
 // libIntelSubgroupsRewriter.so hands the layer. The layer links only what needs neither
 // (isg_rewriter_light: the strategies, the table, the text scans) and loads the library at the
-// first build that needs it (rewriter/src/module/library_loader.cpp): loaded with the layer, Clang and
+// first build that needs it (rewriter/src/common/library_loader.cpp): loaded with the layer, Clang and
 // LLVM cost every OpenCL application start-up time and memory (docs/performance.md).
 #pragma once
 

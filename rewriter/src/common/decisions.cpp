@@ -2,7 +2,7 @@
 // The entry points of isg/rewriter.h that need no Clang: the strategies' defaults and the text
 // scans the layer runs on every build. They form isg_rewriter_light with the table and the
 // pre-scan, which the layer links; the rest of the rewriter (Clang, LLVM) is loaded at the first
-// build that needs it (library_loader.cpp).
+// build that needs it (common/library_loader.cpp).
 #include "isg/rewriter.h"
 
 #include <algorithm>
