@@ -93,6 +93,13 @@ const SourceFile* namedHeader(const std::string& token, const RewriteResult& r) 
   return nullptr;
 }
 
+// Clang's own pseudo-files: a token pasted by the preprocessor ("<scratch space>"), the
+// predefined macros, the command line's -D. Their lines number their own text, never the
+// program's (a paste in the application's macro was relabelled as the layer's library).
+bool isCompilerPseudoFile(const std::string& token) {
+  return token == "<scratch space>" || token == "<built-in>" || token == "<command line>";
+}
+
 // A header the driver read from disk itself (not folded into the program): its lines are its own.
 bool isDiskHeaderToken(const std::string& token) {
   for (const char* ext : {".h", ".hpp", ".hh", ".inc", ".clh"}) {
@@ -115,7 +122,7 @@ Mapped mapPrimary(const std::string& line, const Location& loc, const RewriteRes
   std::string token = line.substr(loc.fileBegin, loc.fileEnd - loc.fileBegin);
   std::string written = "<source>";
   if (const SourceFile* h = namedHeader(token, r)) written = h->name;
-  else if (isDiskHeaderToken(token)) return m;
+  else if (isDiskHeaderToken(token) || isCompilerPseudoFile(token)) return m;
   const LineMapEntry* entry = nullptr;
   unsigned firstUserLine = 0;
   for (const LineMapEntry& e : r.lineMap) {

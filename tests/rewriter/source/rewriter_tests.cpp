@@ -1722,6 +1722,22 @@ TEST_F(BuildLog, PoclStyle) {
             "2 warnings and 1 error generated.\n");
 }
 
+// A token pasted in the application's own macro: clang names its scratch space, whose line
+// numbers count the pasted text. It stays clang's, not the layer's library (issue 66.3: OpenVINO's
+// macros were reported as <isg-builtins>), and the expansion notes still lead to the user's lines.
+TEST_F(BuildLog, CompilerPseudoFilesKeepTheirNames) {
+  std::string log =
+      "<stdin>:" + at(2) + ":8: error: use of undeclared identifier 'CAT_x'\n"
+      "<scratch space>:3:1: note: expanded from here\n"
+      "<built-in>:2:9: note: previous definition is here\n"
+      "<command line>:1:9: warning: macro redefined\n";
+  EXPECT_EQ(isg::mapBuildLog(log, r),
+            "<stdin>:2:8: error: use of undeclared identifier 'CAT_x'\n"
+            "<scratch space>:3:1: note: expanded from here\n"
+            "<built-in>:2:9: note: previous definition is here\n"
+            "<command line>:1:9: warning: macro redefined\n");
+}
+
 TEST_F(BuildLog, PoclSeverityFirst) {
   // What PoCL 3.1 writes for the kernel-cache copy of the program.
   std::string log =
