@@ -15,7 +15,9 @@
 // Every entry the layer replaces. The table is filled from this list, and the loader must give
 // the layer at least as many entries as the last one of them needs.
 #define ISG_INTERCEPTED_ENTRIES(X) \
+  X(clGetDeviceIDs)                \
   X(clGetDeviceInfo)               \
+  X(clCreateContextFromType)       \
   X(clCreateProgramWithSource)     \
   X(clCreateProgramWithBinary)     \
   X(clCreateProgramWithBuiltInKernels) \

@@ -12,6 +12,7 @@
 #include "core/layer_api.h"
 #include "core/param_util.h"
 #include "devices/device_strategy.h"
+#include "devices/presentation.h"
 
 // The advertised extensions come from the builtins table, not from a list of our own.
 #include "builtin_table.h"
@@ -46,6 +47,8 @@ std::vector<std::pair<std::string, cl_version>> addedExtensions(const DeviceProf
       out.emplace_back(e.name, CL_MAKE_VERSION(e.major, e.minor, e.patch));
   for (const LayerExtension& e : layerExtensions())
     if (profile.*e.offered) out.emplace_back(e.name, e.version);
+  if (profile.intelAttributes)
+    out.emplace_back("cl_intel_device_attribute_query", CL_MAKE_VERSION(1, 0, 0));
   return out;
 }
 
@@ -118,7 +121,19 @@ cl_int CL_API_CALL clGetDeviceInfo_layer(cl_device_id device, cl_device_info par
     };
     const DeviceProfile* profile = DeviceStrategy::of(device);
     if (!profile || profile->isNative()) return forward();
+    cl_int answered = CL_SUCCESS;
+    if (profile->intelAttributes && intelAttribute(device, param_name, param_value_size,
+                                                   param_value, param_value_size_ret, &answered))
+      return answered;
     switch (param_name) {
+      // ISG_PRESENT_AS_GPU: a CPU device standing in for a GPU.
+      case CL_DEVICE_TYPE: {
+        if (!profile->presentedAsGpu) return forward();
+        cl_device_type type = 0;
+        if (cl_int err = deviceValue(device, CL_DEVICE_TYPE, &type)) return err;
+        return writeValue(param_value_size, param_value, param_value_size_ret,
+                          presentedType(*profile, type));
+      }
       case CL_DEVICE_EXTENSIONS:
         return answerExtensions(device, *profile, param_value_size, param_value,
                                 param_value_size_ret);

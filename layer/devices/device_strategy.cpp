@@ -15,6 +15,7 @@
 #include "core/driver_queries.h"
 #include "core/layer_api.h"
 #include "devices/device_probes.h"
+#include "devices/presentation.h"
 #include "isg/rewriter_library.h"
 
 namespace isg {
@@ -267,6 +268,7 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
                       !hasExtension(extensions, e.name);
   }
 
+  presentDevice(device, extensions, p.get());
   deviceValue(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &p->maxWorkGroupSize);
   deviceArray(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, &p->maxWorkItemSizes);
   deviceValue(device, CL_DEVICE_LOCAL_MEM_SIZE, &p->localMemSize);

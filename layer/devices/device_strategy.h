@@ -46,6 +46,11 @@ struct DeviceProfile {
   // Likewise cl_khr_integer_dot_product (dp4a in the front end's PTX runtime).
   bool layerIntegerDot = false;
 
+  // ISG_PRESENT_AS_GPU (presentation.h): a served CPU device that answers CL_DEVICE_TYPE_GPU,
+  // and, its vendor id Intel's, cl_intel_device_attribute_query.
+  bool presentedAsGpu = false;
+  bool intelAttributes = false;
+
   bool isNative() const { return strategy == Strategy::Native; }
   unsigned smallestSubGroupSize() const;
 };

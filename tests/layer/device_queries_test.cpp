@@ -189,6 +189,98 @@ TEST(DeviceQueries, PresentAsIntelOnlyWhenAsked) {
   }
 }
 
+// ISG_PRESENT_AS_GPU (docs/controls.md): a CPU device the layer serves answers, and is found
+// as, a GPU, and with Intel's vendor id answers cl_intel_device_attribute_query as Xe-LP; only
+// when asked (CTest runs this case a second time with the control on: layer.present_as_gpu).
+// Whatever the control, clGetDeviceIDs and clCreateContextFromType agree with CL_DEVICE_TYPE.
+TEST(DeviceQueries, PresentAsGpuOnlyWhenAsked) {
+  ISG_REQUIRE_ENV();
+  const char* asked = std::getenv("ISG_PRESENT_AS_GPU");
+  const bool on = asked && std::string(asked) == "1";
+  const bool served = !isgtest::onIntelsDriver();  // Intel's own driver is passed through
+  const cl_platform_id platform = env().platform;
+  auto typeOf = [](cl_device_id d) {
+    cl_device_type t = 0;
+    EXPECT_EQ(clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof t, &t, nullptr), CL_SUCCESS);
+    return t;
+  };
+  auto devicesOf = [&](cl_device_type type) {
+    cl_uint n = 0;
+    const cl_int err = clGetDeviceIDs(platform, type, 0, nullptr, &n);
+    std::vector<cl_device_id> out(n);
+    if (err == CL_SUCCESS) EXPECT_EQ(clGetDeviceIDs(platform, type, n, out.data(), nullptr), CL_SUCCESS);
+    else EXPECT_EQ(err, CL_DEVICE_NOT_FOUND);
+    return out;
+  };
+  const cl_device_type type = typeOf(env().device);
+  if (on && served) {
+    EXPECT_TRUE(type & CL_DEVICE_TYPE_GPU) << "type " << type;
+    EXPECT_FALSE(type & CL_DEVICE_TYPE_CPU) << "type " << type;
+  }
+  // Each type's list is the platform's devices that answer that type (the spec's contract, the
+  // driver's alone as well as the layer's).
+  const std::vector<cl_device_id> all = devicesOf(CL_DEVICE_TYPE_ALL);
+  ASSERT_FALSE(all.empty());
+  for (cl_device_type t : {CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ACCELERATOR}) {
+    std::vector<cl_device_id> expected;
+    for (cl_device_id d : all)
+      if (typeOf(d) & t) expected.push_back(d);
+    EXPECT_EQ(devicesOf(t), expected) << "type " << t;
+  }
+  cl_device_id one = nullptr;
+  EXPECT_EQ(clGetDeviceIDs(platform, type, 0, &one, nullptr), CL_INVALID_VALUE);
+  EXPECT_EQ(clGetDeviceIDs(platform, type, 1, nullptr, nullptr), CL_INVALID_VALUE);
+  // A context of the type, given the platform, holds what clGetDeviceIDs lists for it.
+  const cl_context_properties properties[] = {
+      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform), 0};
+  cl_int err = CL_SUCCESS;
+  const cl_device_type asType = type & CL_DEVICE_TYPE_GPU ? CL_DEVICE_TYPE_GPU : type;
+  cl_context context = clCreateContextFromType(properties, asType, nullptr, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  size_t size = 0;
+  ISG_CL_CHECK(clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, nullptr, &size));
+  std::vector<cl_device_id> inContext(size / sizeof(cl_device_id));
+  ISG_CL_CHECK(clGetContextInfo(context, CL_CONTEXT_DEVICES, size, inContext.data(), nullptr));
+  EXPECT_EQ(inContext, devicesOf(asType));
+  clReleaseContext(context);
+
+  // cl_intel_device_attribute_query, where the layer presents Intel's attributes.
+  cl_uint vendor = 0;
+  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_VENDOR_ID, sizeof vendor, &vendor, nullptr));
+  size = 0;
+  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_EXTENSIONS, 0, nullptr, &size));
+  std::string extensions(size, '\0');
+  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_EXTENSIONS, size, extensions.data(), nullptr));
+  const bool offered = extensions.find("cl_intel_device_attribute_query") != std::string::npos;
+  if (!served) return;  // Intel's driver answers for itself
+  EXPECT_EQ(offered, on && vendor == 0x8086) << "vendor " << std::hex << vendor;
+  if (!offered) return;
+  auto uintOf = [](cl_device_info what) {
+    cl_uint v = 0;
+    size_t ret = 0;
+    EXPECT_EQ(clGetDeviceInfo(env().device, what, 0, nullptr, &ret), CL_SUCCESS);
+    EXPECT_EQ(ret, sizeof v);
+    EXPECT_EQ(clGetDeviceInfo(env().device, what, sizeof v, &v, nullptr), CL_SUCCESS);
+    return v;
+  };
+  EXPECT_EQ(uintOf(CL_DEVICE_IP_VERSION_INTEL), 12u << 22) << "Xe-LP, 12.0.0";
+  cl_uint units = 0;
+  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr));
+  EXPECT_EQ(uintOf(CL_DEVICE_NUM_SLICES_INTEL) * uintOf(CL_DEVICE_NUM_SUB_SLICES_PER_SLICE_INTEL) *
+                uintOf(CL_DEVICE_NUM_EUS_PER_SUB_SLICE_INTEL),
+            std::max(units, 1u));
+  EXPECT_EQ(uintOf(CL_DEVICE_NUM_THREADS_PER_EU_INTEL), 1u);
+  EXPECT_EQ(uintOf(CL_DEVICE_ID_INTEL), 0u);
+  cl_device_feature_capabilities_intel features = ~0ull;
+  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_FEATURE_CAPABILITIES_INTEL, sizeof features,
+                               &features, nullptr));
+  EXPECT_EQ(features & (CL_DEVICE_FEATURE_FLAG_DP4A_INTEL | CL_DEVICE_FEATURE_FLAG_DPAS_INTEL), 0u)
+      << "no systolic arrays: the libraries' OpenCL C kernels";
+  char small[2] = {};
+  EXPECT_EQ(clGetDeviceInfo(env().device, CL_DEVICE_IP_VERSION_INTEL, sizeof small, small, nullptr),
+            CL_INVALID_VALUE);
+}
+
 TEST(DeviceQueries, UnrelatedQueriesAndErrorsAreTheDriversOwn) {
   ISG_REQUIRE_ENV();
   cl_uint units = 0;
