@@ -268,7 +268,7 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
                       !hasExtension(extensions, e.name);
   }
 
-  presentDevice(device, extensions, p.get());
+  presentDevice(device, hasExtension(extensions, "cl_intel_device_attribute_query"), p.get());
   deviceValue(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &p->maxWorkGroupSize);
   deviceArray(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, &p->maxWorkItemSizes);
   deviceValue(device, CL_DEVICE_LOCAL_MEM_SIZE, &p->localMemSize);

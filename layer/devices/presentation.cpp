@@ -56,7 +56,7 @@ bool presentationDecides(cl_device_type type) {
 
 }  // namespace
 
-void presentDevice(cl_device_id device, const std::string& extensions, DeviceProfile* p) {
+void presentDevice(cl_device_id device, bool driverHasAttributes, DeviceProfile* p) {
   if (!config().PRESENT_AS_GPU || p->isNative()) return;
   cl_device_type type = 0;
   cl_uint vendor = 0;
@@ -64,8 +64,7 @@ void presentDevice(cl_device_id device, const std::string& extensions, DevicePro
                       (type & CL_DEVICE_TYPE_CPU) != 0;
   p->intelAttributes = p->presentedAsGpu &&
                        deviceValue(device, CL_DEVICE_VENDOR_ID, &vendor) == CL_SUCCESS &&
-                       vendor == kIntelVendorId &&
-                       extensions.find("cl_intel_device_attribute_query") == std::string::npos;
+                       vendor == kIntelVendorId && !driverHasAttributes;
 }
 
 cl_device_type presentedType(const DeviceProfile& profile, cl_device_type driverType) {

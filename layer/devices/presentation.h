@@ -6,15 +6,14 @@
 
 #include <CL/cl.h>
 
-#include <string>
-
 namespace isg {
 
 struct DeviceProfile;
 
 // Sets the profile's presentation of `device` (DeviceProfile::presentedAsGpu, intelAttributes)
-// from the control, the driver's type and vendor id and its `extensions`.
-void presentDevice(cl_device_id device, const std::string& extensions, DeviceProfile* profile);
+// from the control, the driver's type and vendor id, and whether the driver itself offers
+// cl_intel_device_attribute_query (then its answers stand).
+void presentDevice(cl_device_id device, bool driverHasAttributes, DeviceProfile* profile);
 
 // The type `device` answers for CL_DEVICE_TYPE, given the driver's.
 cl_device_type presentedType(const DeviceProfile& profile, cl_device_type driverType);

@@ -115,12 +115,6 @@ bool variantsCanServe(const KernelManifest& m) {
 
 std::shared_ptr<ProgramVariants> programVariantsFor(cl_program app, const RewriteInput& input,
                                                     const RewriteResult& rewritten) {
-  return ProgramVariants::forBuild(app, input, rewritten);
-}
-
-std::shared_ptr<ProgramVariants> ProgramVariants::forBuild(cl_program app,
-                                                           const RewriteInput& input,
-                                                           const RewriteResult& rewritten) {
   if (rewritten.status != RewriteResult::Status::Rewritten ||
       rewritten.form != RewriteResult::Form::Source || input.compiledObject ||
       !strategyGains(rewritten.strategy) || !next().clRetainContext || !next().clBuildProgram)

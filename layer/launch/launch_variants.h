@@ -47,10 +47,7 @@ using VariantKey = std::pair<WorkGroupShape, cl_device_id>;
 // The variants of one application program: what to rewrite, and each size's build.
 class ProgramVariants : public std::enable_shared_from_this<ProgramVariants> {
  public:
-  // For the program `app`, rewritten from `input` into `rewritten`; null where its kernels cannot
-  // have variants (ISG_LAUNCH_VARIANTS, the strategy, a compiled object, a result not of source).
-  static std::shared_ptr<ProgramVariants> forBuild(cl_program app, const RewriteInput& input,
-                                                   const RewriteResult& rewritten);
+  // Made by programVariantsFor (programs/program_records.h).
   // `diskFiles`: the headers the program's rewrite read from disk, with the text it saw.
   ProgramVariants(const RewriteInput& input, std::vector<SourceFile> diskFiles, cl_context context);
   ~ProgramVariants();

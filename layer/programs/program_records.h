@@ -18,8 +18,9 @@
 namespace isg {
 
 // What a program's launch variants are built from (launch/launch_variants.h, above the
-// programs): made by the build of a program from source, where its kernels may have variants
-// (null otherwise), because only the build sees the headers its rewrite read.
+// programs, defines it): made by the build of a program from source, because only the build
+// sees the headers its rewrite read; null where its kernels cannot have variants
+// (ISG_LAUNCH_VARIANTS, the strategy, a compiled object, a result not of source).
 class ProgramVariants;
 std::shared_ptr<ProgramVariants> programVariantsFor(cl_program app, const RewriteInput& input,
                                                     const RewriteResult& rewritten);
