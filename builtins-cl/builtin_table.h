@@ -29,6 +29,7 @@ enum class Shape {
   I_U4U,
   U_U4,
   U4_V,
+  T_TZ,
   BlockRead,
   BlockWrite,
   MediaRead,
@@ -37,7 +38,7 @@ enum class Shape {
 // Whether a shape's first parameter and result are the row's gentype T.
 inline bool takesGentype(Shape s) {
   return s == Shape::T_T || s == Shape::T_TU || s == Shape::T_TTU || s == Shape::T_TI ||
-         s == Shape::T_TIU;
+         s == Shape::T_TIU || s == Shape::T_TZ;
 }
 // Whether a shape's first parameter is the row's gentype T (whatever it returns).
 inline bool gentypeParameter(Shape s) { return takesGentype(s) || s == Shape::I_T; }
@@ -61,6 +62,7 @@ inline const char* shapeName(Shape s) {
     case Shape::I_U4U: return "I_U4U";
     case Shape::U_U4: return "U_U4";
     case Shape::U4_V: return "U4_V";
+    case Shape::T_TZ: return "T_TZ";
     case Shape::BlockRead: return "BLOCK_READ";
     case Shape::BlockWrite: return "BLOCK_WRITE";
     case Shape::MediaRead: return "MEDIA_READ";
@@ -222,6 +224,7 @@ inline std::string signature(Shape shape, const std::string& name, const std::st
     case Shape::I_U4U: return "int " + name + "(uint4, uint)";
     case Shape::U_U4: return "uint " + name + "(uint4)";
     case Shape::U4_V: return "uint4 " + name + "(void)";
+    case Shape::T_TZ: return "T " + name + "(T, size_t [, size_t [, size_t]])";
     case Shape::BlockRead:
       return v + " " + name + "(const __global " + element +
              "*), (read_only/read_write image2d_t, int2 byte_coord)";

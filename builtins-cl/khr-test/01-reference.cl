@@ -37,6 +37,10 @@
 #define __ISG_KHR_NATIVE_PARAMS , __local ulong16* __isg_n_scratch, uint __isg_n_slot
 #define __ISG_KHR_NATIVE_ARGS(SLOT) , __isg_scratch, (SLOT)
 #define __ISG_KHR_NATIVE_INIT(c, S) (c).native = __isg_native_init(__isg_n_scratch, (S), __isg_n_slot);
+/* The work-group collectives share the scratch with the native exchanges: the half the next one
+ * writes, and the other (common/90-work-group.cl). */
+#define __ISG_KHR_WG_REGION(ctx, which)                                                            \
+  ((ctx)->native.scratch + ((ctx)->native.toggle ^ (which)) * (ctx)->native.area)
 #define __isg_k_local_id(ctx) __isg_ref_get_sub_group_local_id(&(ctx)->native)
 #define __isg_k_max_size(ctx) __isg_ref_get_max_sub_group_size(&(ctx)->native)
 #define __isg_k_shuffle(ctx, x, i) __isg_ref_sub_group_shuffle(&(ctx)->native, x, i)

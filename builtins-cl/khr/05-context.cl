@@ -53,12 +53,18 @@
 #define __ISG_KHR_NATIVE_PARAMS
 #define __ISG_KHR_NATIVE_ARGS(SLOT)
 #define __ISG_KHR_NATIVE_INIT(c, S)
+/* The work-group collectives' regions (common/90-work-group.cl): the two halves of the scratch
+ * the kernel gets for them. An overlay whose native builtins exchange through the scratch
+ * gives its own (the half its next exchange writes, and the other). */
+#define __ISG_KHR_WG_REGION(ctx, which) ((ctx)->wg + (which) * (ctx)->rounded * (ctx)->wgslot)
 #endif
 
 typedef struct {
   __ISG_LAYOUT_FIELDS
   uint lane0;   /* native sub-group local id of member 0 */
   uint whole;   /* 1: this sub-group is a whole native sub-group (S == native size) */
+  __local uchar* wg; /* the scratch of a kernel that calls work-group collectives, else 0 */
+  uint wgslot;       /* its bytes per work-item and half */
   __ISG_KHR_NATIVE_FIELD
 } __isg_ctx_t;
 
@@ -102,12 +108,21 @@ __ISG_KHR_FN __isg_ctx_t __isg_ctx_init(uint S, uint rx, uint ry, uint rz __ISG_
   /* The native size is read per kernel: drivers may pick it per kernel (wave32/wave64, SIMD
    * width), and the partition only needs S to divide it. */
   c.whole = __isg_k_max_size(&c) == S;
+  c.wg = 0;
+  c.wgslot = 0u;
   return c;
 }
 
 /* Kept on one line: the rewriter inserts it into the user's kernel line. SLOT is the scratch an
  * overlay's native builtins may exchange through; the driver's need none. */
 #define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), (RX), (RY), (RZ) __ISG_KHR_NATIVE_ARGS(SLOT)); __private __isg_ctx_t* __isg_ctx = &__isg_ctx_v;
+/* A kernel that calls work-group collectives gets the hidden scratch for them (the driver's
+ * sub-groups need none otherwise). */
+#define __ISG_KERNEL_PROLOGUE_WG(S, SLOT, RX, RY, RZ) __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_v.wg = (__local uchar*)__isg_scratch; __isg_ctx_v.wgslot = (SLOT);
+
+static inline __local uchar* __isg_wg_region(__isg_ctx_t* ctx, uint which) {
+  return __ISG_KHR_WG_REGION(ctx, which);
+}
 
 /*
  * S, and whether the sub-group is the whole native one, as constants where they are: the

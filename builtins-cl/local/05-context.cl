@@ -44,6 +44,12 @@ static inline void __isg_exchange_sync(void) { barrier(CLK_LOCAL_MEM_FENCE); }
 
 static inline void __isg_exchange_done(__isg_ctx_t* ctx) { ctx->toggle ^= 1u; }
 
+/* The work-group collectives' regions (common/90-work-group.cl): 0 is the half the next
+ * exchange writes, 1 the other; the toggle stays. */
+static inline __local uchar* __isg_wg_region(__isg_ctx_t* ctx, uint which) {
+  return ctx->scratch + (ctx->toggle ^ which) * ctx->rounded * ctx->slot;
+}
+
 /* Slot of member `i` of this sub-group; out-of-range ids are wrapped into the sub-group's own
  * slots so that an undefined index reads garbage, never memory outside the scratch. */
 static inline uint __isg_member_slot(__isg_ctx_t* ctx, uint i) { return ctx->base + i % ctx->S; }

@@ -18,6 +18,8 @@ typedef struct {
   uint c;       /* shfl.sync's clamp/segment operand for S */
   uint members; /* warp lanes of this sub-group's members */
   uint converged; /* 1: the call is reached by its whole warp (the rewriter proved it) */
+  __local uchar* wg; /* the scratch of a kernel that calls work-group collectives, else 0 */
+  uint wgslot;       /* its bytes per work-item and half */
 } __isg_ctx_t;
 
 /* Lanes [lane0, lane0 + n) of a warp as a bit mask; n in 1..32. */
@@ -32,12 +34,22 @@ static inline __isg_ctx_t __isg_ctx_init(uint S, uint rx, uint ry, uint rz) {
   c.c = ((32u - S) << 8) | 0x1fu;
   c.members = __isg_lanes(c.sgsize, c.lane0);
   c.converged = 0u;
+  c.wg = 0;
+  c.wgslot = 0u;
   return c;
 }
 
 /* Kept on one line: the rewriter inserts it into the user's kernel line. SLOT is the local
  * strategy's scratch need; warps exchange in registers. RX..RZ: see __ISG_LAYOUT_INIT. */
 #define __ISG_KERNEL_PROLOGUE(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), (RX), (RY), (RZ)); __private __isg_ctx_t* __isg_ctx = &__isg_ctx_v; __ISG_CONVERGED_CONTEXT
+/* A kernel that calls work-group collectives gets the hidden scratch for them (warps exchange in
+ * registers otherwise): the context says where it is before the converged copy is taken. */
+#define __ISG_KERNEL_PROLOGUE_WG(S, SLOT, RX, RY, RZ) __isg_ctx_t __isg_ctx_v = __isg_ctx_init((S), (RX), (RY), (RZ)); __isg_ctx_v.wg = (__local uchar*)__isg_scratch; __isg_ctx_v.wgslot = (SLOT); __private __isg_ctx_t* __isg_ctx = &__isg_ctx_v; __ISG_CONVERGED_CONTEXT
+
+/* The work-group collectives' regions (common/90-work-group.cl): the scratch's two halves. */
+static inline __local uchar* __isg_wg_region(__isg_ctx_t* ctx, uint which) {
+  return ctx->wg + which * ctx->rounded * ctx->wgslot;
+}
 
 /* The calls the rewriter proved are reached by every work-item of a work-group whose warps are
  * all whole (a required work-group size of a multiple of 32, uniform work-groups) take

@@ -219,11 +219,16 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   t.openclCVersion = 120;
   if (deviceString(device, CL_DEVICE_OPENCL_C_VERSION, &cVersion) == CL_SUCCESS)
     t.openclCVersion = parseOpenclCVersion(cVersion);
+  // OpenCL C 2.x makes the work-group collective functions core; 3.0 makes them a feature.
+  auto isTwo = [](unsigned c) { return c >= 200 && c < 300; };
+  t.workGroupCollectives = isTwo(t.openclCVersion);
   std::vector<cl_name_version> allC;
   if (deviceArray(device, CL_DEVICE_OPENCL_C_ALL_VERSIONS, &allC) == CL_SUCCESS) {
-    for (const cl_name_version& v : allC)
-      t.openclCVersion = std::max<unsigned>(
-          t.openclCVersion, CL_VERSION_MAJOR(v.version) * 100 + CL_VERSION_MINOR(v.version) * 10);
+    for (const cl_name_version& v : allC) {
+      const unsigned c = CL_VERSION_MAJOR(v.version) * 100 + CL_VERSION_MINOR(v.version) * 10;
+      t.openclCVersion = std::max(t.openclCVersion, c);
+      t.workGroupCollectives = t.workGroupCollectives || isTwo(c);
+    }
   }
 
   // The driver's own predefines for this device (the rewriter parses as the driver will).
@@ -235,6 +240,10 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   if (deviceArray(device, CL_DEVICE_OPENCL_C_FEATURES, &features) == CL_SUCCESS)
     for (const cl_name_version& f : features)
       t.openclCFeatures.emplace_back(f.name, strnlen(f.name, CL_NAME_VERSION_MAX_NAME_SIZE));
+  t.workGroupCollectives =
+      t.workGroupCollectives ||
+      std::find(t.openclCFeatures.begin(), t.openclCFeatures.end(),
+                "__opencl_c_work_group_collective_functions") != t.openclCFeatures.end();
 
   p->nvidiaCompilerOptions =
       p->detected == Strategy::NvidiaPtx && hasExtension(extensions, "cl_nv_compiler_options");
@@ -356,6 +365,7 @@ DeviceTraits DeviceStrategy::traitsForBuild(const std::vector<cl_device_id>& dev
     traits.deviceOpenclVersion = std::min(traits.deviceOpenclVersion, p->traits.deviceOpenclVersion);
     traits.deviceExtensions = common(traits.deviceExtensions, p->traits.deviceExtensions);
     traits.openclCFeatures = common(traits.openclCFeatures, p->traits.openclCFeatures);
+    traits.workGroupCollectives = traits.workGroupCollectives && p->traits.workGroupCollectives;
     // Native sizes are powers of two: a size that divides the smallest divides them all.
     traits.nativeSubGroupSize = std::min(traits.nativeSubGroupSize, p->traits.nativeSubGroupSize);
     // One PTX text for all: only instructions every device has.

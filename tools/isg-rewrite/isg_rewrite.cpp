@@ -143,6 +143,9 @@ int main(int argc, char** argv) {
       std::istringstream names(v);
       auto& list = a == "--device-extensions" ? in.traits.deviceExtensions : in.traits.openclCFeatures;
       for (std::string n; names >> n;) list.push_back(n);
+      // A device that lists the work-group collectives has them (the layer asks the same).
+      for (const std::string& n : list)
+        if (n == "__opencl_c_work_group_collective_functions") in.traits.workGroupCollectives = true;
     } else if (a == "--driver-options") {
       value(&optionsFile);
     } else if (a == "--module-output") {

@@ -43,6 +43,10 @@ struct DeviceTraits {
   unsigned deviceOpenclVersion = 0;
   std::vector<std::string> deviceExtensions;
   std::vector<std::string> openclCFeatures;
+  // The driver has OpenCL C 2.0's work-group collective functions (an OpenCL C 2.x device, or
+  // __opencl_c_work_group_collective_functions among its features): the layer leaves them to it;
+  // otherwise it provides them (builtins.def, work_group) and advertises the feature.
+  bool workGroupCollectives = false;
   unsigned nativeSubGroupSize = 0;          // khr / nvidia-ptx: the hardware's size; 0 otherwise
   // nvidia-ptx only: compute capability as major * 10 + minor (e.g. 90); instructions newer
   // than sm_70 (redux.sync, sm_80) are used only where it allows them. 0 = unknown (sm_70).

@@ -7,10 +7,32 @@
 
 namespace isg::detail {
 
-std::vector<HiddenParam> hiddenParams(const DeviceTraits& t) {
-  if (libraryFacts(t.strategy, t.khrTestDouble).scratch)
-    return {{HiddenArg::Kind::LocalScratch, "__local ulong16* __isg_scratch"}};
+namespace {
+constexpr const char* kScratchDeclaration = "__local ulong16* __isg_scratch";
+// builtins-cl/common/90-work-group.cl exchanges one value of at most 8 bytes (long, double)
+// per work-item.
+constexpr unsigned kWorkGroupSlot = 8;
+
+bool reachesWorkGroup(const KernelManifest& km) {
+  return std::find(km.families.begin(), km.families.end(), kWorkGroupFamily) != km.families.end();
+}
+}  // namespace
+
+std::vector<HiddenParam> hiddenParams(const DeviceTraits& t, bool workGroup) {
+  if (workGroup || libraryFacts(t.strategy, t.khrTestDouble).scratch)
+    return {{HiddenArg::Kind::LocalScratch, kScratchDeclaration}};
   return {};
+}
+
+bool borrowsScratch(const KernelManifest& km, const DeviceTraits& t) {
+  return reachesWorkGroup(km) && !libraryFacts(t.strategy, t.khrTestDouble).scratch;
+}
+
+std::string hiddenDeclarations(const KernelManifest& km) {
+  std::string out;
+  for (const HiddenArg& h : km.hiddenArgs)
+    if (h.kind == HiddenArg::Kind::LocalScratch) out += (out.empty() ? "" : ", ") + std::string(kScratchDeclaration);
+  return out;
 }
 
 unsigned roundUpPow2(unsigned v) {
@@ -41,11 +63,13 @@ void finishKernelManifest(const std::set<const Builtin*>& used, unsigned widest,
     if (used.count(&b) &&
         std::find(km->families.begin(), km->families.end(), b.family) == km->families.end())
       km->families.push_back(b.family);
-  // Smallest slot of a kernel that exchanges anything: isg/strategies.def.
+  // Smallest slot of a kernel that exchanges anything: isg/strategies.def. A strategy without a
+  // scratch of its own lends one only to the work-group collectives.
   km->scratchBytesPerItem =
       widest > 0 ? std::max(libraryFacts(t.strategy, t.khrTestDouble).minSlot, roundUpPow2(widest))
                  : 0;
-  const std::vector<HiddenParam> hidden = hiddenParams(t);
+  if (borrowsScratch(*km, t)) km->scratchBytesPerItem = kWorkGroupSlot;
+  const std::vector<HiddenParam> hidden = hiddenParams(t, reachesWorkGroup(*km));
   for (std::size_t i = 0; i < hidden.size(); ++i)
     km->hiddenArgs.push_back(HiddenArg{hidden[i].kind, km->numUserArgs + unsigned(i)});
 }

@@ -22,8 +22,16 @@ struct HiddenParam {
 };
 
 // The arguments a strategy appends to kernels (isg/strategies.def says which get the scratch;
-// the declaration is builtins-cl/local/05-context.cl's).
-std::vector<HiddenParam> hiddenParams(const DeviceTraits& t);
+// the declaration is builtins-cl/local/05-context.cl's). A kernel that reaches a work-group
+// collective (`workGroup`) gets the scratch on every strategy: those exchange through it.
+std::vector<HiddenParam> hiddenParams(const DeviceTraits& t, bool workGroup);
+
+// Whether kernel `km` has the scratch although its strategy's library has none of its own (a
+// work-group collective's): its prologue then hands the scratch over (__ISG_KERNEL_PROLOGUE_WG).
+bool borrowsScratch(const KernelManifest& km, const DeviceTraits& t);
+
+// The declarations of the hidden parameters of kernel `km`, comma-separated.
+std::string hiddenDeclarations(const KernelManifest& km);
 
 unsigned roundUpPow2(unsigned v);
 std::string joinSizes(const std::vector<unsigned>& sizes);

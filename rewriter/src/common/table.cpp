@@ -16,8 +16,8 @@ std::vector<Builtin> makeBuiltins() {
   std::vector<Builtin> rows;
   for (const table::Function& f : table::functions()) {
     const table::Extension* e = table::extensionNamed(f.extension);
-    rows.push_back(
-        Builtin{f.name, f.family, f.extension, f.shape, f.types, "", 0, e && e->needsActiveSet});
+    rows.push_back(Builtin{f.name, f.family, f.extension, f.shape, f.types, "", 0,
+                           e && e->needsActiveSet, f.family == kWorkGroupFamily});
   }
   for (const table::Block& b : table::blocks()) {
     rows.push_back(Builtin{b.read, "block", b.extension, Shape::BlockRead, {}, b.element, b.width});
@@ -54,6 +54,7 @@ const Builtin* findBuiltin(std::string_view name) {
 }
 
 bool takenOn(const Builtin& b, const DeviceTraits& traits) {
+  if (b.workGroup) return !traits.workGroupCollectives;
   return !b.needsActiveSet || factsOf(traits.strategy).activeSet;
 }
 
@@ -90,9 +91,25 @@ const std::vector<std::string>& triggerWords() {
   return words;
 }
 
+namespace {
+// __ISG_DEF_<name>'s body for a row of a collective family: the strategy's macro for the
+// operation the name says (builtins-cl/<strategy>/*.cl, common/90-work-group.cl).
+std::string collectiveBody(const std::string& family, const std::string& name) {
+  if (family == "broadcast") return "__ISG_BROADCAST_BODY(" + name + ", T, s, w, req)";
+  const std::string op = name.substr(name.rfind('_') + 1);  // add, min, max; all, any
+  const bool inclusive = name.find("_scan_inclusive_") != std::string::npos;
+  const bool exclusive = name.find("_scan_exclusive_") != std::string::npos;
+  const std::string kind = inclusive ? "SCAN_INCLUSIVE" : exclusive ? "SCAN_EXCLUSIVE" : "REDUCE";
+  if (family != kWorkGroupFamily) return "__ISG_" + kind + "_BODY(" + name + ", " + op + ", T, s, w, req)";
+  if (op == "broadcast") return "__ISG_WG_BROADCAST_BODY(" + name + ", T, s, w, req)";
+  if (op == "all" || op == "any") return "__ISG_WG_VOTE_BODY(" + name + ", " + op + ")";
+  return "__ISG_WG_" + kind + "_BODY(" + name + ", " + op + ", T, s, w, req)";
+}
+}  // namespace
+
 std::string collectiveRows(const std::vector<std::string>& families) {
   std::string out;
-  for (const std::string family : {"broadcast", "reduce", "scan"}) {
+  for (const std::string family : {"broadcast", "reduce", "scan", "work_group"}) {
     if (std::find(families.begin(), families.end(), family) == families.end()) {
       out += "#define __ISG_ROW_" + family + "(name, shape, typeset)\n";
       continue;
@@ -100,19 +117,14 @@ std::string collectiveRows(const std::vector<std::string>& families) {
     std::set<std::string> seen;  // a name has a row per extension that adds types to it
     for (const table::Function& f : table::functions()) {
       if (f.family != family || !seen.insert(f.name).second) continue;
-      std::string body;
-      if (family == "broadcast") {
-        body = "__ISG_BROADCAST_BODY(" + f.name + ", T, s, w, req)";
-      } else {
-        const std::string op = f.name.substr(f.name.rfind('_') + 1);  // add, min or max
-        const std::string kind = family == "reduce"                                ? "REDUCE"
-                                 : f.name.find("_inclusive_") != std::string::npos ? "SCAN_INCLUSIVE"
-                                                                                   : "SCAN_EXCLUSIVE";
-        body = "__ISG_" + kind + "_BODY(" + f.name + ", " + op + ", T, s, w, req)";
-      }
-      out += "#define __ISG_DEF_" + f.name + "(T, s, w, req) " + body + "\n";
+      // A row without gentype (a work-group vote) is its one definition.
+      const std::string params = f.types.empty() ? " " : "(T, s, w, req) ";
+      out += "#define __ISG_DEF_" + f.name + params + collectiveBody(family, f.name) + "\n";
     }
-    out += "#define __ISG_ROW_" + family + "(name, shape, typeset) ISG_TYPES_##typeset(__ISG_DEF_##name)\n";
+    // The work-group rows expand by shape (common/90-work-group.cl), the others by type.
+    out += "#define __ISG_ROW_" + family + "(name, shape, typeset) " +
+           (family == kWorkGroupFamily ? "__ISG_WG_ROW_##shape(name, typeset)\n"
+                                       : "ISG_TYPES_##typeset(__ISG_DEF_##name)\n");
   }
   return out;
 }
@@ -125,7 +137,7 @@ bool queryVariesInExchangeGroup(std::string_view name, bool workGroup) {
 }
 
 bool resultIsSubGroupUniform(const Builtin& b) {
-  return b.family == "reduce" || b.family == "broadcast" || b.family == "vote";
+  return b.family == "reduce" || b.family == "broadcast" || b.family == "vote" || b.workGroup;
 }
 
 unsigned exchangeBytes(const Builtin& b, unsigned typeBytes) {
@@ -145,6 +157,8 @@ unsigned exchangeBytes(const Builtin& b, unsigned typeBytes) {
     case Shape::T_T:
     case Shape::T_TI:  // the rotations run on Intel's shuffle (72-khr-shuffle.cl)
     case Shape::T_TIU:
+      return typeBytes;
+    case Shape::T_TZ:  // a work-group broadcast
       return typeBytes;
     case Shape::T_TU:  // the khr relative shuffles run on Intel's up/down (72-khr-shuffle.cl)
       if (b.extension != "cl_khr_subgroup_shuffle_relative") return typeBytes;
@@ -273,6 +287,7 @@ std::string declarationsHeader(const DeviceTraits& traits) {
       case Shape::T_TTU:
       case Shape::T_TI:
       case Shape::T_TIU:
+      case Shape::T_TZ:
       case Shape::I_T:
         for (const TypeEntry& t : b.types) {
           if (t.requirement == Requirement::fp16 && !traits.fp16) continue;
@@ -282,6 +297,11 @@ std::string declarationsHeader(const DeviceTraits& traits) {
           if (b.shape == Shape::T_TTU) params += ", " + t.type + ", uint";
           if (b.shape == Shape::T_TI) params += ", int";
           if (b.shape == Shape::T_TIU) params += ", int, uint";
+          if (b.shape == Shape::T_TZ) {  // a local id of 1, 2 or 3 dimensions
+            for (const char* ids : {", size_t", ", size_t, size_t", ", size_t, size_t, size_t"})
+              out += t.type + " " + ovl + n + "(" + params + ids + ");\n";
+            continue;
+          }
           out += (b.shape == Shape::I_T ? std::string("int") : t.type) + " " + ovl + n + "(" +
                  params + ");\n";
         }
@@ -319,6 +339,7 @@ unsigned usualArity(const Builtin& b) {
       return 0;
     case Shape::T_TU:
     case Shape::T_TI:
+    case Shape::T_TZ:
     case Shape::I_U4U:
     case Shape::BlockWrite:
       return 2;

@@ -26,15 +26,21 @@ struct Builtin {
   std::string element;           // block and media rows: element type and vector width
   unsigned width = 0;
   bool needsActiveSet = false;  // its extension's (table::Extension::needsActiveSet)
+  // OpenCL C 2.0's work-group collective functions (builtins.def's work_group family): taken
+  // only where the driver lacks them (DeviceTraits::workGroupCollectives).
+  bool workGroup = false;
 };
+
+// The family of the work-group collective functions in builtins.def.
+inline constexpr std::string_view kWorkGroupFamily = "work_group";
 
 const std::vector<Builtin>& builtins();
 const Builtin* findBuiltin(std::string_view name);
 // Whether the rewrite takes calls of `b` on a device with `traits`: every row but those of the
 // extensions made for divergent flow where the strategy cannot know which work-items reach a
-// call (isg/strategies.def, active_set). Those calls stay as written, undeclared by the layer:
-// a driver that has the functions natively serves them, any other refuses them as it would
-// without the layer.
+// call (isg/strategies.def, active_set), and the work-group collectives where the driver has
+// its own. Those calls stay as written, undeclared by the layer: a driver that has the
+// functions natively serves them, any other refuses them as it would without the layer.
 bool takenOn(const Builtin& b, const DeviceTraits& traits);
 // findBuiltin, for the rows takenOn(traits).
 const Builtin* findBuiltin(std::string_view name, const DeviceTraits& traits);
@@ -88,7 +94,7 @@ inline bool emulatesReadWriteImages(const DeviceTraits& traits) {
   return traits.images && !traits.readWriteImages;
 }
 
-// The rows of the collective families (broadcast, reduce, scan) for the library: every name of
+// The rows of the collective families (broadcast, reduce, scan, work_group) for the library: every name of
 // the family in the table defines __ISG_DEF_<name> as its strategy's body for the operation the
 // name says, and __ISG_ROW_<family> expands a row (or nothing when `families` lacks it).
 std::string collectiveRows(const std::vector<std::string>& families);

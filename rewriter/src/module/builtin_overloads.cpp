@@ -162,16 +162,16 @@ std::string ModuleRewriter::librarySource() const {
     body += retType + " " + o.replacement + "(" + params + ") { " +
             (ret->isVoidTy() ? call : "return as_" + retType + "(" + call + ")") + "; }\n";
   }
-  std::string hidden;
-  for (const detail::HiddenParam& h : detail::hiddenParams(traits_))
-    hidden += std::string(", ") + h.declaration;
   for (std::size_t k = 0; k < kernels_.size(); ++k) {
     const KernelManifest& km = kernels_[k];
     if (km.families.empty() && !contextualKernel(km.name)) continue;
+    const std::string declared = detail::hiddenDeclarations(km);
+    const std::string hidden = declared.empty() ? "" : ", " + declared;
+    const char* prologue = detail::borrowsScratch(km, traits_) ? "__ISG_KERNEL_PROLOGUE_WG(" : "__ISG_KERNEL_PROLOGUE(";
     std::string args = std::to_string(km.subGroupSize) + ", " + std::to_string(km.scratchBytesPerItem);
     for (std::size_t d : km.reqdWorkGroupSize) args += ", " + std::to_string(km.wholeSubGroups ? d : 0);
     body += "void __isg_ir_prologue_" + std::to_string(k) + "(__isg_ctx_t* __isg_ir_out" + hidden +
-            ") { __ISG_KERNEL_PROLOGUE(" + args + ") *__isg_ir_out = *__isg_ctx; }\n";
+            ") { " + prologue + args + ") *__isg_ir_out = *__isg_ctx; }\n";
   }
   a.extraArity.assign(extra.begin(), extra.end());
   return detail::buildPrelude(traits_, a) + "\n" + body;

@@ -573,10 +573,11 @@ AnalysisConsumer::ManifestIndex AnalysisConsumer::buildManifests(clang::ASTConte
 void AnalysisConsumer::editDeclarations(clang::ASTContext& ctx, const Collector& c,
                                         const Closure& closure, const ManifestIndex& manifestOf,
                                         Editor& ed) {
-  const std::vector<HiddenParam> hidden = hiddenParams(in_.traits);
-  std::string hiddenText;
-  for (const HiddenParam& h : hidden)
-    hiddenText += (hiddenText.empty() ? "" : ", ") + std::string(h.declaration);
+  // A kernel declared without a definition here (its manifest is another object's) takes its
+  // strategy's hidden parameters.
+  std::string strategyHidden;
+  for (const HiddenParam& h : hiddenParams(in_.traits, false))
+    strategyHidden += (strategyHidden.empty() ? "" : ", ") + std::string(h.declaration);
   clang::SourceManager& sm = ctx.getSourceManager();
   // Kernels by the spelling of their body's brace (several where a macro defines them), each
   // group's scratch slot widened to its widest.
@@ -609,6 +610,10 @@ void AnalysisConsumer::editDeclarations(clang::ASTContext& ctx, const Collector&
       ed.addLeading(lparen, /*declaration=*/true, fd->getLocation(), what);
       continue;
     }
+    const auto manifest = manifestOf.find(canon);
+    const std::string hiddenText = manifest != manifestOf.end()
+                                       ? hiddenDeclarations(out_.kernels[manifest->second])
+                                       : strategyHidden;
     if (!hiddenText.empty()) {
       auto next = ed.tokenAfter(lparen);
       if (fd->getNumParams() == 0 && next && next->is(clang::tok::r_paren)) {
@@ -656,7 +661,19 @@ void AnalysisConsumer::editDeclarations(clang::ASTContext& ctx, const Collector&
           ", " + std::to_string(km.scratchBytesPerItem);
       for (std::size_t d : km.reqdWorkGroupSize)
         args += ", " + std::to_string(km.wholeSubGroups && sameShape ? d : 0);
-      ed.add(brace, 1, 0, "__ISG_KERNEL_PROLOGUE(" + args + ") ", fd->getLocation(),
+      const bool borrows = std::any_of(sharing.begin(), sharing.end(), [&](std::size_t i) {
+        return borrowsScratch(out_.kernels[i], in_.traits);
+      });
+      if (borrows && !std::all_of(sharing.begin(), sharing.end(), [&](std::size_t i) {
+            return borrowsScratch(out_.kernels[i], in_.traits);
+          }))
+        ed.error(fd->getLocation(),
+                 "kernels whose bodies one macro spells must all call work-group collective "
+                 "functions or none: the layer writes one prologue there; define them with "
+                 "separate macros");
+      ed.add(brace, 1, 0,
+             std::string(borrows ? "__ISG_KERNEL_PROLOGUE_WG(" : "__ISG_KERNEL_PROLOGUE(") + args + ") ",
+             fd->getLocation(),
              "the body of kernel '" + fd->getNameAsString() + "'");
       // A launch variant tells the driver its shape too (the registers a work-group of that
       // size leaves each work-item). A kernel spelled in a macro keeps the macro's text, which

@@ -79,6 +79,9 @@ std::string program(unsigned S) {
         o << p << " = " << f.name << "(x, (int)buf[1], 4u); }\n";
       else if (f.shape == "I_T")
         o << "*(global int*)buf = " << f.name << "(x); }\n";
+      else if (f.shape == "T_TZ")  // a local id of 1, 2 and 3 dimensions
+        o << p << " = " << f.name << "(x, (size_t)buf[1]) + " << f.name << "(x, 1, 0) + " << f.name
+          << "(x, 0, 1, 0); }\n";
       else o << "}\n";
     }
     o << "}\n";
