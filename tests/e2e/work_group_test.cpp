@@ -283,10 +283,18 @@ const Program& program() {
 struct Shape {
   size_t local[3];
 };
-// Sizes that are and are not multiples of 8, 16 and 32, and one work-item alone.
-const Shape kShapes[] = {{{1, 1, 1}},  {{7, 1, 1}}, {{32, 1, 1}}, {{64, 1, 1}}, {{100, 1, 1}},
-                         {{256, 1, 1}}, {{1024, 1, 1}}, {{8, 4, 1}}, {{5, 3, 1}},  {{4, 2, 3}},
-                         {{3, 5, 2}}};
+// Sizes that are and are not multiples of 8, 16 and 32, and one work-item alone. PoCL compiles
+// a kernel again for each work-group size (0.5 to 3 s here): the quick suite takes six of them,
+// ISG_E2E_WG_SHAPES=all every one.
+const Shape kAllShapes[] = {{{1, 1, 1}},  {{7, 1, 1}}, {{32, 1, 1}}, {{64, 1, 1}}, {{100, 1, 1}},
+                            {{256, 1, 1}}, {{1024, 1, 1}}, {{8, 4, 1}}, {{5, 3, 1}},  {{4, 2, 3}},
+                            {{3, 5, 2}}};
+const Shape kQuickShapes[] = {{{1, 1, 1}}, {{7, 1, 1}}, {{100, 1, 1}}, {{256, 1, 1}}, {{8, 4, 1}}, {{3, 5, 2}}};
+std::vector<Shape> shapes() {
+  const char* which = std::getenv("ISG_E2E_WG_SHAPES");
+  if (which && std::string(which) == "all") return {std::begin(kAllShapes), std::end(kAllShapes)};
+  return {std::begin(kQuickShapes), std::end(kQuickShapes)};
+}
 // Work-groups per launch along each dimension.
 const size_t kGroups[3] = {3, 2, 1};
 
@@ -378,7 +386,7 @@ TEST_P(WorkGroupCollectives, MatchTheSpecModel) {
   ASSERT_NE(k, nullptr);
   std::mt19937_64 rng(t.bytes * 7919u + t.name.size());
   unsigned ran = 0;
-  for (const Shape& s : kShapes) {
+  for (const Shape& s : shapes()) {
     SCOPED_TRACE(t.name + " in work-groups of " + shapeName(s));
     if (!fits(k, s)) continue;
     ++ran;
@@ -440,7 +448,7 @@ TEST(WorkGroupVotes, MatchTheSpecModel) {
   ASSERT_NE(k, nullptr);
   std::mt19937 rng(17);
   unsigned ran = 0;
-  for (const Shape& s : kShapes) {
+  for (const Shape& s : shapes()) {
     SCOPED_TRACE("work-groups of " + shapeName(s));
     if (!fits(k, s)) continue;
     ++ran;
