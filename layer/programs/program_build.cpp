@@ -226,6 +226,15 @@ cl_int buildAsPlanned(cl_program program, const BuildPlan& plan, ProgramCallback
   err = driverCall(record->shadow, rewrite.result.options.c_str(),
                    notification ? notifyWithAppProgram : nullptr, notification.get());
   if (notification) notification.release();  // the callback owns it now
+  // Applications seldom print a failed build's log (OpenVINO does not): ISG_LOG=info does.
+  if ((err == CL_BUILD_PROGRAM_FAILURE || err == CL_COMPILE_PROGRAM_FAILURE) && !pfn_notify &&
+      logEnabled(LogLevel::Info)) {
+    std::vector<cl_device_id> devices;
+    std::string driverLog;
+    if (programDevices(record->shadow, &devices) == CL_SUCCESS && !devices.empty())
+      programBuildString(record->shadow, devices.front(), CL_PROGRAM_BUILD_LOG, &driverLog);
+    ISG_LOG_INFO("the driver rejected a rewritten program; its log:\n" << mapBuildLog(driverLog, rewrite.result));
+  }
   return err;
 }
 

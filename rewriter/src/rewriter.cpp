@@ -126,6 +126,7 @@ RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>
   std::string macros = extensionMacroOptions(in.traits);
   if (!r.options.empty() && !macros.empty()) r.options += ' ';
   r.options += macros;
+  if (std::string fix = driverFeatureOptions(in.traits, in.options); !fix.empty()) r.options += " " + fix;
   r.kernels = std::move(a.kernels);
   r.contextFunctions = std::move(a.contextFunctions);
   r.externalFunctions = std::move(a.externalFunctions);

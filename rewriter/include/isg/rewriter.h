@@ -335,5 +335,11 @@ std::string manifestToJson(const RewriteResult& result);
 
 // Options the driver needs for every program on a rewritten device (extension macros).
 std::string extensionMacroOptions(const DeviceTraits& traits);
+// Options a rewritten program built with `options` needs beside those: under -cl-std=CL2.x on
+// a device that reports OpenCL C 3.0 features without the generic address space (so no full
+// OpenCL C 2.0: PoCL 3.1), Clang-based drivers declare the address-space builtins (vload,
+// vstore, fract, ...) neither for generic nor for named pointers; the macro that makes them
+// declare the named ones. "" otherwise.
+std::string driverFeatureOptions(const DeviceTraits& traits, const std::string& options);
 
 }  // namespace isg

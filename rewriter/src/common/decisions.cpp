@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "isg/build_options.h"
 #include "isg/strategies.h"
 #include "common/kernel_facts.h"
 #include "common/prescan.h"
@@ -103,6 +104,15 @@ DeviceTraits frontEndTraits(DeviceTraits traits) {
     if (std::find(features.begin(), features.end(), f) == features.end()) features.push_back(f);
   traits.openclCVersion = std::max(traits.openclCVersion, 300u);
   return traits;
+}
+
+std::string driverFeatureOptions(const DeviceTraits& traits, const std::string& options) {
+  const auto& f = traits.openclCFeatures;
+  if (f.empty() || std::find(f.begin(), f.end(), "__opencl_c_generic_address_space") != f.end()) return {};
+  bool twoX = false;
+  for (const std::string& w : splitBuildOptions(options))
+    if (w.rfind("-cl-std=", 0) == 0) twoX = w.size() > 11 && (w.compare(8, 3, "CL2") == 0 || w.compare(8, 3, "cl2") == 0);
+  return twoX ? "-D__opencl_c_named_address_space_builtins=1" : "";
 }
 
 std::string extensionMacroOptions(const DeviceTraits& traits) {
