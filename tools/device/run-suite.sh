@@ -12,6 +12,8 @@ export OPENCL_LAYERS="$here/libIntelSubgroupsLayer.so"
 [ -d "$here/spirv-cache" ] && export ISG_TEST_SPIRV_CACHE="$here/spirv-cache"
 # shellcheck source=suite-step.sh
 . "$here/suite-step.sh"
+# Every work-group shape of the work-group collectives (the quick suite on PoCL takes six).
+export ISG_E2E_WG_SHAPES=all
 filter=${1:-*}
 status=0
 for t in "$here"/bin/*; do
@@ -46,7 +48,7 @@ done
 std_filter=$filter
 case "$filter" in *-*) ;; *) std_filter="$filter-*MediaBlock*" ;; esac
 for std in CL1.2 CL2.0 CL3.0; do
-  for name in isg_builtins_e2e_test isg_whole_subgroups_test realworld_tests nvidia_ptx_test; do
+  for name in isg_builtins_e2e_test isg_whole_subgroups_test isg_work_group_test realworld_tests nvidia_ptx_test; do
     [ -x "$here/bin/$name" ] || continue
     step "$out/$name.$std.log" "$name -cl-std=$std" \
       env ISG_TEST_BUILD_OPTIONS="-cl-std=$std" "$here/bin/$name" --gtest_filter="$std_filter"
@@ -55,7 +57,7 @@ done
 # The real-code shapes on the local strategy too: its register-heavy exchanges at the largest
 # work-group need the register cap (layer/launch/register_cap.h); the builtin suite; and programs
 # created from their binaries, whose kernels have hidden arguments only on local.
-for name in realworld_tests isg_builtins_e2e_test layer_program_binaries_test; do
+for name in realworld_tests isg_builtins_e2e_test isg_work_group_test layer_program_binaries_test; do
   [ -x "$here/bin/$name" ] || continue
   step "$out/$name.local.log" "$name ISG_STRATEGY=local" \
     env ISG_STRATEGY=local "$here/bin/$name" --gtest_filter="$filter"
