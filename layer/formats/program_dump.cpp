@@ -74,9 +74,12 @@ void dumpRewrittenProgram(const RewriteInput& input, const RewriteResult& result
   std::filesystem::create_directories(dir, ec);
   const std::string key = programKey(input);
   const std::filesystem::path base(dir);
+  // A program the rewriter refused: what it was given and why (its build log).
+  const bool refused = result.status == RewriteResult::Status::Error;
   bool ok = writeFile(base / (key + ".original.cl"), input.source) &&
-            writeFile(base / (key + ".rewritten.cl"), result.source) &&
-            writeFile(base / (key + ".manifest.json"), manifestToJson(result));
+            (refused ? writeFile(base / (key + ".refused.log"), result.log)
+                     : writeFile(base / (key + ".rewritten.cl"), result.source) &&
+                           writeFile(base / (key + ".manifest.json"), manifestToJson(result)));
   for (const SourceFile& h : input.headers)
     ok = ok && writeFile(base / (key + ".original-header." + capture::fileSafe(h.name)), h.text);
   for (const SourceFile& h : result.headers)

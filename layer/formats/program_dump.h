@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// ISG_DUMP_DIR: what the driver was given for each rewritten program, for bug reports.
+// ISG_DUMP_DIR: what the driver was given for each rewritten program, and each program the
+// rewriter refused with its log, for bug reports.
 #pragma once
 
 #include "isg/rewriter.h"

@@ -147,6 +147,7 @@ PlannedRewrite rewriteAsPlanned(const BuildPlan& plan) {
     case RewriteResult::Status::Error:
       done.action = PlannedRewrite::Action::Fail;
       ISG_LOG_INFO("the rewriter rejected a program:\n" << done.result.log);
+      dumpRewrittenProgram(plan.input, done.result);
       break;
   }
   return done;

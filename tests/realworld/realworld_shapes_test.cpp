@@ -414,6 +414,52 @@ TEST(LargeWorkGroups, SixteenWideShuffleAtTheKernelsLargestWorkGroup) {
   }
 }
 
+// OpenVINO's convolution_bfyx_f16: work-groups of one column (reqd_work_group_size(1, 16, 1)),
+// the output row from get_global_id(0), and a filter loop under an unroll pragma whose
+// iterations the rows at the edges skip with `continue`, a shuffle inside. get_global_id(0) is
+// one value across such a work-group, so every work-item takes the same iterations: the layer
+// must build it as written (it refused it as divergent, and OpenVINO's ResNets with it).
+TEST(OpenVinoShapes, SkippedFilterRowsInWorkGroupsOfOneColumn) {
+  ISG_REQUIRE_ENV();
+  Program p;
+  ASSERT_NO_FATAL_FAILURE(build(
+      "__attribute__((intel_reqd_sub_group_size(16)))\n"
+      "__attribute__((reqd_work_group_size(1, 16, 1)))\n"
+      "kernel void conv(global const uint* in, global uint* out, int rows) {\n"
+      "  const int y = (int)get_global_id(0) - 1;\n"
+      "  const uint lane = get_sub_group_local_id();\n"
+      "  uint acc = 0;\n"
+      "  __attribute__((opencl_unroll_hint(3)))\n"
+      "  for (int kh = 0; kh < 3; kh++) {\n"
+      "    if (y + kh < 0 || y + kh >= rows) continue;\n"
+      "    const uint v = in[(y + kh) * 32 + get_global_id(1)];\n"
+      "    acc = acc * 3u + intel_sub_group_shuffle(v, (lane + 1u) % 16u);\n"
+      "  }\n"
+      "  out[get_global_id(0) * 32 + get_global_id(1)] = acc;\n"
+      "}\n",
+      isgtest::extraBuildOptions(), &p));
+  Kernel k;
+  ASSERT_NO_FATAL_FAILURE(kernel(p, "conv", &k));
+  const int rows = 7;
+  Words in(randomWords(rows * 32, 51));
+  Words out(std::vector<uint32_t>(rows * 32, 0));
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, in.mem, out.mem, rows));
+  const size_t global[2] = {size_t(rows), 32}, local[2] = {1, 16};
+  ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k.k, 2, nullptr, global, local, 0, nullptr, nullptr));
+  ISG_CL_CHECK(clFinish(env().queue));
+  const std::vector<uint32_t> got = out.read();
+  for (int r = 0; r < rows; ++r)
+    for (unsigned c = 0; c < 32; ++c) {
+      uint32_t acc = 0;
+      for (int kh = 0; kh < 3; ++kh) {
+        const int row = r - 1 + kh;
+        if (row < 0 || row >= rows) continue;
+        acc = acc * 3u + in.host[row * 32 + c / 16 * 16 + (c % 16 + 1) % 16];
+      }
+      ASSERT_EQ(got[r * 32 + c], acc) << "row " << r << ", column " << c;
+    }
+}
+
 // cl_intel_subgroups' block IO on read_write images under OpenCL C 2.0 and 3.0: it works where
 // the device has read-write images and, through the layer's stand-in, where it has none.
 TEST(ReadWriteImages, BlockReadWriteOnAReadWriteImage) {

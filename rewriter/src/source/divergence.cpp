@@ -48,11 +48,26 @@ class ParentIndex {
 
 namespace {
 
-bool readsWorkItemId(const clang::CallExpr* call, bool subGroupScope) {
+// `singleDims`: the dimensions (bit d) in which the kernel's required work-group size is 1, so
+// that get_global_id(d) and get_local_id(d) are one value across its work-group (OpenVINO's
+// convolutions: reqd_work_group_size(1, 16, 1), the output position from get_global_id(0)).
+bool readsWorkItemId(const clang::CallExpr* call, bool subGroupScope, unsigned singleDims,
+                     const clang::ASTContext& ctx) {
   const clang::FunctionDecl* callee = call->getDirectCallee();
   if (!callee || !callee->getIdentifier()) return false;
   const llvm::StringRef name = callee->getName();
+  if (singleDims && (name == "get_global_id" || name == "get_local_id") && call->getNumArgs() == 1)
+    if (auto d = call->getArg(0)->getIntegerConstantExpr(ctx);  // llvm::Optional (15), std (16+)
+        d && d->getExtValue() >= 0 && d->getExtValue() < 3 && (singleDims >> d->getExtValue() & 1u))
+      return false;
   return queryVariesInExchangeGroup(std::string_view(name.data(), name.size()), !subGroupScope);
+}
+
+// The dimensions of kernel `fn` whose required work-group size is 1 (bit d), 0 for others.
+unsigned singleItemDims(const clang::FunctionDecl* fn) {
+  const auto* reqd = fn->hasAttr<clang::OpenCLKernelAttr>() ? fn->getAttr<clang::ReqdWorkGroupSizeAttr>() : nullptr;
+  if (!reqd) return 0;
+  return (reqd->getXDim() == 1 ? 1u : 0u) | (reqd->getYDim() == 1 ? 2u : 0u) | (reqd->getZDim() == 1 ? 4u : 0u);
 }
 
 // What a function body assigns to its local variables, and its early exits.
@@ -98,6 +113,7 @@ struct DivergenceCheck::FunctionFacts {
   explicit FunctionFacts(clang::Stmt* body) : parents(body) {}
   ParentIndex parents;
   std::set<const clang::VarDecl*> tainted;  // computed from a work-item id
+  unsigned singleDims = 0;                  // a kernel's dimensions of one work-item (readsWorkItemId)
   std::vector<const clang::ReturnStmt*> returns;
   std::vector<const clang::Stmt*> jumps;
   std::vector<const clang::Stmt*> gotos;
@@ -115,6 +131,7 @@ DivergenceCheck::FunctionFacts& DivergenceCheck::factsOf(const clang::FunctionDe
   if (slot) return *slot;
   clang::Stmt* body = fn->getBody();
   slot = std::make_unique<FunctionFacts>(body);
+  slot->singleDims = singleItemDims(fn);
   BodyScan scan;
   scan.TraverseStmt(body);
   slot->returns = std::move(scan.returns);
@@ -125,7 +142,7 @@ DivergenceCheck::FunctionFacts& DivergenceCheck::factsOf(const clang::FunctionDe
   for (bool grew = true; grew;) {
     grew = false;
     for (const auto& [var, source] : scan.sources)
-      if (!slot->tainted.count(var) && dependent(source, slot->tainted)) {
+      if (!slot->tainted.count(var) && dependent(source, slot->tainted, slot->singleDims)) {
         slot->tainted.insert(var);
         grew = true;
       }
@@ -133,24 +150,24 @@ DivergenceCheck::FunctionFacts& DivergenceCheck::factsOf(const clang::FunctionDe
   return *slot;
 }
 
-bool DivergenceCheck::dependent(const clang::Expr* e,
-                                const std::set<const clang::VarDecl*>& tainted) const {
+bool DivergenceCheck::dependent(const clang::Expr* e, const std::set<const clang::VarDecl*>& tainted,
+                                unsigned singleDims) const {
   if (!e) return false;
   if (const auto* call = llvm::dyn_cast<clang::CallExpr>(e)) {
     if (subGroupUniform_.count(call)) return false;
-    if (readsWorkItemId(call, subGroupScope_)) return true;
+    if (readsWorkItemId(call, subGroupScope_, singleDims, ctx_)) return true;
   }
   if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e))
     if (const auto* v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl()); v && tainted.count(v))
       return true;
   for (const clang::Stmt* child : e->children())
-    if (const auto* sub = llvm::dyn_cast_or_null<clang::Expr>(child); sub && dependent(sub, tainted))
+    if (const auto* sub = llvm::dyn_cast_or_null<clang::Expr>(child); sub && dependent(sub, tainted, singleDims))
       return true;
   return false;
 }
 
 const clang::Expr* DivergenceCheck::enclosingGuard(FunctionFacts& f, const clang::Stmt* s) const {
-  auto guarded = [&](const clang::Expr* cond) { return dependent(cond, f.tainted) ? cond : nullptr; };
+  auto guarded = [&](const clang::Expr* cond) { return dependent(cond, f.tainted, f.singleDims) ? cond : nullptr; };
   const clang::Stmt* child = s;
   for (const clang::Stmt* parent = f.parents.getParent(child); parent;
        child = parent, parent = f.parents.getParent(parent)) {
@@ -176,7 +193,9 @@ const clang::Expr* DivergenceCheck::enclosingGuard(FunctionFacts& f, const clang
 }
 
 bool DivergenceCheck::dependsOnWorkItem(const clang::FunctionDecl* fn, const clang::Expr* e) {
-  return fn && fn->getBody() && dependent(e, factsOf(fn).tainted);
+  if (!fn || !fn->getBody()) return false;
+  const FunctionFacts& f = factsOf(fn);
+  return dependent(e, f.tainted, f.singleDims);
 }
 
 const clang::Expr* DivergenceCheck::guardOf(const clang::FunctionDecl* fn, const clang::Stmt* call) {

@@ -57,7 +57,7 @@ class DivergenceCheck {
  private:
   struct FunctionFacts;
   FunctionFacts& factsOf(const clang::FunctionDecl* fn);
-  bool dependent(const clang::Expr* e, const std::set<const clang::VarDecl*>& tainted) const;
+  bool dependent(const clang::Expr* e, const std::set<const clang::VarDecl*>& tainted, unsigned singleDims) const;
   const clang::Expr* enclosingGuard(FunctionFacts& f, const clang::Stmt* s) const;
 
   clang::ASTContext& ctx_;
