@@ -231,6 +231,15 @@ kernel void wg_votes(global const int* in, global int* out) {
   out[2 * g + 1] = work_group_any(in[g]);
 }
 
+// OpenVINO's dynamic softmax: the branch reads get_global_id(1), one value in each work-group of
+// one row, which the rewriter cannot know: row 0 reduces, row 1 does not.
+kernel void wg_guarded(global const int* in, global int* out) {
+  const size_t g = get_global_id(0) + get_global_size(0) * get_global_id(1);
+  int r = -1;
+  if (get_global_id(1) == 0) r = work_group_reduce_add(in[g]) + work_group_scan_inclusive_max(in[g]);
+  out[g] = r;
+}
+
 int total_of(int v) { return work_group_reduce_add(v); }
 
 __attribute__((intel_reqd_sub_group_size(16)))
@@ -528,6 +537,40 @@ TEST(WorkGroupCollectivesInRealCode, HelpersLoopsAndSubGroupsTogether) {
   }
   clReleaseKernel(k);
   EXPECT_EQ(ran, 3u) << "work-groups of 64, 48 and 40 fit every device";
+}
+
+// wg_guarded: the rows a branch takes compute; the others keep their value.
+TEST(WorkGroupCollectivesInRealCode, UnderABranchEachWorkGroupTakesAlike) {
+  ISG_REQUIRE_ENV();
+  ASSERT_NE(program().program, nullptr) << program().log;
+  cl_kernel k = kernelNamed("wg_guarded");
+  ASSERT_NE(k, nullptr);
+  const size_t n = 48;
+  const size_t global[2] = {3 * n, 2}, local[2] = {n, 1};
+  std::vector<int32_t> x(global[0] * 2);
+  std::mt19937 rng(29);
+  for (int32_t& v : x) v = int32_t(rng() % 201) - 100;
+  const auto& e = isgtest::env();
+  cl_int err = CL_SUCCESS;
+  cl_mem bin = clCreateBuffer(e.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, x.size() * 4, x.data(), &err);
+  cl_mem bout = clCreateBuffer(e.context, CL_MEM_WRITE_ONLY, x.size() * 4, nullptr, &err);
+  std::vector<int32_t> out(x.size(), 7);
+  EXPECT_EQ(clSetKernelArg(k, 0, sizeof bin, &bin), CL_SUCCESS);
+  EXPECT_EQ(clSetKernelArg(k, 1, sizeof bout, &bout), CL_SUCCESS);
+  EXPECT_EQ(clEnqueueNDRangeKernel(e.queue, k, 2, nullptr, global, local, 0, nullptr, nullptr), CL_SUCCESS);
+  EXPECT_EQ(clEnqueueReadBuffer(e.queue, bout, CL_TRUE, 0, out.size() * 4, out.data(), 0, nullptr, nullptr), CL_SUCCESS);
+  clReleaseMemObject(bin);
+  clReleaseMemObject(bout);
+  clReleaseKernel(k);
+  for (size_t w = 0; w < 3; ++w) {
+    int32_t sum = 0, most = std::numeric_limits<int32_t>::min();
+    for (size_t l = 0; l < n; ++l) sum += x[w * n + l];
+    for (size_t l = 0; l < n; ++l) {
+      most = std::max(most, x[w * n + l]);
+      ASSERT_EQ(out[w * n + l], sum + most) << "row 0, work-group " << w << ", work-item " << l;
+      ASSERT_EQ(out[global[0] + w * n + l], -1) << "row 1, work-group " << w << ", work-item " << l;
+    }
+  }
 }
 
 // A device that compiles OpenCL C 3.0 lists the feature: its driver's, or the layer's where the

@@ -40,6 +40,9 @@ class DivergenceCheck {
   DivergenceCheck(DivergenceCheck&&);
   ~DivergenceCheck();
 
+  // Whether exchanges are sub-group-wide (nvidia-ptx, khr) rather than work-group barriers.
+  bool subGroupScope() const { return subGroupScope_; }
+
   // Parameters of helper functions that some caller passes a work-item dependent value.
   void setDivergentParams(std::set<const clang::VarDecl*> params) { divergentParams_ = std::move(params); }
 

@@ -136,6 +136,18 @@ class Rewrite {
   // The divergence check's index of the kernel's body, which its questions have built already.
   const clang::Stmt* parentOf(const clang::Stmt* s) const { return check_.parentOf(k_.kernel, s); }
   bool hot(const clang::Stmt* s) const { return hot_.count(s) != 0; }
+  // Whether a work-group function (builtins.def, work_group) is called inside `s`.
+  bool reachesWorkGroupFunction(const clang::Stmt* s) const {
+    const clang::SourceRange r = s->getSourceRange();
+    for (const auto& [call, b] : k_.builtins) {
+      if (!b->workGroup) continue;
+      const SourceLocation at = sm_.getExpansionLoc(call->getBeginLoc());
+      if (!sm_.isBeforeInTranslationUnit(at, sm_.getExpansionLoc(r.getBegin())) &&
+          !sm_.isBeforeInTranslationUnit(sm_.getExpansionLoc(r.getEnd()), at))
+        return true;
+    }
+    return false;
+  }
 
   // ---- text --------------------------------------------------------------------------------
   [[noreturn]] void refuse(SourceLocation at, const std::string& why) const { throw Refusal{at, why}; }
@@ -292,13 +304,22 @@ class Rewrite {
     const std::string own = flat(ab, ae, call->getBeginLoc());
     const std::string name = b.name;
     auto with = [&](const std::string& outside) { return "(" + pred + ") ? (" + own + ") : (" + outside + ")"; };
-    const bool data = i == 0 || (i == 1 && call->getNumArgs() == 3);  // shuffle_down/up(cur, next, delta)
-    if (b.family == "reduce" || b.family == "scan") return with(identity(name, a->getType(), call->getBeginLoc()));
-    if (b.family == "vote") return with(name.find("_all") != std::string::npos ? "1" : "0");
-    if (b.family == "barrier") return own;
-    if ((b.family == "shuffle" || b.family == "broadcast") && data)
+    // shuffle_down/up(cur, next, delta); a work-group broadcast's other arguments are local ids.
+    const bool data = i == 0 || (i == 1 && call->getNumArgs() == 3 && !b.workGroup);
+    // The work-group functions (builtins.def, work_group) take the rules of their sub-group
+    // namesakes: the work-items outside give a reduction or scan its identity and a vote its
+    // neutral answer, so those that reach the call combine alone.
+    const std::string kind = !b.workGroup                              ? b.family
+                             : name.find("_reduce_") != std::string::npos ? "reduce"
+                             : name.find("_scan_") != std::string::npos   ? "scan"
+                             : name.find("broadcast") != std::string::npos ? "broadcast"
+                                                                           : "vote";
+    if (kind == "reduce" || kind == "scan") return with(identity(name, a->getType(), call->getBeginLoc()));
+    if (kind == "vote") return with(name.find("_all") != std::string::npos ? "1" : "0");
+    if (kind == "barrier") return own;
+    if ((kind == "shuffle" || kind == "broadcast") && data)
       return safe(a) ? own : with("(" + typeText(a->getType(), call->getBeginLoc()) + ")0");
-    if (b.family == "shuffle" || b.family == "broadcast") return safe(a) ? own : with("0u");
+    if (kind == "shuffle" || kind == "broadcast") return safe(a) ? own : with("0u");
     refuse(call->getBeginLoc(), "'" + name + "' has no rule for the work-items outside");
   }
 
@@ -673,6 +694,11 @@ class Rewrite {
     if ((f && f->getInit() && hot(f->getInit())) || (f && f->getInc() && hot(f->getInc())))
       refuse(s->getBeginLoc(), "an exchange in the start or step of a loop that work-items leave at different times");
     if (attributed_.count(s)) refuse(s->getBeginLoc(), "a loop with a pragma, which work-items leave at different times");
+    // Such a loop goes on while a work-item of the exchange's group still runs it: a sub-group
+    // on nvidia-ptx and khr, so sub-groups would leave it apart and miss each other's barriers.
+    if (check_.subGroupScope() && reachesWorkGroupFunction(s))
+      refuse(s->getBeginLoc(), "a work-group function in a loop that work-items leave at different times "
+                               "(its sub-groups would leave it apart)");
     const std::string k = fresh("c");
     const std::string kl = anyContinue ? fresh("l") : std::string();
     for (const clang::Stmt* j : jumps)

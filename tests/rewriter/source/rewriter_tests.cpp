@@ -483,6 +483,46 @@ TEST(Rewrite, DivergentBuiltinsOnTheLocalStrategyAreWarnedAbout) {
   EXPECT_EQ(onWarps.log.find("warning"), std::string::npos) << onWarps.log;
 }
 
+// OpenCL C 2.0's work-group functions where the rewriter cannot prove every work-item reaches
+// them (OpenVINO's dynamic softmax: its branch reads get_global_id(1), one value in each of its
+// work-groups at run time): under a branch, the work-items outside give the identity (a vote its
+// neutral answer) on every strategy; in a loop that work-items leave at different times they
+// are taken only where the loop's exchange group is the work-group (local): elsewhere its
+// sub-groups would leave it apart, and the build fails at the loop.
+TEST(Rewrite, WorkGroupFunctionsInBranchesTakeTheirNamesakesRules) {
+  const std::string branch =
+      "kernel void k(global float* o, global int* v) {\n"
+      "  float x = o[get_global_id(0)];\n"
+      "  if (get_global_id(1) == 0) {\n"
+      "    x = work_group_reduce_max(x) + work_group_scan_exclusive_add(x);\n"
+      "    v[0] = work_group_all(v[1]) + work_group_broadcast(v[2], 1, 0);\n"
+      "  }\n"
+      "  o[get_global_id(0)] = x;\n"
+      "}\n";
+  const std::string loop =
+      "kernel void k(global float* o) {\n"
+      "  float x = o[get_global_id(0)];\n"
+      "  for (uint i = 0; i < get_global_id(1); ++i) x = work_group_reduce_add(x);\n"
+      "  o[get_global_id(0)] = x;\n"
+      "}\n";
+  isg::DeviceTraits nvidia = localTraits();
+  isg::applyStrategyDefaults(isg::Strategy::NvidiaPtx, 0, &nvidia);
+  for (const isg::DeviceTraits& t : {localTraits(), nvidia}) {
+    SCOPED_TRACE(isg::strategyName(t.strategy));
+    RewriteResult r = rewrite(branch, "-cl-std=CL2.0", {}, t);
+    EXPECT_REWRITTEN(r);
+    EXPECT_NE(r.source.find(": (-INFINITY)"), std::string::npos) << r.source.substr(r.source.size() - 800);
+    RewriteResult l = rewrite(loop, "-cl-std=CL2.0", {}, t);
+    if (t.strategy == isg::Strategy::Local) {
+      EXPECT_REWRITTEN(l);
+    } else {
+      EXPECT_EQ(l.status, RewriteResult::Status::Error);
+      EXPECT_NE(l.log.find("<source>:3:"), std::string::npos) << l.log;
+      EXPECT_NE(l.log.find("its sub-groups would leave it apart"), std::string::npos) << l.log;
+    }
+  }
+}
+
 // cl_khr_subgroup_non_uniform_vote, _ballot and _non_uniform_arithmetic: functions of the
 // work-items that reach the call. nvidia-ptx (which knows them: the warp's member mask) declares
 // and rewrites them, and leaves them in their branch when it makes the branch's exchanges run by
