@@ -204,6 +204,7 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   p->traits.subGroupSizeFromLaunch =
       !p->isNative() && config().SUB_GROUP_SIZE_FROM_LAUNCH && config().SUB_GROUP_SIZE == 0;
   p->traits.refuseDivergent = config().REFUSE_DIVERGENT;
+  p->traits.lockStep = config().LOCK_STEP;
   noteControlsThatDoNotApply(*p, name);
 
   DeviceTraits& t = p->traits;

@@ -460,6 +460,78 @@ TEST(OpenVinoShapes, SkippedFilterRowsInWorkGroupsOfOneColumn) {
     }
 }
 
+// OpenVINO's permute_f_y_axes (the path without block IO) writes a local tile and reads it
+// transposed with no barrier, and warp-synchronous reductions halve in local memory under
+// `if (lid < h)`: both rely on Intel's GPU running each statement for every work-item of the
+// sub-group before the next. Other drivers run work-items apart; the layer keeps them in
+// lock-step with barriers (docs/design.md, "Lock-step local memory"). The host model is Intel's
+// GPU: every statement complete for the work-group before the next.
+TEST(OpenVinoShapes, LocalMemorySharedWithoutBarriers) {
+  ISG_REQUIRE_ENV();
+  Program p;
+  ASSERT_NO_FATAL_FAILURE(build(
+      "#define TILE 16\n"
+      "#define WRITE_VEC(v, o, p) vstore4(v, o, p)\n"
+      "__attribute__((intel_reqd_sub_group_size(16)))\n"
+      "kernel void rotate(global uint* o) {\n"
+      "  o[get_global_id(0)] = intel_sub_group_shuffle(o[get_global_id(0)], (get_sub_group_local_id() + 1) % 16);\n"
+      "}\n"
+      "kernel void permute(global const uint* in, global uint* out) {\n"
+      "  __local uint tile[TILE][TILE + 1];\n"
+      "  const int l = get_local_id(2);\n"
+      "  const int base = get_group_id(2) * TILE * TILE;\n"
+      "  __attribute__((opencl_unroll_hint(4)))\n"
+      "  for (int j = 0; j < TILE / 4; ++j) {\n"
+      "    uint4 v = vload4(0, &in[base + l * TILE + j * 4]);\n"
+      "    for (int k = 0; k < 4; ++k) tile[j * 4 + k][l] = v[k] * 3u;\n"
+      "  }\n"
+      "  for (int j = 0; j < TILE / 4; ++j)\n"
+      "    WRITE_VEC(vload4(0, &tile[l][j * 4]), 0, &out[base + l * TILE + j * 4]);\n"
+      "}\n"
+      "kernel void halve(global const uint* in, global uint* out, local uint* s) {\n"
+      "  const uint l = get_local_id(0);\n"
+      "  s[l] = in[get_global_id(0)];\n"
+      "  for (uint h = get_local_size(0) / 2; h > 0; h >>= 1)\n"
+      "    if (l < h) s[l] += s[l + h];\n"
+      "  out[get_global_id(0)] = s[l];\n"
+      "}\n",
+      isgtest::extraBuildOptions(), &p));
+  const unsigned tile = 16, groups = 5;
+  Words in(randomWords(tile * tile * groups, 67));
+  {
+    Kernel k;
+    ASSERT_NO_FATAL_FAILURE(kernel(p, "permute", &k));
+    Words out(std::vector<uint32_t>(in.host.size(), 0));
+    ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, in.mem, out.mem));
+    const size_t global[3] = {1, 1, tile * groups}, local[3] = {1, 1, tile};
+    ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k.k, 3, nullptr, global, local, 0, nullptr, nullptr));
+    ISG_CL_CHECK(clFinish(env().queue));
+    const std::vector<uint32_t> got = out.read();
+    for (unsigned g = 0; g < groups; ++g)
+      for (unsigned r = 0; r < tile; ++r)
+        for (unsigned c = 0; c < tile; ++c)
+          ASSERT_EQ(got[g * tile * tile + r * tile + c], in.host[g * tile * tile + c * tile + r] * 3u)
+              << "work-group " << g << ", row " << r << ", column " << c;
+  }
+  {
+    Kernel k;
+    ASSERT_NO_FATAL_FAILURE(kernel(p, "halve", &k));
+    const size_t n = 64;
+    Words out(std::vector<uint32_t>(in.host.size(), 0));
+    ISG_CL_CHECK(clSetKernelArg(k.k, 0, sizeof(cl_mem), &in.mem));
+    ISG_CL_CHECK(clSetKernelArg(k.k, 1, sizeof(cl_mem), &out.mem));
+    ISG_CL_CHECK(clSetKernelArg(k.k, 2, n * sizeof(cl_uint), nullptr));
+    ASSERT_NO_FATAL_FAILURE(run(k, n * 4, n));
+    const std::vector<uint32_t> got = out.read();
+    for (size_t g = 0; g < 4; ++g) {
+      std::vector<uint32_t> s(in.host.begin() + g * n, in.host.begin() + (g + 1) * n);
+      for (size_t h = n / 2; h > 0; h /= 2)
+        for (size_t l = 0; l < h; ++l) s[l] += s[l + h];
+      for (size_t l = 0; l < n; ++l) ASSERT_EQ(got[g * n + l], s[l]) << "work-group " << g << ", work-item " << l;
+    }
+  }
+}
+
 // cl_intel_subgroups' block IO on read_write images under OpenCL C 2.0 and 3.0: it works where
 // the device has read-write images and, through the layer's stand-in, where it has none.
 TEST(ReadWriteImages, BlockReadWriteOnAReadWriteImage) {

@@ -60,6 +60,9 @@ struct DeviceTraits {
   // rewriter cannot give the others a part in (docs/design.md, "Intel's execution model"),
   // fails the build with a log at its line; off: the driver gets it as written, with a warning.
   bool refuseDivergent = true;
+  // ISG_LOCK_STEP: kernels that share local memory with no barrier (written for Intel's SIMD
+  // lock-step) get a barrier after each statement that touches it (source/lockstep.h).
+  bool lockStep = true;
   // khr only. The khr builtins come from the test double builtins-cl/khr-test/ (a reference
   // implementation with native size nativeSubGroupSize over the local scratch) instead of the
   // driver: ISG_KHR_TEST_NATIVE_SIZE. Minimal: the double lacks the optional khr extensions.

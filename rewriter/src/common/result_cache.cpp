@@ -110,7 +110,7 @@ CacheKey cacheKey(const RewriteInput& in, std::string_view product) {
                        std::to_string(t.nativeSubGroupSize) + "|" +
                        std::to_string(t.nvidiaComputeCapability) + "|" +
                        std::to_string(t.khrTestDouble) + std::to_string(t.khrTestMinimal) +
-                       std::to_string(t.subGroupSizeFromLaunch) + std::to_string(t.refuseDivergent) +
+                       std::to_string(t.subGroupSizeFromLaunch) + std::to_string(t.refuseDivergent) + std::to_string(t.lockStep) +
                        std::to_string(t.workGroupCollectives) + "|";
   for (unsigned s : t.supportedSubGroupSizes) traits += std::to_string(s) + ",";
   traits += "|" + std::to_string(t.deviceOpenclVersion) + "|";

@@ -11,6 +11,7 @@
 #include "common/arg_info.h"
 #include "common/kernel_facts.h"
 #include "isg/build_options.h"
+#include "source/lockstep.h"
 #include "source/predication.h"
 
 namespace isg::detail {
@@ -38,6 +39,11 @@ void AnalysisConsumer::HandleTranslationUnit(clang::ASTContext& ctx) {
   const std::set<const clang::FunctionDecl*> predicated =
       predicateDivergentFlow(ctx, c, closure, ed);
   if (in_.traits.strategy == Strategy::Local || in_.traits.refuseDivergent) warnDivergentCalls(ctx, c, predicated, ed);
+  // After predication, whose kernels keep their own flow (their exchanges meet already).
+  if (in_.traits.lockStep && in_.traits.strategy != Strategy::Native)
+    for (const clang::FunctionDecl* canon : c.order)
+      if (const Func& f = c.funcs.at(canon); f.kernel && f.definition && !predicated.count(canon))
+        keepLockStep(ctx, f.definition, ed);
   ed.checkSharedSites();
 
   if (!ed.errors.empty()) {

@@ -17,6 +17,7 @@
 
 #include "source/divergence.h"
 #include "source/editor.h"
+#include "source/statement_text.h"
 #include "common/table.h"
 
 namespace isg::detail {
@@ -86,7 +87,7 @@ class Rewrite {
  public:
   Rewrite(clang::ASTContext& ctx, DivergenceCheck& check, const KernelExchanges& k)
       : ctx_(ctx), sm_(ctx.getSourceManager()), lo_(ctx.getLangOpts()), check_(check), k_(k),
-        file_(sm_.getFileID(sm_.getExpansionLoc(k.kernel->getLocation()))) {
+        file_(sm_.getFileID(sm_.getExpansionLoc(k.kernel->getLocation()))), text_(sm_, lo_, file_) {
     for (const auto& [call, b] : k.builtins) markHot(call);
     for (const clang::CallExpr* call : k.helpers) markHot(call);
     for (const clang::CallExpr* call : k.opaque) markHot(call);
@@ -153,23 +154,13 @@ class Rewrite {
   [[noreturn]] void refuse(SourceLocation at, const std::string& why) const { throw Refusal{at, why}; }
 
   // The program's own bytes of `r` (tokens included): one range of the main file, or none.
-  std::optional<std::pair<unsigned, unsigned>> bytes(clang::SourceRange r) const {
-    const clang::CharSourceRange cr =
-        clang::Lexer::makeFileCharRange(clang::CharSourceRange::getTokenRange(r), sm_, lo_);
-    if (cr.isInvalid()) return std::nullopt;
-    auto [fb, ob] = sm_.getDecomposedLoc(cr.getBegin());
-    auto [fe, oe] = sm_.getDecomposedLoc(cr.getEnd());
-    if (fb != file_ || fe != fb || oe < ob) return std::nullopt;
-    return std::make_pair(ob, oe);
-  }
+  std::optional<std::pair<unsigned, unsigned>> bytes(clang::SourceRange r) const { return text_.bytes(r); }
   std::pair<unsigned, unsigned> bytesOr(clang::SourceRange r, SourceLocation at, const char* what) const {
     auto b = bytes(r);
     if (!b) refuse(at, std::string(what) + " is spelled inside a macro or a header");
     return *b;
   }
-  std::string_view text(unsigned b, unsigned e) const {
-    return sm_.getBufferData(file_).substr(b, e - b);
-  }
+  std::string_view text(unsigned b, unsigned e) const { return text_.text(b, e); }
   // Text copied to another place of the line: one line, and no comment that would swallow the rest.
   std::string flat(unsigned b, unsigned e, SourceLocation at) const {
     std::string t(text(b, e));
@@ -192,7 +183,7 @@ class Rewrite {
   unsigned insertionPoint(const clang::Stmt* s) {
     const unsigned b = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement").first;
     const auto* a = llvm::dyn_cast<clang::AttributedStmt>(s);
-    const std::string_view all = sm_.getBufferData(file_);
+    const std::string_view all = text_.all();
     if (!a || b >= all.size() || all[b] != '#') return b;
     std::size_t e = all.find('\n', b);
     if (e == std::string_view::npos) e = all.size();
@@ -203,21 +194,8 @@ class Rewrite {
 
   // Where a statement's text ends: after its ';' or its '}'.
   unsigned stmtEnd(const clang::Stmt* s) const {
-    auto [b, e] = bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement");
-    const std::string_view all = sm_.getBufferData(file_);
-    if (e > 0 && all[e - 1] == '}') return e;
-    // Expressions and jumps end before their ';' (declarations too, in some forms).
-    if (e > 0 && all[e - 1] == ';') return e;
-    // Clang's range of an expression may end inside it (a vector literal `(float4)(0.0f)` ends
-    // at its operand): the ';' that follows once the brackets it left open are closed.
-    int depth = 0;
-    for (unsigned i = e; i < all.size(); ++i) {
-      const char ch = all[i];
-      if (ch == '(' || ch == '[') ++depth;
-      else if (ch == ')' || ch == ']') --depth;
-      else if (ch == ';' && depth <= 0) return i + 1;
-      else if (ch == '{' || ch == '}' || ch == '"' || ch == '\'' || ch == '#' || ch == '/') break;
-    }
+    bytesOr(s->getSourceRange(), s->getBeginLoc(), "the statement");
+    if (auto e = text_.end(s)) return *e;
     refuse(s->getBeginLoc(), "the end of the statement is not where the rewrite can find it");
   }
 
@@ -287,7 +265,7 @@ class Rewrite {
     unsigned e = i + 1 < call->getNumArgs()
                      ? bytesOr(call->getArg(i + 1)->getSourceRange(), at, "an argument of the exchange").first
                      : bytesOr(clang::SourceRange(call->getRParenLoc(), call->getRParenLoc()), at, "the call's ')'").first;
-    const std::string_view all = sm_.getBufferData(file_);
+    const std::string_view all = text_.all();
     if (i + 1 < call->getNumArgs()) {
       while (e > b && all[e - 1] != ',') --e;
       if (e == b) refuse(at, "the arguments of the exchange are not where the rewrite can find them");
@@ -488,7 +466,7 @@ class Rewrite {
   // declarator. Clang's range of an expression may end early (a vector literal `(float4)(0.0f)`
   // ends at its last operand), so the text is read, brackets counted.
   unsigned initializerEnd(unsigned b, SourceLocation at) const {
-    const std::string_view all = sm_.getBufferData(file_);
+    const std::string_view all = text_.all();
     int depth = 0;
     unsigned e = b;
     for (; e < all.size(); ++e) {
@@ -716,7 +694,7 @@ class Rewrite {
     } else if (d) {
       const unsigned wb = bytesOr(clang::SourceRange(d->getWhileLoc(), d->getWhileLoc()), s->getBeginLoc(), "the loop's while").first;
       ce = bytesOr(clang::SourceRange(d->getRParenLoc(), d->getRParenLoc()), s->getBeginLoc(), "the loop's ')'").first;
-      const std::string_view all = sm_.getBufferData(file_);
+      const std::string_view all = text_.all();
       cb = wb + 5;
       while (cb < ce && all[cb] != '(') ++cb;
       if (cb == ce) refuse(s->getBeginLoc(), "the condition of the do loop is not where the rewrite can find it");
@@ -863,6 +841,7 @@ class Rewrite {
   DivergenceCheck& check_;
   const KernelExchanges& k_;
   const clang::FileID file_;  // the file that spells the function: the program's or a header
+  const StatementText text_;
   std::set<const clang::Stmt*> hot_;
   std::map<const clang::Stmt*, std::string> handled_;  // break/continue -> the flags it clears
   std::set<const clang::Stmt*> attributed_;  // loops under a pragma

@@ -2214,3 +2214,65 @@ TEST(Rewrite, ExecutionModelOfRealKernelShapes) {
 }
 
 }  // namespace
+
+// Kernels written for Intel's SIMD lock-step share local memory with no barrier (OpenVINO's
+// permute_f_y_axes, warp-synchronous halving): a barrier after each statement that touches local
+// memory where the whole work-group runs it (source/lockstep.h); kernels that synchronise
+// themselves, and ISG_LOCK_STEP=0, keep their text.
+TEST(Rewrite, LocalMemoryWithoutBarriersKeepsLockStep) {
+  const std::string src =
+      "#define WRITE_VEC(v, o, p) vstore4(v, o, p)\n"
+      "__attribute__((intel_reqd_sub_group_size(16)))\n"
+      "kernel void other(global uint* o) { o[0] = intel_sub_group_shuffle(o[0], 3u); }\n"
+      "kernel void transpose(global const float* in, global float* out) {\n"
+      "  __local float buf[16][17];\n"
+      "  const int l = get_local_id(2);\n"
+      "  __attribute__((opencl_unroll_hint(4)))\n"
+      "  for (int j = 0; j < 16; ++j)\n"
+      "    buf[j][l] = in[l * 16 + j];\n"
+      "  for (int j = 0; j < 4; ++j) {\n"
+      "    WRITE_VEC(vload4(0, &buf[l][j * 4]), 0, &out[l * 16 + j * 4]);\n"
+      "  }\n"
+      "}\n"
+      "kernel void halve(global float* out, local float* s) {\n"
+      "  const uint l = get_local_id(0);\n"
+      "  s[l] = out[get_global_id(0)];\n"
+      "  for (uint h = get_local_size(0) / 2; h > 0; h >>= 1)\n"
+      "    if (l < h) s[l] += s[l + h];\n"
+      "  if (l == 0) out[get_group_id(0)] = s[0];\n"
+      "}\n"
+      "kernel void apart(global float* out, local float* s) {\n"
+      "  for (uint i = 0; i < get_local_id(0); ++i) s[i] = out[i];\n"
+      "  out[get_global_id(0)] = s[0];\n"
+      "}\n"
+      "kernel void fenced(global float* out, local float* s) {\n"
+      "  s[get_local_id(0)] = 1.0f;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  out[get_global_id(0)] = s[get_local_id(0) ^ 1];\n"
+      "}\n";
+  const std::string b = "barrier(CLK_LOCAL_MEM_FENCE);";
+  for (isg::Strategy s : {isg::Strategy::Local, isg::Strategy::NvidiaPtx, isg::Strategy::Khr}) {
+    SCOPED_TRACE(isg::strategyName(s));
+    RewriteResult r = rewrite(src, "", {}, strategyTraits(s, 32));
+    EXPECT_REWRITTEN(r);
+    const std::string user = userPart(r);
+    EXPECT_NE(user.find("    { buf[j][l] = in[l * 16 + j]; " + b + " }\n"), std::string::npos) << user;
+    EXPECT_NE(user.find("&out[l * 16 + j * 4]); " + b + "\n"), std::string::npos) << user;
+    EXPECT_NE(user.find("  s[l] = out[get_global_id(0)]; " + b + "\n"), std::string::npos) << user;
+    EXPECT_NE(user.find("    { if (l < h) s[l] += s[l + h]; " + b + " }\n"), std::string::npos) << user;
+    // Nothing reads local memory after the kernel's last statement.
+    EXPECT_NE(user.find("  if (l == 0) out[get_group_id(0)] = s[0];\n"), std::string::npos) << user;
+    // A loop the work-items leave apart: ordered after it, with a warning at the loop.
+    EXPECT_NE(user.find("s[i] = out[i]; " + b + "\n"), std::string::npos) << user;
+    EXPECT_NE(r.log.find("<source>:22:"), std::string::npos) << r.log;
+    EXPECT_NE(r.log.find("lock-step"), std::string::npos) << r.log;
+    const std::size_t fenced = user.find("kernel void fenced");
+    ASSERT_NE(fenced, std::string::npos);
+    EXPECT_EQ(user.find(b, fenced), user.find("  barrier(CLK_LOCAL_MEM_FENCE);\n", fenced) + 2) << user;
+    isg::DeviceTraits off = strategyTraits(s, 32);
+    off.lockStep = false;
+    RewriteResult plain = rewrite(src, "", {}, off);
+    EXPECT_REWRITTEN(plain);
+    EXPECT_EQ(userPart(plain).find(b), userPart(plain).find("  barrier(CLK_LOCAL_MEM_FENCE);\n") + 2);
+  }
+}
