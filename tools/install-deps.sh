@@ -3,7 +3,7 @@
 # Installs the Debian 12 packages the project builds and tests with (DEVELOPERS.md lists why
 # each is needed). Idempotent: does nothing when everything is already there.
 set -euo pipefail
-packages=(cmake g++ make python3 python3-pip opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clang-15
+packages=(cmake g++ make python3 python3-pip python3-venv opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clang-15
           libclang-15-dev llvm-15-dev libclang-common-15-dev libllvmspirvlib-15-dev llvm-spirv-15 spirv-tools
           libclc-15
           libgtest-dev clinfo libclblast-dev dpkg-dev file zlib1g-dev libtinfo-dev libzstd-dev libedit-dev libxml2-dev)
@@ -20,3 +20,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # Intel's OpenCL CPU runtime from PyPI, the reference driver of tests/native (per user, cached).
 "$(dirname "${BASH_SOURCE[0]}")/intel-runtime.sh" install
+# OpenVINO from PyPI, whose GPU plugin the openvino.* tests run through the layer (cached).
+"$(dirname "${BASH_SOURCE[0]}")/openvino.sh" install

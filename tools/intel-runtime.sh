@@ -12,14 +12,7 @@
 # khronos-loader/ (LD_LIBRARY_PATH that picks the Khronos loader instead of ocl-icd).
 set -euo pipefail
 wheels=("intel-opencl-rt==2026.2.0" "intel-cmplr-lib-rt==2026.2.0" "tbb==2023.2.0")
-# Without a home (CI containers, service accounts) the cache is the checkout's own.
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-home_cache=${XDG_CACHE_HOME:-${HOME:+$HOME/.cache}}
-if [ -n "$home_cache" ] && { mkdir -p "$home_cache" 2>/dev/null && [ -w "$home_cache" ]; }; then
-  cache=${ISG_CACHE_DIR:-$home_cache/intel-subgroups-layer}
-else
-  cache=${ISG_CACHE_DIR:-$root/.cache/intel-subgroups-layer}
-fi
+cache=$("$(dirname "${BASH_SOURCE[0]}")/cache-dir.sh")
 dir="$cache/intel-opencl-rt-2026.2.0"
 
 installed() { [ -f "$dir/.complete" ] && [ -f "$dir/khronos-loader/libOpenCL.so.1" ]; }

@@ -53,8 +53,14 @@ def all_models():
             m_fc(37, 53), m_gather(), m_interp(), m_head()]
 
 if __name__ == "__main__":
+    # models.py ref REFS.npz            the CPU plugin's results (f32), on any x86 host
+    # models.py gpu REFS.npz [--f16] [NAME...]  GPU (through the layer) against them; --f16 runs
+    #   the GPU at f16 (tolerance 2e-2; exit 77 where the device has no half); exit 1 on any
+    #   model wrong or failed
     mode, path = sys.argv[1], sys.argv[2]
-    only = sys.argv[3:]
+    f16 = "--f16" in sys.argv[3:]
+    only = [a for a in sys.argv[3:] if a != "--f16"]
+    precision, tolerance = ("f16", 2e-2) if f16 else ("f32", 1e-4)
     core = ov.Core()
     print("devices", core.available_devices, flush=True)
     ms = all_models()  # weights come from rng in this order: the same on both machines
@@ -70,6 +76,12 @@ if __name__ == "__main__":
             for i, o in enumerate(cpu.outputs): data[f"{name}.out{i}"] = res[o]
         np.savez(path, **data)
         sys.exit(0)
+    if "GPU" not in core.available_devices:
+        print("no GPU device: OpenVINO's GPU plugin found no OpenCL device it takes")
+        sys.exit(1)
+    if f16 and "FP16" not in core.get_property("GPU", "OPTIMIZATION_CAPABILITIES"):
+        print("skipped: the GPU device has no half precision (cl_khr_fp16)")
+        sys.exit(77)
     data = np.load(path)
     bad = 0
     for m in ms:
@@ -78,14 +90,15 @@ if __name__ == "__main__":
         ins = [data[f"{name}.in{i}"] for i in range(len(m.get_parameters()))]
         try:
             t0 = time.time()
-            gpu = core.compile_model(m, "GPU", {"INFERENCE_PRECISION_HINT": "f32"})
+            gpu = core.compile_model(m, "GPU", {"INFERENCE_PRECISION_HINT": precision})
             res = gpu(ins)
             err = max(float(np.max(np.abs(res[o] - data[f"{name}.out{i}"])) / (np.max(np.abs(data[f"{name}.out{i}"])) + 1e-12))
                       for i, o in enumerate(gpu.outputs))
-            ok = err < 1e-4
+            ok = err < tolerance
             bad += not ok
-            print(f"{name:14s} rel.err {err:.2e} {'ok' if ok else 'WRONG'} ({time.time()-t0:.1f} s)", flush=True)
+            print(f"{name:14s} {precision} rel.err {err:.2e} {'ok' if ok else 'WRONG'} ({time.time()-t0:.1f} s)", flush=True)
         except Exception as e:
             bad += 1
             print(f"{name:14s} FAILED {str(e)[:400]}", flush=True)
     print("wrong or failed:", bad)
+    sys.exit(1 if bad else 0)

@@ -25,29 +25,30 @@ def resnet(batch):
     fcw = op.constant((rng.standard_normal([1000, 512]) * 0.05).astype(np.float32))
     return ov.Model([op.add(op.matmul(y, fcw, False, True), op.constant(np.zeros(1000, np.float32)))], [x], "resnet34")
 
-core = ov.Core()
-print("devices", core.available_devices, flush=True)
-m1 = resnet(1)
-x = np.random.default_rng(1).standard_normal([1, 3, 224, 224]).astype(np.float32)
-ref = core.compile_model(m1, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
-got = core.compile_model(m1, "GPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
-print(f"resnet34 f32 batch 1: GPU vs CPU rel.err {float(np.max(np.abs(got - ref)) / np.max(np.abs(ref))):.2e} (max |ref| {float(np.max(np.abs(ref))):.3g})", flush=True)
-def rate(model, device, hint, seconds=6.0):
-    cfg = {"INFERENCE_PRECISION_HINT": hint, "PERFORMANCE_HINT": "THROUGHPUT"}
-    t0 = time.time(); c = core.compile_model(model, device, cfg); tc = time.time() - t0
-    batch = model.get_parameters()[0].get_shape()[0]
-    inp = np.random.default_rng(2).standard_normal(list(model.get_parameters()[0].get_shape())).astype(np.float32)
-    q = ov.AsyncInferQueue(c, int(c.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")))
-    for _ in range(len(q)): q.start_async({0: inp})
-    q.wait_all()
-    n = 0; t0 = time.time()
-    while time.time() - t0 < seconds:
-        q.start_async({0: inp}); n += 1
-    q.wait_all(); dt = time.time() - t0
-    print(f"{device} {hint} batch {batch}: {n * batch / dt:.1f} inferences/s ({len(q)} requests, compile {tc:.1f} s)", flush=True)
-for batch in (1, 32):
-    m = resnet(batch)
-    for device, hint in (("CPU", "f32"), ("GPU", "f32"), ("GPU", "f16")):
-        if only := sys.argv[1:]:
-            if device not in only: continue
-        rate(m, device, hint)
+if __name__ == "__main__":
+    core = ov.Core()
+    print("devices", core.available_devices, flush=True)
+    m1 = resnet(1)
+    x = np.random.default_rng(1).standard_normal([1, 3, 224, 224]).astype(np.float32)
+    ref = core.compile_model(m1, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
+    got = core.compile_model(m1, "GPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
+    print(f"resnet34 f32 batch 1: GPU vs CPU rel.err {float(np.max(np.abs(got - ref)) / np.max(np.abs(ref))):.2e} (max |ref| {float(np.max(np.abs(ref))):.3g})", flush=True)
+    def rate(model, device, hint, seconds=6.0):
+        cfg = {"INFERENCE_PRECISION_HINT": hint, "PERFORMANCE_HINT": "THROUGHPUT"}
+        t0 = time.time(); c = core.compile_model(model, device, cfg); tc = time.time() - t0
+        batch = model.get_parameters()[0].get_shape()[0]
+        inp = np.random.default_rng(2).standard_normal(list(model.get_parameters()[0].get_shape())).astype(np.float32)
+        q = ov.AsyncInferQueue(c, int(c.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")))
+        for _ in range(len(q)): q.start_async({0: inp})
+        q.wait_all()
+        n = 0; t0 = time.time()
+        while time.time() - t0 < seconds:
+            q.start_async({0: inp}); n += 1
+        q.wait_all(); dt = time.time() - t0
+        print(f"{device} {hint} batch {batch}: {n * batch / dt:.1f} inferences/s ({len(q)} requests, compile {tc:.1f} s)", flush=True)
+    for batch in (1, 32):
+        m = resnet(batch)
+        for device, hint in (("CPU", "f32"), ("GPU", "f32"), ("GPU", "f16")):
+            if only := sys.argv[1:]:
+                if device not in only: continue
+            rate(m, device, hint)
