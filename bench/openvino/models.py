@@ -31,9 +31,9 @@ def m_attention(L=32, D=64):
     k = op.matmul(q, const([D, D]), False, False); v = op.matmul(q, const([D, D]), False, False)
     s = op.softmax(op.multiply(op.matmul(q, k, False, True), op.constant(np.float32(1 / 8))), 2)
     return ov.Model([op.matmul(s, v, False, False)], [q], "attention")
-def m_fc(i, o):
-    x = op.parameter([3, i], np.float32, name="x")
-    return ov.Model([op.add(op.matmul(x, const([o, i]), False, True), const([o]))], [x], f"fc{i}x{o}")
+def m_fc(i, o, b=3):
+    x = op.parameter([b, i], np.float32, name="x")
+    return ov.Model([op.add(op.matmul(x, const([o, i]), False, True), const([o]))], [x], f"fc{i}x{o}" + ("" if b == 3 else f"b{b}"))
 def m_gather():
     x = op.parameter([50, 24], np.float32, name="x")
     return ov.Model([op.gather(x, op.constant(np.array([3, 7, 0, 49, 11], np.int32)), op.constant(np.int64(0)))], [x], "gather")
@@ -50,7 +50,7 @@ def m_head():
 def all_models():
     return [m_softmax(16), m_softmax(32), m_softmax(256), m_conv(1, pad=0), m_conv(3), m_conv(3, groups=16, cin=16, cout=16),
             m_conv(3, stride=2), m_conv(3, groups=4), m_pool(), m_mvn(), m_attention(), m_fc(100, 1000), m_fc(512, 1000),
-            m_fc(37, 53), m_gather(), m_interp(), m_head()]
+            m_fc(37, 53), m_gather(), m_interp(), m_head(), m_fc(100, 1000, 1), m_fc(16, 32, 1)]
 
 if __name__ == "__main__":
     # models.py ref REFS.npz            the CPU plugin's results (f32), on any x86 host

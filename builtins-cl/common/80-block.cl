@@ -87,6 +87,22 @@
 #define __ISG_BLOCK_IMAGE_RW(rname, wname, E, W)
 #endif
 
+/* The pointer of buffer block IO whose members may pass different ones: member 0's, from which
+ * Intel's runtime reads (the rewriter's __ISG_L0_<name> macros; the spec asks for one pointer,
+ * OpenVINO's fully connected kernels pass each member's own). */
+__ISG_OVL const __global void* __isg_first_member_rd(__isg_ctx_t* ctx, const __global void* p) {
+  return (const __global void*)__isg_first_member_word(ctx, (ulong)p);
+}
+__ISG_OVL const __local void* __isg_first_member_rd(__isg_ctx_t* ctx, const __local void* p) {
+  return (const __local void*)(size_t)__isg_first_member_word(ctx, (ulong)(size_t)p);
+}
+__ISG_OVL __global void* __isg_first_member_wr(__isg_ctx_t* ctx, __global void* p) {
+  return (__global void*)__isg_first_member_word(ctx, (ulong)p);
+}
+__ISG_OVL __local void* __isg_first_member_wr(__isg_ctx_t* ctx, __local void* p) {
+  return (__local void*)(size_t)__isg_first_member_word(ctx, (ulong)(size_t)p);
+}
+
 #define __ISG_BLOCK_DEFS(rname, wname, ext, E, W)                                                  \
   __ISG_OVL __ISG_VEC_##W(E) __isg_##rname(__isg_ctx_t* ctx, const __global E* p) {                \
     E v[W];                                                                                        \

@@ -150,6 +150,12 @@ __ISG_KHR_FN uint __isg_lane(__isg_ctx_t* ctx, uint j) {
   return ctx->lane0 + min(j & (ctx->S - 1u), ctx->sgsize - 1u);
 }
 
+/* Member 0's `v` (common/80-block.cl: the pointer of block IO). */
+__ISG_KHR_FN ulong __isg_first_member_word(__isg_ctx_t* ctx, ulong v) {
+  const uint lo = __isg_k_shuffle(ctx, (uint)v, ctx->lane0), hi = __isg_k_shuffle(ctx, (uint)(v >> 32), ctx->lane0);
+  return (ulong)lo | ((ulong)hi << 32);
+}
+
 /* ---- types -------------------------------------------------------------------------------- */
 /* Shuffles move any scalar; vectors go component by component through a union, which gives
  * the components of every width (3-component vectors included) without naming them. */

@@ -54,6 +54,17 @@ static inline __local uchar* __isg_wg_region(__isg_ctx_t* ctx, uint which) {
  * slots so that an undefined index reads garbage, never memory outside the scratch. */
 static inline uint __isg_member_slot(__isg_ctx_t* ctx, uint i) { return ctx->base + i % ctx->S; }
 
+/* Member 0's `v` (common/80-block.cl: the pointer of block IO): one exchange through its slot,
+ * which the rewriter makes at least 8 bytes for the kernels that call it. */
+static inline ulong __isg_first_member_word(__isg_ctx_t* ctx, ulong v) {
+  __local ulong* slot = (__local ulong*)(__isg_exchange_area(ctx) + ctx->base * ctx->slot);
+  if (ctx->sglid == 0) *slot = v;
+  __isg_exchange_sync();
+  const ulong r = *slot;
+  __isg_exchange_done(ctx);
+  return r;
+}
+
 /* Whether any work-item of the work-group holds `c`: a loop the rewriter made every work-item run
  * (rewriter/src/source/predication.h) goes on while one still takes it, since each exchange in it is a
  * work-group barrier. Every taker stores the same 1, so the stores need no atomics. */

@@ -532,6 +532,81 @@ TEST(OpenVinoShapes, LocalMemorySharedWithoutBarriers) {
   }
 }
 
+// OpenVINO's fully_connected_gpu_bs_f_bsv16_b1 (batch 1) gives block IO each member's own
+// pointer (`input_offset + 8 * sg_elem_offset` bytes); the spec asks for one pointer per
+// sub-group and Intel's runtime reads and writes from the first member's. So does the layer
+// (AnalysisConsumer::firstMemberPointers); before, each member read from its own, out of range.
+TEST(OpenVinoShapes, BlockIoTakesTheFirstMembersPointer) {
+  ISG_REQUIRE_ENV();
+  Program p;
+  ASSERT_NO_FATAL_FAILURE(build(
+      "#define READ2(ptr, byte_offset) intel_sub_group_block_read2((const __global uint*)((const __global char*)(ptr) + (byte_offset)))\n"
+      "__attribute__((intel_reqd_sub_group_size(16)))\n"
+      "kernel void fc(global const uint* in, global uint* out, global uint* w) {\n"
+      "  const uint lane = get_sub_group_local_id();\n"
+      "  const uint base = get_group_id(0) * 64;\n"
+      "  uint2 v = READ2(in, (base + 2 * lane) * 4);\n"
+      "  uint s = intel_sub_group_block_read(in + base + 32 + lane);\n"
+      "  out[get_global_id(0)] = v.x * 3u + v.y + s;\n"
+      "  intel_sub_group_block_write(w + base + 3 * lane, v.y);\n"
+      "}\n",
+      isgtest::extraBuildOptions(), &p));
+  Kernel k;
+  ASSERT_NO_FATAL_FAILURE(kernel(p, "fc", &k));
+  const unsigned groups = 3;
+  Words in(randomWords(64 * groups + 64, 71));
+  Words out(std::vector<uint32_t>(16 * groups, 0));
+  Words w(std::vector<uint32_t>(64 * groups + 64, 0));
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, in.mem, out.mem, w.mem));
+  ASSERT_NO_FATAL_FAILURE(run(k, 16 * groups, 16));
+  const std::vector<uint32_t> got = out.read(), written = w.read();
+  for (unsigned g = 0; g < groups; ++g)
+    for (unsigned l = 0; l < 16; ++l) {
+      const uint32_t* first = &in.host[g * 64];  // member 0's pointers
+      const uint32_t x = first[l], y = first[16 + l], s = first[32 + l];
+      ASSERT_EQ(got[g * 16 + l], x * 3u + y + s) << "work-group " << g << ", member " << l;
+      ASSERT_EQ(written[g * 64 + l], y) << "work-group " << g << ", member " << l;
+    }
+}
+
+// OpenVINO's fully connected kernels at f16 pick each half of a sub-group's input from another
+// element of a private array, `lane < 8 ? SELECT(shuffle(v[k], ..)) : SELECT(shuffle(v[k'], ..))`:
+// on Intel's GPU the work-items that skipped an arm still hold v[] in registers, and the shuffle
+// reads them. The layer lets them evaluate v[k] there (a private array at an index every member
+// computes alike); before, they gave 0, and half the outputs were wrong.
+TEST(OpenVinoShapes, ShuffleOfAPrivateArrayUnderALaneSplit) {
+  ISG_REQUIRE_ENV();
+  Program p;
+  ASSERT_NO_FATAL_FAILURE(build(
+      "#define SEL(chunk, idx) ((idx) ? (chunk) + 1000u : (chunk))\n"
+      "#define SGSEL(chunk, idx) SEL(intel_sub_group_shuffle(chunk, (idx) / 2), (idx) % 2)\n"
+      "__attribute__((intel_reqd_sub_group_size(16)))\n"
+      "kernel void split(global const uint* in, global uint* out) {\n"
+      "  const uint lane = get_sub_group_local_id();\n"
+      "  uint v[2]; v[0] = in[get_global_id(0)]; v[1] = in[64 + get_global_id(0)];\n"
+      "  for (uint i = 0; i < 4; ++i) {\n"
+      "    uint r = lane < 8 ? SGSEL(v[i / 4], i % 32) : SGSEL(v[(i + 1) / 4], (i + 1) % 32);\n"
+      "    out[i * 64 + get_global_id(0)] = r;\n"
+      "  }\n"
+      "}\n",
+      isgtest::extraBuildOptions(), &p));
+  Kernel k;
+  ASSERT_NO_FATAL_FAILURE(kernel(p, "split", &k));
+  Words in(randomWords(128, 73));
+  Words out(std::vector<uint32_t>(256, 0));
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, in.mem, out.mem));
+  ASSERT_NO_FATAL_FAILURE(run(k, 64, 16));
+  const std::vector<uint32_t> got = out.read();
+  for (unsigned g = 0; g < 4; ++g)
+    for (unsigned i = 0; i < 4; ++i)
+      for (unsigned l = 0; l < 16; ++l) {
+        const unsigned idx = l < 8 ? i : i + 1;  // the arm's (idx) of SGSEL
+        const uint32_t src = in.host[(idx / 4) * 64 + g * 16 + (idx % 32) / 2];
+        ASSERT_EQ(got[i * 64 + g * 16 + l], (idx % 32) % 2 ? src + 1000u : src)
+            << "sub-group " << g << ", step " << i << ", member " << l;
+      }
+}
+
 // cl_intel_subgroups' block IO on read_write images under OpenCL C 2.0 and 3.0: it works where
 // the device has read-write images and, through the layer's stand-in, where it has none.
 TEST(ReadWriteImages, BlockReadWriteOnAReadWriteImage) {

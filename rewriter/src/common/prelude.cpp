@@ -70,7 +70,7 @@ std::string buildPrelude(const DeviceTraits& traits, const Analysis& a) {
   p += collectiveRows(a.families);
   for (const EmbeddedFile* f : libraryFiles(traits)) append(f->text());
   p += builtinMacros(traits, a.userDefined, a.macroArity, a.extraArity, a.convergedArity,
-                     a.factsArity);
+                     a.factsArity, a.firstMemberArity);
   return p;
 }
 

@@ -49,6 +49,9 @@ struct Analysis {
   std::vector<std::pair<std::string, unsigned>> extraArity;  // (name, count): __ISG_A<count>_<name>
   // (name, count): __ISG_CV<count>_<name>, the calls a whole warp reaches (nvidia-ptx; UniformFlow).
   std::vector<std::pair<std::string, unsigned>> convergedArity;
+  // (name, count): __ISG_L0_<name>, buffer block IO whose members may pass different pointers
+  // (take the first member's, as Intel's runtime does: AnalysisConsumer::firstMemberPointers).
+  std::vector<std::pair<std::string, unsigned>> firstMemberArity;
   // (name, count): __ISG_IF<count>_<name>, block and media IO calls that name their kernel's
   // own image parameter and pass its facts (HiddenArg::Kind::ImageFacts).
   std::vector<std::pair<std::string, unsigned>> factsArity;

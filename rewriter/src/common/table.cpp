@@ -390,7 +390,8 @@ std::string builtinMacros(const DeviceTraits& traits, const std::vector<std::str
                           const std::vector<std::pair<std::string, unsigned>>& arity,
                           const std::vector<std::pair<std::string, unsigned>>& extra,
                           const std::vector<std::pair<std::string, unsigned>>& converged,
-                          const std::vector<std::pair<std::string, unsigned>>& facts) {
+                          const std::vector<std::pair<std::string, unsigned>>& facts,
+                          const std::vector<std::pair<std::string, unsigned>>& firstMember) {
   std::string out;
   std::vector<std::string> done;  // a name with rows in several extensions gets one macro
   for (const Builtin& b : builtins()) {
@@ -411,6 +412,12 @@ std::string builtinMacros(const DeviceTraits& traits, const std::vector<std::str
     if (const Builtin* b = findBuiltin(name))
       out += ctxMacro("__ISG_IF" + std::to_string(count) + "_" + name, name, count, "__isg_ctx",
                       imageArgPosition(*b, count));
+  for (const auto& [name, count] : firstMember)
+    if (const Builtin* b = findBuiltin(name)) {
+      const std::string pointer = b->shape == Shape::BlockWrite ? "__isg_first_member_wr" : "__isg_first_member_rd";
+      out += "#define __ISG_L0_" + name + "(__isg_a" + (count > 1 ? ", __isg_b" : "") + ") __isg_" + name +
+             "(__isg_ctx, " + pointer + "(__isg_ctx, __isg_a)" + (count > 1 ? ", __isg_b" : "") + ")\n";
+    }
   return out;
 }
 

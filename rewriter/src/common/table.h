@@ -108,12 +108,15 @@ unsigned usualArity(const Builtin& b);
 // `__ISG_A<count>_<name>` macro per entry of `extra`, one `__ISG_CV<count>_<name>` macro,
 // which passes the converged context (__isg_cctx), per entry of `converged`, and one
 // `__ISG_IF<count>_<name>` macro per entry of `facts`, which adds the image argument's facts
-// (`<image>__isg_facts`, the kernel's hidden parameter: its image argument is a parameter name).
+// (`<image>__isg_facts`, the kernel's hidden parameter: its image argument is a parameter name),
+// and one `__ISG_L0_<name>` macro per entry of `firstMember`: buffer block IO that passes the
+// first member's pointer (__isg_first_member_rd / _wr, builtins-cl/common/80-block.cl).
 std::string builtinMacros(const DeviceTraits& traits, const std::vector<std::string>& skip,
                           const std::vector<std::pair<std::string, unsigned>>& arity,
                           const std::vector<std::pair<std::string, unsigned>>& extra,
                           const std::vector<std::pair<std::string, unsigned>>& converged,
-                          const std::vector<std::pair<std::string, unsigned>>& facts);
+                          const std::vector<std::pair<std::string, unsigned>>& facts,
+                          const std::vector<std::pair<std::string, unsigned>>& firstMember = {});
 
 // The position of the image among the arguments of a block or media IO call of `count`
 // arguments (block IO's first, media IO's last), or -1 where the shape takes none.

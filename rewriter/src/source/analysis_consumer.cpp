@@ -25,6 +25,7 @@ void AnalysisConsumer::HandleTranslationUnit(clang::ASTContext& ctx) {
   defineDeclaredInternal(ctx, ed);
   checkMediaRegions(ctx, c, ed);
   findExternalContext(c);
+  firstMemberPointers(ctx, c);
   const Closure closure = contextClosure(c);
   summarise(c, closure);
   editCallSites(c, closure, ed);
@@ -458,7 +459,7 @@ void AnalysisConsumer::editBuiltinCalls(clang::ASTContext& ctx, const Collector&
     if (!byArity.count(primary)) primary = byArity.begin()->first;
     out_.macroArity.emplace_back(name, primary);
   }
-  std::set<std::pair<std::string, unsigned>> extras, converged, facts;
+  std::set<std::pair<std::string, unsigned>> extras, converged, facts, firstMember;
   for (const BuiltinCall& bc : c.builtinCalls) {
     const std::string& name = bc.builtin->name;
     const unsigned n = bc.expr->getNumArgs();
@@ -468,6 +469,11 @@ void AnalysisConsumer::editBuiltinCalls(clang::ASTContext& ctx, const Collector&
     auto paren = ed.callParen(bc.expr);
     if (paren && ed.isCtxSite(*paren)) {
       ed.rename(nameLoc, name, "__isg_" + name, bc.expr->getBeginLoc(), what);
+      continue;
+    }
+    if (firstMember_.count(bc.expr)) {
+      ed.rename(nameLoc, name, "__ISG_L0_" + name, bc.expr->getBeginLoc(), what);
+      firstMember.emplace(name, n);
       continue;
     }
     if (const clang::ParmVarDecl* image = factsImage(c, bc, nameLoc)) {
@@ -495,12 +501,45 @@ void AnalysisConsumer::editBuiltinCalls(clang::ASTContext& ctx, const Collector&
   out_.extraArity.assign(extras.begin(), extras.end());
   out_.convergedArity.assign(converged.begin(), converged.end());
   out_.factsArity.assign(facts.begin(), facts.end());
+  out_.firstMemberArity.assign(firstMember.begin(), firstMember.end());
   // The program's own prototypes of builtins stay declarations of the names, which the
   // parentheses keep from expanding as the prelude's function-like macros.
   for (const clang::FunctionDecl* fd : c.prototypes) {
     std::string name = fd->getNameAsString();
     ed.rename(fd->getLocation(), name, "(" + name + ")", fd->getLocation(),
               "the declaration of '" + name + "'");
+  }
+}
+
+void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c) {
+  if (in_.traits.strategy == Strategy::Native) return;
+  const clang::SourceManager& sm = ctx.getSourceManager();
+  DivergenceCheck check = divergenceCheck(ctx, c);
+  // Spelling of the call's name -> (whether one call there needs the first member's pointer,
+  // whether one is under work-item dependent flow).
+  std::map<unsigned, std::pair<bool, bool>> sites;
+  std::vector<const BuiltinCall*> candidates;
+  for (const BuiltinCall& bc : c.builtinCalls) {
+    const Shape shape = bc.builtin->shape;
+    if ((shape != Shape::BlockRead && shape != Shape::BlockWrite) || !bc.function || bc.expr->getNumArgs() == 0 ||
+        bc.expr->getNumArgs() != usualArity(*bc.builtin) || !bc.expr->getArg(0)->getType()->isPointerType())
+      continue;
+    const unsigned at = sm.getSpellingLoc(bc.expr->getCallee()->IgnoreParenImpCasts()->getExprLoc()).getRawEncoding();
+    auto& [differs, guarded] = sites[at];
+    std::set<const clang::FunctionDecl*> visited;
+    if (check.guardOf(bc.function, bc.expr) ||
+        guardInCallers(check, c, bc.function->getCanonicalDecl(), &visited))
+      guarded = true;
+    if (check.dependsOnWorkItem(bc.function, bc.expr->getArg(0))) differs = true;
+    candidates.push_back(&bc);
+  }
+  for (const BuiltinCall* bc : candidates) {
+    const unsigned at =
+        sm.getSpellingLoc(bc->expr->getCallee()->IgnoreParenImpCasts()->getExprLoc()).getRawEncoding();
+    const auto [differs, guarded] = sites[at];
+    if (!differs || guarded) continue;
+    firstMember_.insert(bc->expr);
+    c.funcs[bc->function->getCanonicalDecl()].uses.push_back({bc->builtin, 8});
   }
 }
 

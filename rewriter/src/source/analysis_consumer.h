@@ -154,6 +154,15 @@ class AnalysisConsumer : public clang::ASTConsumer {
   // A call spelled inside a macro keeps the ordinary one (the macro may expand elsewhere too).
   void editBuiltinCalls(clang::ASTContext& ctx, const Collector& c, Editor& ed);
 
+  // Buffer block IO takes one pointer for the whole sub-group, and the spec asks every member to
+  // pass the same; OpenVINO's fully connected kernels pass each member's own (`p + 4 * lane`
+  // bytes), and Intel's runtime reads from the first member's. Where a call's pointer depends on
+  // the work-item and every member reaches it, the call becomes `__ISG_L0_<name>`, whose pointer
+  // is the first member's (one exchange of 8 bytes: a use of that size in its function). Calls
+  // spelled at one place of a macro body are all changed or none (none where one of them is
+  // under work-item dependent flow, which an exchange there would hang on the local strategy).
+  void firstMemberPointers(clang::ASTContext& ctx, Collector& c);
+
   // The kernel's image parameter a block or media IO call names as its image, spelled as the
   // bare parameter name in the kernel's own text (its macro pastes `<name>__isg_facts` from it),
   // when the kernel's parameter lists can take the facts: else null, and the call queries the
@@ -195,6 +204,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
   const IntelInternalBuiltins& internalBuiltins_;  // every one the program's text names
   std::map<const clang::FunctionDecl*, const ContextFunction*> externalContext_;
   std::set<const clang::ParmVarDecl*> factsParams_;  // kernel images passed with their facts
+  std::set<const clang::CallExpr*> firstMember_;     // firstMemberPointers' calls
 };
 
 }  // namespace isg::detail

@@ -230,14 +230,15 @@ class Rewrite {
     if (const auto* c = llvm::dyn_cast<clang::CastExpr>(e)) return sub(c->getSubExpr());
     if (const auto* v = llvm::dyn_cast<clang::ExtVectorElementExpr>(e)) return sub(v->getBase());
     if (const auto* m = llvm::dyn_cast<clang::MemberExpr>(e)) return (again || !m->isArrow()) && sub(m->getBase());
-    if (const auto* a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) return again && sub(a->getBase()) && sub(a->getIdx());
+    if (const auto* a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
+      return (again && sub(a->getBase()) && sub(a->getIdx())) || privateElement(a);
     if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e))
       return !u->isIncrementDecrementOp() &&
              (again || (u->getOpcode() != clang::UO_Deref && u->getOpcode() != clang::UO_AddrOf)) && sub(u->getSubExpr());
     if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e))
       return !b->isAssignmentOp() && b->getOpcode() != clang::BO_Comma &&
-             (again || (b->getOpcode() != clang::BO_Div && b->getOpcode() != clang::BO_Rem)) && sub(b->getLHS()) &&
-             sub(b->getRHS());
+             (again || (b->getOpcode() != clang::BO_Div && b->getOpcode() != clang::BO_Rem) || nonZeroConstant(b->getRHS())) &&
+             sub(b->getLHS()) && sub(b->getRHS());
     if (const auto* c = llvm::dyn_cast<clang::ConditionalOperator>(e))
       return sub(c->getCond()) && sub(c->getTrueExpr()) && sub(c->getFalseExpr());
     if (const auto* c = llvm::dyn_cast<clang::CallExpr>(e)) {
@@ -255,6 +256,27 @@ class Rewrite {
       return std::all_of(c->arg_begin(), c->arg_end(), [&](const clang::Expr* a) { return sub(a); });
     }
     return false;
+  }
+
+  // A divisor that cannot trap: an integer constant other than 0 (and -1, whose quotient of the
+  // smallest integer overflows).
+  bool nonZeroConstant(const clang::Expr* e) const {
+    clang::Expr::EvalResult r;
+    if (!e->isValueDependent() && e->EvaluateAsInt(r, ctx_)) return r.Val.getInt() != 0 && r.Val.getInt() != -1;
+    return false;
+  }
+
+  // An element of the function's own array (registers on Intel's GPU, which the work-items that
+  // skipped the branch still hold: OpenVINO's fully connected kernels shuffle `input_val[k]` under
+  // `lane < 8 ? .. : ..`) at an index every work-item of the sub-group computes alike, so in
+  // bounds wherever one work-item runs the branch.
+  bool privateElement(const clang::ArraySubscriptExpr* a) const {
+    const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(a->getBase()->IgnoreParenImpCasts());
+    const auto* v = r ? llvm::dyn_cast<clang::VarDecl>(r->getDecl()) : nullptr;
+    if (!v || !v->hasLocalStorage() || !ctx_.getAsConstantArrayType(v->getType()) ||
+        v->getType().getAddressSpace() == clang::LangAS::opencl_local)
+      return false;
+    return safe(a->getIdx()) && !check_.dependsOnWorkItem(k_.kernel, a->getIdx());
   }
 
   // The bytes of argument `i` of `call`: from its first token to the comma before the next one
