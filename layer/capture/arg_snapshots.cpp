@@ -64,22 +64,28 @@ void quietly(const char* what, Body&& body) noexcept {
 }
 
 
-// clGetKernelArgInfo for every user argument of `kernel`. Nothing when the driver does not tell.
+// clGetKernelArgInfo for every user argument of `kernel`, through the layer's own entry: it
+// answers for a rewritten kernel from the rewriter's record of the application's declaration
+// (kernels built from PTX on NVIDIA have no argument information in the driver) and asks the
+// driver for the others. Nothing when neither tells.
 bool queryArgInfo(cl_kernel kernel, cl_uint count, std::vector<ArgInfo>* out) {
   if (!next().clGetKernelArgInfo) return false;
   out->assign(count, ArgInfo{});
   for (cl_uint i = 0; i < count; ++i) {
     ArgInfo& a = (*out)[i];
-    if (next().clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof a.address,
-                                  &a.address, nullptr) != CL_SUCCESS)
+    if (clGetKernelArgInfo_layer(kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof a.address, &a.address,
+                                 nullptr) != CL_SUCCESS)
       return false;
-    next().clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof a.access, &a.access,
-                              nullptr);
-    next().clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof a.typeQualifier,
-                              &a.typeQualifier, nullptr);
-    queryString(ISG_QUERY_LAMBDA(clGetKernelArgInfo, kernel, i, CL_KERNEL_ARG_TYPE_NAME),
-                &a.typeName);
-    queryString(ISG_QUERY_LAMBDA(clGetKernelArgInfo, kernel, i, CL_KERNEL_ARG_NAME), &a.name);
+    clGetKernelArgInfo_layer(kernel, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof a.access, &a.access, nullptr);
+    clGetKernelArgInfo_layer(kernel, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof a.typeQualifier, &a.typeQualifier,
+                             nullptr);
+    auto text = [&](cl_kernel_arg_info what, std::string* into) {
+      queryString([&](size_t size, void* value, size_t* size_ret) {
+        return clGetKernelArgInfo_layer(kernel, i, what, size, value, size_ret);
+      }, into);
+    };
+    text(CL_KERNEL_ARG_TYPE_NAME, &a.typeName);
+    text(CL_KERNEL_ARG_NAME, &a.name);
     a.known = true;
   }
   return true;
