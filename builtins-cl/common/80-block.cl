@@ -105,11 +105,13 @@ __ISG_OVL __local void* __isg_first_member_wr(__isg_ctx_t* ctx, __local void* p)
 
 #define __ISG_BLOCK_DEFS(rname, wname, ext, E, W)                                                  \
   __ISG_OVL __ISG_VEC_##W(E) __isg_##rname(__isg_ctx_t* ctx, const __global E* p) {                \
+    p = (const __global E*)__isg_block_pointer(ctx, (ulong)p);                                     \
     E v[W];                                                                                        \
     for (uint k = 0; k < W; ++k) v[k] = p[ctx->sglid + k * ctx->S];                                \
     return __ISG_VLOAD_##W(v);                                                                     \
   }                                                                                                \
   __ISG_OVL void __isg_##wname(__isg_ctx_t* ctx, __global E* p, __ISG_VEC_##W(E) data) {           \
+    p = (__global E*)__isg_block_pointer(ctx, (ulong)p);                                           \
     E v[W];                                                                                        \
     __ISG_VSTORE_##W(data, v);                                                                     \
     for (uint k = 0; k < W; ++k) p[ctx->sglid + k * ctx->S] = v[k];                                \

@@ -150,6 +150,10 @@ __ISG_KHR_FN uint __isg_lane(__isg_ctx_t* ctx, uint j) {
   return ctx->lane0 + min(j & (ctx->S - 1u), ctx->sgsize - 1u);
 }
 
+/* Block IO's pointer as the member passed it: khr's shuffles (and the test double's exchanges)
+ * need every member, so the rewriter asks for member 0's only where every member reaches the
+ * call (__ISG_L0_<name>). */
+#define __isg_block_pointer(ctx, v) (v)
 /* Member 0's `v` (common/80-block.cl: the pointer of block IO). */
 __ISG_KHR_FN ulong __isg_first_member_word(__isg_ctx_t* ctx, ulong v) {
   const uint lo = __isg_k_shuffle(ctx, (uint)v, ctx->lane0), hi = __isg_k_shuffle(ctx, (uint)(v >> 32), ctx->lane0);

@@ -95,11 +95,16 @@ static inline uint __isg_shfl_bfly(__isg_ctx_t* ctx, uint v, uint lanemask, uint
   __ISG_SHFL(bfly, r, v, lanemask, ctx->c, mask);
   return r;
 }
-/* Member 0's `v` (common/80-block.cl: the pointer of block IO). */
+/* The first active member's `v` (common/80-block.cl: the pointer of block IO, which Intel's
+ * runtime takes from there): two shuffles, legal in any flow. */
 static inline ulong __isg_first_member_word(__isg_ctx_t* ctx, ulong v) {
   const uint mask = __isg_member_mask(ctx);
-  return (ulong)__isg_shfl_idx(ctx, (uint)v, 0u, mask) | ((ulong)__isg_shfl_idx(ctx, (uint)(v >> 32), 0u, mask) << 32);
+  const uint mine = mask & ctx->members;
+  const uint src = (mine ? 31u - clz(mine & (0u - mine)) : ctx->lane0) - ctx->lane0;
+  return (ulong)__isg_shfl_idx(ctx, (uint)v, src, mask) | ((ulong)__isg_shfl_idx(ctx, (uint)(v >> 32), src, mask) << 32);
 }
+/* Block IO's pointer: the first active member's on every call (no exchange through memory). */
+#define __isg_block_pointer(ctx, v) __isg_first_member_word(ctx, v)
 /* Lane sglid - delta of the same sub-group, or this lane's own value below member 0. */
 static inline uint __isg_shfl_up(__isg_ctx_t* ctx, uint v, uint delta, uint mask) {
   uint r;

@@ -512,7 +512,9 @@ void AnalysisConsumer::editBuiltinCalls(clang::ASTContext& ctx, const Collector&
 }
 
 void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c) {
-  if (in_.traits.strategy == Strategy::Native) return;
+  // nvidia-ptx takes the first active member's pointer in every call (__isg_block_pointer: two
+  // shuffles over the active lanes, legal in any flow, so also where a macro site is shared).
+  if (in_.traits.strategy == Strategy::Native || in_.traits.strategy == Strategy::NvidiaPtx) return;
   const clang::SourceManager& sm = ctx.getSourceManager();
   DivergenceCheck check = divergenceCheck(ctx, c);
   // Spelling of the call's name -> (whether one call there needs the first member's pointer,

@@ -156,8 +156,9 @@ class AnalysisConsumer : public clang::ASTConsumer {
 
   // Buffer block IO takes one pointer for the whole sub-group, and the spec asks every member to
   // pass the same; OpenVINO's fully connected kernels pass each member's own (`p + 4 * lane`
-  // bytes), and Intel's runtime reads from the first member's. Where a call's pointer depends on
-  // the work-item and every member reaches it, the call becomes `__ISG_L0_<name>`, whose pointer
+  // bytes), and Intel's runtime reads from the first member's. nvidia-ptx's library takes the
+  // first active member's in every call. Elsewhere, where a call's pointer depends on the
+  // work-item and every member reaches it, the call becomes `__ISG_L0_<name>`, whose pointer
   // is the first member's (one exchange of 8 bytes: a use of that size in its function). Calls
   // spelled at one place of a macro body are all changed or none (none where one of them is
   // under work-item dependent flow, which an exchange there would hang on the local strategy).
