@@ -54,11 +54,11 @@ static inline __local uchar* __isg_wg_region(__isg_ctx_t* ctx, uint which) {
  * slots so that an undefined index reads garbage, never memory outside the scratch. */
 static inline uint __isg_member_slot(__isg_ctx_t* ctx, uint i) { return ctx->base + i % ctx->S; }
 
-/* Member 0's `v` (common/80-block.cl: the pointer of block IO): one exchange through its slot,
- * which the rewriter makes at least 8 bytes for the kernels that call it. */
 /* Block IO's pointer as the member passed it: an exchange here needs the whole work-group, so
  * the rewriter asks for member 0's only where every member reaches the call (__ISG_L0_<name>). */
 #define __isg_block_pointer(ctx, v) (v)
+/* Member 0's `v` (common/80-block.cl: the pointer of block IO): one exchange through its slot,
+ * which the rewriter makes at least 8 bytes for the kernels that call it. */
 static inline ulong __isg_first_member_word(__isg_ctx_t* ctx, ulong v) {
   __local ulong* slot = (__local ulong*)(__isg_exchange_area(ctx) + ctx->base * ctx->slot);
   if (ctx->sglid == 0) *slot = v;

@@ -520,7 +520,7 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c)
   // Spelling of the call's name -> (whether one call there needs the first member's pointer,
   // whether one is under work-item dependent flow).
   std::map<unsigned, std::pair<bool, bool>> sites;
-  std::vector<const BuiltinCall*> candidates;
+  std::vector<std::pair<const BuiltinCall*, unsigned>> candidates;  // with their site
   for (const BuiltinCall& bc : c.builtinCalls) {
     const Shape shape = bc.builtin->shape;
     if ((shape != Shape::BlockRead && shape != Shape::BlockWrite) || !bc.function || bc.expr->getNumArgs() == 0 ||
@@ -533,11 +533,9 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c)
         guardInCallers(check, c, bc.function->getCanonicalDecl(), &visited))
       guarded = true;
     if (check.dependsOnWorkItem(bc.function, bc.expr->getArg(0))) differs = true;
-    candidates.push_back(&bc);
+    candidates.emplace_back(&bc, at);
   }
-  for (const BuiltinCall* bc : candidates) {
-    const unsigned at =
-        sm.getSpellingLoc(bc->expr->getCallee()->IgnoreParenImpCasts()->getExprLoc()).getRawEncoding();
+  for (const auto& [bc, at] : candidates) {
     const auto [differs, guarded] = sites[at];
     if (!differs || guarded) continue;
     firstMember_.insert(bc->expr);
