@@ -109,24 +109,30 @@ RewriteResult rewriteUncached(const RewriteInput& input, std::vector<SourceFile>
       blanked |= file == edits[i].file && offset >= edits[i].offset && offset < edits[i].offset + edits[i].length;
   // A program whose only Intel feature is the extension's pragma goes to the driver as written
   // (the driver warns about an extension it does not know), unless that warning would fail the
-  // build (-Werror, which oneDNN passes): then its pragma lines are blanked.
-  if (!a.usesSubGroups && a.intelInternal.empty() && (!blanked || !warningsFail(in.options)))
-    return RewriteResult{};  // PassThrough
+  // build (-Werror, which oneDNN passes): then only its pragma lines are blanked, with neither
+  // the library nor the extension's macros, so the driver compiles what it would alone.
+  const bool pragmaOnly = !a.usesSubGroups && a.intelInternal.empty();
+  if (pragmaOnly && (!blanked || !warningsFail(in.options))) return RewriteResult{};  // PassThrough
 
   RewriteResult r;
   r.status = RewriteResult::Status::Rewritten;
+  if (pragmaOnly) edits.erase(edits.begin(), edits.begin() + static_cast<std::ptrdiff_t>(before));
   detail::Composer composer(in, a, edits);
   if (!composer.ok()) return detail::errorResult(composer.error());
-  std::string prelude = detail::buildPrelude(in.traits, a);
-  unsigned preludeLines = detail::countLines(prelude) + 1;  // + the separator line
-  r.source = prelude + "\n" + composer.compose("<source>", "<source>", preludeLines + 1, &r.lineMap);
+  if (pragmaOnly) {
+    r.source = composer.compose("<source>", "<source>", 1, &r.lineMap);
+  } else {
+    std::string prelude = detail::buildPrelude(in.traits, a);
+    unsigned preludeLines = detail::countLines(prelude) + 1;  // + the separator line
+    r.source = prelude + "\n" + composer.compose("<source>", "<source>", preludeLines + 1, &r.lineMap);
+  }
   for (const SourceFile& h : in.headers)
     r.headers.push_back(SourceFile{h.name, composer.compose(h.name, h.name, 1, &r.lineMap)});
   r.options = in.options;
-  std::string macros = extensionMacroOptions(in.traits);
+  std::string macros = pragmaOnly ? std::string() : extensionMacroOptions(in.traits);
   if (!r.options.empty() && !macros.empty()) r.options += ' ';
   r.options += macros;
-  if (std::string fix = driverFeatureOptions(in.traits, in.options); !fix.empty()) r.options += " " + fix;
+  if (std::string fix = driverFeatureOptions(in.traits, in.options); !pragmaOnly && !fix.empty()) r.options += " " + fix;
   r.kernels = std::move(a.kernels);
   r.contextFunctions = std::move(a.contextFunctions);
   r.externalFunctions = std::move(a.externalFunctions);

@@ -74,6 +74,31 @@ TEST(Dump, PassThroughProgramIsNotDumped) {
   clReleaseProgram(p);
 }
 
+// Issue 67: a program whose only Intel feature is the extension's pragma reaches the driver byte
+// for byte; under -Werror (the driver's warning about the pragma would fail the build) the
+// driver gets the same text with the pragma line blanked, and nothing else: no library, no macros.
+TEST(Dump, PragmaOnlyProgramIsForwardedAsWritten) {
+  ISG_REQUIRE_ENV();
+  const std::string pragma = "#pragma OPENCL EXTENSION cl_intel_subgroups : enable\n";
+  const std::string rest =
+      "kernel void pragma_only_marker_5be1(global int* out) { out[get_global_id(0)] = 1; }\n";
+  cl_program p = isgtest::buildProgram(pragma + rest);
+  ASSERT_NE(p, nullptr);
+  EXPECT_TRUE(filesMentioning("pragma_only_marker_5be1").empty());
+  clReleaseProgram(p);
+  if (isgtest::onIntelsDriver()) return;  // the extension is the driver's own: nothing to blank
+  std::string log;
+  const std::string strict = pragma + "// strict\n" + rest;
+  p = isgtest::buildProgram(strict, "-Werror", &log);
+  ASSERT_NE(p, nullptr) << log;
+  std::vector<fs::path> rewritten;
+  for (const fs::path& f : filesMentioning("pragma_only_marker_5be1"))
+    if (f.string().find(".rewritten.cl") != std::string::npos) rewritten.push_back(f);
+  ASSERT_EQ(rewritten.size(), 1u);
+  EXPECT_EQ(readFile(rewritten[0]), "\n// strict\n" + rest);
+  clReleaseProgram(p);
+}
+
 TEST(Dump, RewrittenProgramIsDumped) {
   ISG_REQUIRE_ENV();
   std::string source = isgtest::rotateKernelSource("") + "// rewritten_dump_marker_91c2\n";

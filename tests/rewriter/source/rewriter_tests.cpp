@@ -238,6 +238,10 @@ TEST(PassThrough, PragmaInASkippedSection) {
   auto pragmaOnly = rewrite(pragmas, "-cl-std=CL2.0 -Werror", header);
   EXPECT_REWRITTEN(pragmaOnly);
   EXPECT_EQ(pragmaOnly.headers.at(0).text, "\n");
+  // Only the pragma lines change: no library, no extension macros, the application's options.
+  EXPECT_EQ(pragmaOnly.source, "#if USE_SUBGROUP_SHUFFLING == 1\n\n#endif\n#include \"h.h\"\n"
+                               "kernel void k(global float* x) { x[0] = 1.0f; }\n");
+  EXPECT_EQ(pragmaOnly.options, "-cl-std=CL2.0 -Werror");
 }
 
 TEST(MayNeedRewrite, IdentifierBoundaries) {
