@@ -35,7 +35,11 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_
 file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/package-doc)
 execute_process(COMMAND gzip -9nc ${PROJECT_SOURCE_DIR}/cmake/debian/changelog
                 OUTPUT_FILE ${CMAKE_BINARY_DIR}/package-doc/changelog.gz COMMAND_ERROR_IS_FATAL ANY)
-foreach(isg_component layer spirv)
+set(isg_components layer)
+if(TARGET IntelSubgroupsSpirv)
+  list(APPEND isg_components spirv)
+endif()
+foreach(isg_component ${isg_components})
   set(isg_doc ${CMAKE_INSTALL_DOCDIR})
   if(isg_component STREQUAL "spirv")
     set(isg_doc ${CMAKE_INSTALL_DATAROOTDIR}/doc/intel-subgroups-layer-spirv)

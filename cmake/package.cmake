@@ -2,8 +2,9 @@
 # The Debian packages (`cpack` in the build folder; docs/install.md): one per install component
 # (cmake/install.cmake). Dependencies come from dpkg-shlibdeps on what each package holds, so the
 # layer's are the C/C++ runtime, zlib and libtinfo (Clang and LLVM are linked in) and the SPIR-V
-# package's are Debian's libLLVM-15 and SPIRV-LLVM-Translator, plus libclc-15 (the OpenCL C
-# library that programs from SPIR-V are linked with on NVIDIA).
+# package's are Debian's libLLVM and SPIRV-LLVM-Translator of the version built with, plus the
+# libclc the build found (the OpenCL C library that programs from SPIR-V are linked with on
+# NVIDIA). Without the SPIR-V bridge (cmake/llvm.cmake) there is no second package.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME intel-subgroups-layer)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
@@ -19,7 +20,10 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_INSTALL_PREFIX /usr)
 
 set(CPACK_DEB_COMPONENT_INSTALL ON)
-set(CPACK_COMPONENTS_ALL layer spirv)
+set(CPACK_COMPONENTS_ALL layer)
+if(ISG_SPIRV_BRIDGE)
+  list(APPEND CPACK_COMPONENTS_ALL spirv)
+endif()
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
@@ -31,7 +35,7 @@ set(CPACK_DEBIAN_LAYER_PACKAGE_NAME intel-subgroups-layer)
 # links libclc's nvptx64--nvidiacl.bc: without it the layer offers no cl_khr_fp16 there.
 # Depends is dpkg-shlibdeps's on the package's binaries, each library once (package-depends.cmake).
 set(CPACK_DEBIAN_LAYER_PACKAGE_SHLIBDEPS OFF)
-set(CPACK_ISG_LAYER_DEPENDS "libclc-15")
+set(CPACK_ISG_LAYER_DEPENDS "libclc-${ISG_LIBCLC_VERSION}")
 set(CPACK_ISG_LAYER_BINARIES ${CMAKE_BINARY_DIR}/package-control/layer-binaries.txt)
 set(CPACK_ISG_SHLIBDEPS_DIR ${CMAKE_BINARY_DIR}/package-control/shlibdeps)
 set(isg_layer_binaries "")
@@ -60,7 +64,7 @@ set(CPACK_DEBIAN_LAYER_PACKAGE_CONTROL_EXTRA ${CMAKE_BINARY_DIR}/package-control
 set(CPACK_COMPONENT_SPIRV_DISPLAY_NAME "SPIR-V input for the OpenCL layer")
 set(CPACK_DEBIAN_SPIRV_PACKAGE_NAME intel-subgroups-layer-spirv)
 set(CPACK_COMPONENT_SPIRV_DEPENDS layer)
-set(CPACK_DEBIAN_SPIRV_PACKAGE_DEPENDS "libclc-15")
+set(CPACK_DEBIAN_SPIRV_PACKAGE_DEPENDS "libclc-${ISG_LIBCLC_VERSION}")
 set(CPACK_DEBIAN_SPIRV_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_SPIRV_DESCRIPTION
     "SPIR-V programs (clCreateProgramWithIL) for intel-subgroups-layer

@@ -32,6 +32,7 @@
 
 #include "isg/build_options.h"
 #include "common/embedded.h"
+#include "common/llvm_compat.h"
 #include "common/prescan.h"
 #include "common/table.h"
 
@@ -103,7 +104,7 @@ class LogConsumer : public clang::DiagnosticConsumer {
     info.FormatDiagnostic(text);
     const llvm::StringRef prefix = "no matching function for call to '";
     llvm::StringRef message = text.str();
-    if (!message.startswith(prefix)) return;
+    if (!startsWith(message, prefix)) return;
     const llvm::StringRef name = message.drop_front(prefix.size()).take_until([](char c) { return c == '\''; });
     const Builtin* b = findBuiltin(name);
     if (!b) return;
@@ -132,13 +133,13 @@ const std::string* FileNames::editable(llvm::StringRef path) const {
 }
 
 bool FileNames::internal(llvm::StringRef path) {
-  return path.startswith(kInternalDir) || path.startswith(kResourceInclude);
+  return startsWith(path, kInternalDir) || startsWith(path, kResourceInclude);
 }
 
 std::string FileNames::display(llvm::StringRef path) const {
   if (const std::string* n = editable(path)) return *n;
   if (path == kDeclsPath) return "<isg-builtins>";
-  if (path.startswith(kResourceInclude)) return path.substr(kResourceInclude.size()).str();
+  if (startsWith(path, kResourceInclude)) return path.substr(kResourceInclude.size()).str();
   return path.str();
 }
 
@@ -203,7 +204,7 @@ std::string unknownBuildOptions(const std::string& options) {
   for (const llvm::opt::Arg* a : args.filtered(clang::driver::options::OPT_UNKNOWN)) {
     const std::string word = a->getAsString(args);
     // NVIDIA's options are for its driver's build of the PTX; Intel's tune Intel's code generation.
-    if (llvm::StringRef(word).startswith("-cl-nv-") || llvm::StringRef(word).startswith("-cl-intel-")) continue;
+    if (startsWith(llvm::StringRef(word), "-cl-nv-") || startsWith(llvm::StringRef(word), "-cl-intel-")) continue;
     log += "error: unknown build option '" + word + "'\n";
   }
   return log;

@@ -25,6 +25,7 @@
 #include <llvm/Transforms/Scalar/SROA.h>
 
 #include "module/module_rewriter.h"
+#include "common/llvm_compat.h"
 
 namespace isg::detail {
 
@@ -138,7 +139,7 @@ llvm::Function* ModuleRewriter::withContext(llvm::Function* f, llvm::Type* ctxPt
     f->getAllMetadata(md);
     for (auto& [kind, node] : md) fresh->setMetadata(kind, node);
   }
-  fresh->getBasicBlockList().splice(fresh->begin(), f->getBasicBlockList());
+  moveBlocks(*fresh, *f);
   for (unsigned i = 0; i < f->arg_size(); ++i) {
     f->getArg(i)->replaceAllUsesWith(fresh->getArg(i + 1));
     fresh->getArg(i + 1)->takeName(f->getArg(i));
@@ -305,7 +306,7 @@ void ModuleRewriter::inlineMarked() {
   mpm.addPass(llvm::AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/false));
   if (promote) {
     llvm::FunctionPassManager fpm;
-    fpm.addPass(llvm::SROAPass());
+    fpm.addPass(sroa());
     fpm.addPass(llvm::EarlyCSEPass());
     mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
   }

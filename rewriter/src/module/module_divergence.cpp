@@ -24,6 +24,7 @@
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 
+#include "common/llvm_compat.h"
 #include "common/mangled_names.h"
 #include "module/module_rewriter.h"
 
@@ -34,7 +35,7 @@ namespace {
 // A SPIR-V BuiltIn variable the translator left as a global (`__spirv_BuiltInLocalInvocationId`).
 bool idVariable(const llvm::Value* v, bool workGroup) {
   const auto* g = llvm::dyn_cast<llvm::GlobalVariable>(v);
-  if (!g || !g->getName().startswith("__spirv_BuiltIn")) return false;
+  if (!g || !startsWith(g->getName(), "__spirv_BuiltIn")) return false;
   const llvm::StringRef n = g->getName().drop_front(15);
   if (n == "LocalInvocationId" || n == "GlobalInvocationId" || n == "LocalInvocationIndex" ||
       n == "GlobalLinearId" || n == "SubgroupLocalInvocationId")

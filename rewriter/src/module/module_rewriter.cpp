@@ -28,6 +28,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "common/llvm_compat.h"
 #include "common/clang_session.h"
 #include "common/kernel_facts.h"
 #include "common/table.h"
@@ -97,6 +98,9 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
   std::string why;
   if (!detail::validateSpirv(in.spirv, &why))
     return errorResult("error: the SPIR-V module is not valid: " + why);
+  if (!detail::kTypedPointers)
+    return errorResult("error: programs from SPIR-V need the layer built with LLVM 15 or 16 (this one has LLVM " +
+                       std::to_string(LLVM_VERSION_MAJOR) + ", without the typed pointers the SPIR-V translator writes)");
   std::string bitcode;
   if (!detail::spirvToBitcode(in.bridgePath, in.spirv, &bitcode, &why))
     return errorResult("error: the SPIR-V module cannot be read: " + why);
@@ -108,7 +112,9 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     llvm::LLVMContext context;
     // Typed pointers, as the translator reads and writes them (and the library is compiled).
+#if LLVM_VERSION_MAJOR < 17
     context.setOpaquePointers(false);
+#endif
     auto parsed = llvm::parseBitcodeFile(
         llvm::MemoryBufferRef(llvm::StringRef(bitcode.data(), bitcode.size()), "module"), context);
     if (!parsed) return errorResult("error: internal error: " + llvm::toString(parsed.takeError()));

@@ -31,6 +31,7 @@
 #include <llvm/Transforms/Vectorize/LoadStoreVectorizer.h>
 
 #include "common/child_process.h"
+#include "common/llvm_compat.h"
 #include "common/own_files.h"
 #include "isg/build_options.h"
 #include "ptx/ptx_images.h"
@@ -87,7 +88,7 @@ std::unique_ptr<llvm::TargetMachine> targetMachine(unsigned computeCapability, c
   to.NoNaNsFPMath = to.NoInfsFPMath;
   to.AllowFPOpFusion = has(options, "-cl-mad-enable") || fast ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
   return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      kTriple, "sm_" + std::to_string(sm), "+ptx75", to, llvm::None, llvm::None, llvm::CodeGenOpt::Aggressive));
+      kTriple, "sm_" + std::to_string(sm), "+ptx75", to, {}, {}, kAggressive));
 }
 
 namespace {
@@ -144,7 +145,8 @@ std::string unwritable(const llvm::Module& m, Origin origin) {
 // *sink: without a handler LLVM prints them and ends the process.
 void collectErrors(llvm::LLVMContext& context, std::string* sink) {
   context.setDiagnosticHandlerCallBack(
-      [](const llvm::DiagnosticInfo& d, void* out) {
+      [](DiagnosticArg diagnostic, void* out) {
+        const llvm::DiagnosticInfo& d = diagnosticOf(diagnostic);
         if (d.getSeverity() != llvm::DS_Error) return;
         std::string text;
         llvm::raw_string_ostream os(text);
@@ -244,7 +246,7 @@ bool writePtx(llvm::Module& m, llvm::TargetMachine& tm, const std::string& optio
         llvm::SmallString<0> text;
         llvm::raw_svector_ostream os(text);
         llvm::legacy::PassManager emit;
-        if (tm.addPassesToEmitFile(emit, os, nullptr, llvm::CGFT_AssemblyFile)) {
+        if (tm.addPassesToEmitFile(emit, os, nullptr, kAssemblyFile)) {
           *out = "error: internal error: the NVPTX back end cannot write PTX\n";
           return false;
         }

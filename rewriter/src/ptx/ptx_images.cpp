@@ -16,6 +16,9 @@
 #include <vector>
 
 #include <llvm/ADT/StringRef.h>
+#if __has_include(<llvm/IR/AttributeMask.h>)
+#include <llvm/IR/AttributeMask.h>  // (16 moved it out of Attributes.h)
+#endif
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Constants.h>
@@ -35,6 +38,7 @@
 #include "common/clang_session.h"
 #include "common/embedded.h"
 #include "isg/rewriter.h"
+#include "common/llvm_compat.h"
 
 namespace isg::detail {
 
@@ -66,9 +70,9 @@ std::map<unsigned, const char*> imageParameters(const llvm::Function& f) {
     if (name.contains('*')) continue;
     if (name == "sampler_t") {
       out[i] = "sampler";
-    } else if (name.startswith("image")) {
+    } else if (startsWith(name, "image")) {
       const bool write = i < access.size() && access[i] == "write_only";
-      out[i] = write && name.startswith("image1d_buffer") ? kBufferSurface : write ? "wroimage" : "rdoimage";
+      out[i] = write && startsWith(name, "image1d_buffer") ? kBufferSurface : write ? "wroimage" : "rdoimage";
     }
   }
   return out;
@@ -160,7 +164,7 @@ bool imageLibrary(const DeviceTraits& traits, llvm::LLVMContext& context, std::u
     library.traits = traits;
     library.traits.images = true;
     llvm::LLVMContext scratch;
-    scratch.setOpaquePointers(true);
+    useOpaquePointers(scratch);
     std::string diagnostics;
     std::unique_ptr<llvm::Module> m = compileToModule(library, scratch, &diagnostics, CodegenTarget::Nvptx);
     if (!m) {
@@ -231,7 +235,7 @@ bool isImageIntrinsic(const llvm::Function& f) {
   const llvm::StringRef n = f.getName();
   for (const char* p : {"llvm.nvvm.tex.", "llvm.nvvm.sust.", "llvm.nvvm.suld.", "llvm.nvvm.txq.",
                         "llvm.nvvm.suq.", "llvm.nvvm.texsurf."})
-    if (n.startswith(p)) return true;
+    if (startsWith(n, p)) return true;
   return false;
 }
 
@@ -241,7 +245,7 @@ void rematerialiseHandles(llvm::Module& m) {
   auto handleCall = [](llvm::Value* v) -> llvm::CallInst* {
     auto* call = llvm::dyn_cast<llvm::CallInst>(v);
     const llvm::Function* f = call ? call->getCalledFunction() : nullptr;
-    return f && f->getName().startswith("llvm.nvvm.texsurf.handle") ? call : nullptr;
+    return f && startsWith(f->getName(), "llvm.nvvm.texsurf.handle") ? call : nullptr;
   };
   for (llvm::Function& f : m) {
     if (f.isDeclaration()) continue;
@@ -335,19 +339,19 @@ bool lowerImages(llvm::Module& m, const DeviceTraits& traits, std::string* log) 
       for (llvm::Instruction& i : bb)
         if (auto* call = llvm::dyn_cast<llvm::CallInst>(&i))
           if (const llvm::Function* callee = call->getCalledFunction())
-            if (callee->getName().startswith(kHandle) || callee->getName().startswith(kPrimitive) ||
+            if (startsWith(callee->getName(), kHandle) || startsWith(callee->getName(), kPrimitive) ||
                 callee->getName() == "__translate_sampler_initializer")
               work.push_back(call);
   llvm::Type* i64 = llvm::Type::getInt64Ty(m.getContext());
   for (llvm::CallInst* call : work) {
     const llvm::StringRef callee = call->getCalledFunction()->getName();
-    if (callee.startswith(kPrimitive)) {
+    if (startsWith(callee, kPrimitive)) {
       if (!bindPrimitive(m, call, log)) return false;
       continue;
     }
     llvm::IRBuilder<> b(call);
     llvm::Value* r = nullptr;
-    if (callee.startswith(kHandle)) {
+    if (startsWith(callee, kHandle)) {
       r = b.CreatePtrToInt(call->getArgOperand(0), i64);
     } else {
       const auto* bits = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(0));

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "common/llvm_compat.h"
+
 namespace isg::detail {
 
 // The strings of `kind` for each of f's arguments ("" where an operand is no string); empty when
@@ -36,7 +38,7 @@ inline llvm::Function* withParameters(llvm::Function& f, const std::vector<llvm:
   fresh->copyAttributesFrom(&f);
   fresh->setCallingConv(f.getCallingConv());
   fresh->copyMetadata(&f, 0);
-  fresh->getBasicBlockList().splice(fresh->begin(), f.getBasicBlockList());
+  moveBlocks(*fresh, f);
   return fresh;
 }
 

@@ -21,13 +21,13 @@ constexpr unsigned kNvptxLocal = 5, kNvptxParam = 101;
 // nothing when the access is aligned already (provably, or private).
 llvm::MaybeAlign elementAlignment(llvm::Value* ptr, llvm::Type* type, llvm::Align align, const llvm::DataLayout& dl) {
   auto* v = llvm::dyn_cast<llvm::FixedVectorType>(type);
-  if (!v) return llvm::None;
+  if (!v) return llvm::MaybeAlign();
   const uint64_t element = dl.getTypeStoreSize(v->getElementType());
-  if (element == 0 || !llvm::isPowerOf2_64(element) || align.value() <= element) return llvm::None;
+  if (element == 0 || !llvm::isPowerOf2_64(element) || align.value() <= element) return llvm::MaybeAlign();
   const unsigned space = ptr->getType()->getPointerAddressSpace();
-  if (space == kNvptxLocal || space == kNvptxParam) return llvm::None;
-  if (llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(ptr))) return llvm::None;
-  if (llvm::getKnownAlignment(ptr, dl) >= align) return llvm::None;
+  if (space == kNvptxLocal || space == kNvptxParam) return llvm::MaybeAlign();
+  if (llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(ptr))) return llvm::MaybeAlign();
+  if (llvm::getKnownAlignment(ptr, dl) >= align) return llvm::MaybeAlign();
   return llvm::Align(element);
 }
 

@@ -24,6 +24,7 @@
 
 #include "common/clang_session.h"
 #include "common/kernel_facts.h"
+#include "common/llvm_compat.h"
 #include "common/mangled_names.h"
 #include "isg/build_options.h"
 #include "isg/rewriter.h"
@@ -126,11 +127,11 @@ std::string sourceUnsupported(const llvm::Module& m) {
       const std::vector<std::string> types = kernelArgStrings(f, kind);
       for (unsigned i = 0; i < types.size(); ++i) {
         const llvm::StringRef t = types[i];
-        if (t.startswith("image") && !t.contains('*'))
+        if (startsWith(t, "image") && !t.contains('*'))
           if (std::string what = imageLimit(t, i < access.size() ? access[i] : "read_only"); !what.empty())
             found.insert(what);
         if (t.contains("pipe")) found.insert("pipes");
-        if (t.startswith("queue_t") || t.startswith("clk_event_t")) found.insert("device-side enqueue");
+        if (startsWith(t, "queue_t") || startsWith(t, "clk_event_t")) found.insert("device-side enqueue");
       }
     }
     if (!f.isDeclaration() || f.use_empty()) continue;
@@ -139,7 +140,7 @@ std::string sourceUnsupported(const llvm::Module& m) {
     const std::string builtin = demangleBuiltin(name.str(), &sig) ? sig.name : name.str();
     const llvm::StringRef b(builtin);
     if (b.contains("_pipe")) found.insert("pipes");
-    else if (b.startswith("__enqueue_kernel")) found.insert("device-side enqueue");
+    else if (startsWith(b, "__enqueue_kernel")) found.insert("device-side enqueue");
   }
   std::string log;
   for (const std::string& what : found)
@@ -200,7 +201,7 @@ bool moduleToPtx(llvm::Module& m, const DeviceTraits& traits, const std::string&
 bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<KernelManifest>* kernels,
                  ShapedKernels* shaped, std::string* log) {
   llvm::LLVMContext context;
-  context.setOpaquePointers(true);  // as libclc's bitcode
+  useOpaquePointers(context);  // as libclc's bitcode
   std::string diagnostics;
   collectErrors(context, &diagnostics);
   std::unique_ptr<llvm::Module> m = compileForPtx(program, context, kernels, log);
@@ -212,7 +213,7 @@ bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<Kern
 
 bool compilesForPtx(const RewriteInput& program, std::string* log) {
   llvm::LLVMContext context;
-  context.setOpaquePointers(true);
+  useOpaquePointers(context);
   std::vector<KernelManifest> kernels;
   return compileForPtx(program, context, &kernels, log) != nullptr;
 }
@@ -226,7 +227,7 @@ bool objectsToPtx(const std::vector<RewriteInput>& objects, const std::string& o
     return false;
   }
   llvm::LLVMContext context;
-  context.setOpaquePointers(true);
+  useOpaquePointers(context);
   std::string diagnostics;
   collectErrors(context, &diagnostics);
   std::unique_ptr<llvm::Module> linked;

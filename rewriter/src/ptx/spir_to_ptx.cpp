@@ -28,6 +28,7 @@
 #include "ptx/ptx_images.h"
 #include "ptx/ptx_printf.h"
 #include "ptx/ptx_steps.h"
+#include "common/llvm_compat.h"
 
 namespace isg::detail {
 namespace {
@@ -161,7 +162,7 @@ std::unique_ptr<llvm::Module> toNvptx(llvm::Module& src, std::string* log) {
   for (llvm::Function& f : *dst)
     if (f.isIntrinsic()) intrinsics.push_back(&f);
   for (llvm::Function* f : intrinsics)
-    if (llvm::Optional<llvm::Function*> renamed = llvm::Intrinsic::remangleIntrinsicFunction(f)) {
+    if (auto renamed = llvm::Intrinsic::remangleIntrinsicFunction(f)) {
       f->replaceAllUsesWith(*renamed);
       f->eraseFromParent();
     }
@@ -186,7 +187,7 @@ std::string ptxUnsupported(const llvm::Module& spir) {
   std::set<std::string> found;
   for (llvm::StructType* s : spir.getIdentifiedStructTypes()) {
     for (const auto& [prefix, what] : kinds)
-      if (s->getName().startswith(prefix)) found.insert(what);
+      if (startsWith(s->getName(), prefix)) found.insert(what);
     llvm::StringRef image = s->getName();
     if (!image.consume_front("opencl.image") || !image.consume_back("_t")) continue;
     llvm::StringRef access = "read_only";
@@ -208,7 +209,7 @@ std::string ptxUnsupported(const llvm::Module& spir) {
 bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std::string& options,
                std::string* ptx, ShapedKernels* shaped, std::string* log) {
   llvm::LLVMContext context;
-  context.setOpaquePointers(true);  // libclc's bitcode has them; the module's are upgraded
+  useOpaquePointers(context);  // libclc's bitcode has them; the module's are upgraded
   std::string diagnostics;
   collectErrors(context, &diagnostics);
   auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "module"), context);

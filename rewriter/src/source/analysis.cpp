@@ -15,6 +15,7 @@
 #include <llvm/Support/FileSystem.h>
 
 #include "common/clang_session.h"
+#include "common/llvm_compat.h"
 #include "common/prescan.h"
 #include "source/analysis_consumer.h"
 
@@ -50,10 +51,22 @@ class IncludeRecorder : public clang::PPCallbacks {
     out_.diskFiles.push_back(SourceFile{path.str(), sm_.getBufferData(fid).str()});
   }
 
+#if LLVM_VERSION_MAJOR >= 19
+  void InclusionDirective(SourceLocation hash, const clang::Token&, llvm::StringRef, bool,
+                          clang::CharSourceRange, clang::OptionalFileEntryRef file,
+                          llvm::StringRef, llvm::StringRef, const clang::Module*, bool,
+                          clang::SrcMgr::CharacteristicKind) override {
+#elif LLVM_VERSION_MAJOR >= 16
+  void InclusionDirective(SourceLocation hash, const clang::Token&, llvm::StringRef, bool,
+                          clang::CharSourceRange, clang::OptionalFileEntryRef file,
+                          llvm::StringRef, llvm::StringRef, const clang::Module*,
+                          clang::SrcMgr::CharacteristicKind) override {
+#else
   void InclusionDirective(SourceLocation hash, const clang::Token&, llvm::StringRef, bool,
                           clang::CharSourceRange, llvm::Optional<clang::FileEntryRef> file,
                           llvm::StringRef, llvm::StringRef, const clang::Module*,
                           clang::SrcMgr::CharacteristicKind) override {
+#endif
     if (!file || hash.isMacroID()) return;
     IncludeDirective d;
     d.file = fileName(hash);

@@ -13,6 +13,7 @@
 #include "isg/build_options.h"
 #include "source/lockstep.h"
 #include "source/predication.h"
+#include "common/llvm_compat.h"
 
 namespace isg::detail {
 
@@ -63,7 +64,7 @@ class DeclaredInternalCalls : public clang::RecursiveASTVisitor<DeclaredInternal
   explicit DeclaredInternalCalls(InternalUses& out) : out_(out) {}
   bool VisitCallExpr(clang::CallExpr* call) {
     const clang::FunctionDecl* f = call->getDirectCallee();
-    if (f && f->getIdentifier() && f->getName().startswith(llvm::StringRef(kIntelInternalPrefix.data(), kIntelInternalPrefix.size())))
+    if (f && f->getIdentifier() && startsWith(f->getName(), llvm::StringRef(kIntelInternalPrefix.data(), kIntelInternalPrefix.size())))
       out_.emplace_back(f->getName().str(), call->getBeginLoc());
     return true;
   }
@@ -79,7 +80,7 @@ void AnalysisConsumer::defineDeclaredInternal(clang::ASTContext& ctx, Editor& ed
   clang::PrintingPolicy policy(ctx.getLangOpts());
   for (const clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
     const auto* f = llvm::dyn_cast<clang::FunctionDecl>(d);
-    if (!f || !f->getIdentifier() || !f->getName().startswith(prefix) || !f->isFirstDecl() || f->isDefined()) continue;
+    if (!f || !f->getIdentifier() || !startsWith(f->getName(), prefix) || !f->isFirstDecl() || f->isDefined()) continue;
     const SourceLocation end = f->getEndLoc();
     if (end.isInvalid() || end.isMacroID() || FileNames::internal(sm.getFilename(end))) continue;
     const SourceLocation after = clang::Lexer::findLocationAfterToken(end, clang::tok::semi, sm, ctx.getLangOpts(), false);
@@ -103,7 +104,7 @@ void AnalysisConsumer::checkIntelInternal(clang::ASTContext& ctx, const Collecto
   InternalUses uses = internalUses_;
   const llvm::StringRef prefix(kIntelInternalPrefix.data(), kIntelInternalPrefix.size());
   for (const clang::Decl* d : ctx.getTranslationUnitDecl()->decls())
-    if (const auto* f = llvm::dyn_cast<clang::FunctionDecl>(d); f && f->getIdentifier() && f->getName().startswith(prefix)) {
+    if (const auto* f = llvm::dyn_cast<clang::FunctionDecl>(d); f && f->getIdentifier() && startsWith(f->getName(), prefix)) {
       DeclaredInternalCalls(uses).TraverseDecl(ctx.getTranslationUnitDecl());
       break;
     }

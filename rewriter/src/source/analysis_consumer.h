@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/clang_session.h"
+#include "common/llvm_compat.h"
 #include "common/prescan.h"
 #include "common/program_facts.h"
 #include "source/collector.h"
@@ -30,7 +31,7 @@ class InternalBuiltinUses : public clang::PPCallbacks {
   void MacroExpands(const clang::Token& name, const clang::MacroDefinition&, clang::SourceRange range,
                     const clang::MacroArgs*) override {
     const clang::IdentifierInfo* id = name.getIdentifierInfo();
-    if (id && id->getName().startswith(llvm::StringRef(kIntelInternalPrefix.data(), kIntelInternalPrefix.size())))
+    if (id && startsWith(id->getName(), llvm::StringRef(kIntelInternalPrefix.data(), kIntelInternalPrefix.size())))
       out_.emplace_back(id->getName().str(), range.getBegin());
   }
 

@@ -14,10 +14,12 @@
 #include <clang/AST/Stmt.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Lex/Lexer.h>
+#include <llvm/ADT/StringExtras.h>
 
 #include "source/divergence.h"
 #include "source/editor.h"
 #include "source/statement_text.h"
+#include "common/llvm_compat.h"
 #include "common/table.h"
 
 namespace isg::detail {
@@ -252,7 +254,7 @@ class Rewrite {
                                           "isinf", "isfinite", "any", "all"};
       const llvm::StringRef n = f->getName();
       auto named = [&](const auto& list) { return std::any_of(std::begin(list), std::end(list), [&](const char* q) { return n == q; }); };
-      if (!named(kQueries) && !(again && (named(kPure) || n.startswith("convert_") || n.startswith("as_")))) return false;
+      if (!named(kQueries) && !(again && (named(kPure) || startsWith(n, "convert_") || startsWith(n, "as_")))) return false;
       return std::all_of(c->arg_begin(), c->arg_end(), [&](const clang::Expr* a) { return sub(a); });
     }
     return false;
