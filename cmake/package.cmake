@@ -55,7 +55,9 @@ driver's cl_khr_subgroup builtins or a local-memory emulation, and answers the s
 queries. It registers itself in /etc/OpenCL/layers for the loaders that read system
 layers (the Khronos ICD loader, ocl-icd 2.3.2 and later); with Debian 12's ocl-icd 2.3.1,
 enable it with OPENCL_LAYERS. Tools: isg-replay, isg-rewrite, isg-binary, isg-demo.")
-set(CPACK_DEBIAN_LAYER_PACKAGE_RECOMMENDS "intel-subgroups-layer-spirv")
+if(ISG_SPIRV_BRIDGE)
+  set(CPACK_DEBIAN_LAYER_PACKAGE_RECOMMENDS "intel-subgroups-layer-spirv")
+endif()
 set(CPACK_DEBIAN_LAYER_PACKAGE_SUGGESTS "clinfo")
 # A file shipped in /etc is the administrator's (Debian policy 10.7): kept on remove, gone on purge.
 file(WRITE ${CMAKE_BINARY_DIR}/package-control/conffiles "/etc/OpenCL/layers/${ISG_LAYER_REGISTRATION}\n")

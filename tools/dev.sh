@@ -10,6 +10,7 @@
 #                        # binaries, install and Intel's runtime at least once, in minutes
 #   tools/dev.sh test --full  # that, then the full matrices (label `full`: every -cl-std x
 #                        # strategy x sub-group size, SPIR-V at every size, soak, fuzz), as CI
+#   ISG_LLVM_VERSION=19 ISG_BUILD_DIR=build-llvm19 tools/dev.sh test  # the same with LLVM 19
 #   tools/dev.sh sanitize  # what CI runs after `test` (docs/reliability.md): the suite on PoCL
 #                          # again on a build with ASan and UBSan (build-sanitize/), then the
 #                          # layer's API tests on a build with TSan (build-tsan/); the
@@ -37,7 +38,10 @@ if [ "$what" = sanitize ]; then
   build=${ISG_SANITIZE_BUILD_DIR:-$root/build-sanitize}
   sanitize_args=(-DISG_SANITIZE=address,undefined -DISG_BUILD_BENCH=OFF)
 fi
-configure() { cmake -S "$root" -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${@:2}" >/dev/null; }
+# ISG_LLVM_VERSION=19 (docs/install.md): install-deps and the build take LLVM/Clang 19.
+llvm_args=()
+[ -z "${ISG_LLVM_VERSION:-}" ] || llvm_args=(-DISG_LLVM_VERSION="$ISG_LLVM_VERSION")
+configure() { cmake -S "$root" -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${llvm_args[@]}" "${@:2}" >/dev/null; }
 configure "$build" "${sanitize_args[@]}"
 cmake --build "$build" -j"$jobs"
 layer="$build/layer/libIntelSubgroupsLayer.so"

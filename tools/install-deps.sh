@@ -2,14 +2,35 @@
 # SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages the project builds and tests with (DEVELOPERS.md lists why
 # each is needed). Idempotent: does nothing when everything is already there.
+#   ISG_LLVM_VERSION=19 tools/install-deps.sh   # LLVM/Clang 19 instead of 15 (docs/install.md);
+#                                               # the build then takes -DISG_LLVM_VERSION=19
 set -euo pipefail
-packages=(cmake g++ make python3 python3-pip python3-venv opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clang-15
-          libclang-15-dev llvm-15-dev libclang-common-15-dev libllvmspirvlib-15-dev llvm-spirv-15 spirv-tools
-          libclc-15
+v=${ISG_LLVM_VERSION:-15}
+case "$v" in 15|16|17|18|19) ;; *) echo "ISG_LLVM_VERSION=$v: the layer builds against LLVM 15 to 19" >&2; exit 2;; esac
+packages=(cmake g++ make python3 python3-pip python3-venv opencl-headers ocl-icd-opencl-dev pocl-opencl-icd
+          clang-$v libclang-$v-dev llvm-$v-dev libclang-common-$v-dev spirv-tools
           libgtest-dev clinfo libclblast-dev dpkg-dev file zlib1g-dev libtinfo-dev libzstd-dev libedit-dev libxml2-dev)
+available() { [ -n "$(apt-cache show "$1" 2>/dev/null | head -n 1)" ]; }
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+# Split out of libclang-common in 16 (Clang's CodeGen links it); SPIRV-LLVM-Translator where the
+# distribution has it for this version (Debian 12: 15 only), else the build leaves SPIR-V out.
+if [ "$v" = 15 ]; then
+  packages+=(libllvmspirvlib-15-dev llvm-spirv-15)
+else
+  for p in libpolly-$v-dev libllvmspirvlib-$v-dev llvm-spirv-$v; do
+    if available "$p"; then packages+=("$p"); fi
+  done
+fi
+# libclc: the packages of each version conflict with each other; one of this or an older LLVM
+# serves (a later LLVM reads older bitcode), so an installed one stays.
+clc=""
+for n in $(seq 15 "$v"); do
+  if installed "libclc-$n"; then clc="libclc-$n"; fi
+done
+packages+=("${clc:-libclc-$v}")
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  installed "$p" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"

@@ -48,13 +48,30 @@ khronos_loader() {
   echo "$rt/khronos-loader:$rt/lib"
 }
 intel_extensions='cl_intel_subgroups( |$)'
+# What the build was configured with (tests/install/CMakeLists.txt, cmake/llvm.cmake): whether it
+# has the SPIR-V bridge, and the libclc the packages depend on.
+spirv=${ISG_INSTALL_SPIRV:-1}
+libclc=${ISG_INSTALL_LIBCLC:-libclc-15}
+llvm=${ISG_INSTALL_LLVM:-15}
+# The pattern clinfo shows for the bridge: the extension where it is built; where it is not, a
+# pattern every clinfo prints (the check of its absence is separate).
+spirv_seen='cl_intel_spirv_subgroups'
+[ "$spirv" = 1 ] || spirv_seen='Number of platforms'
+bridge_absent() {  # the layer at $1 advertises no SPIR-V extension (a build without the bridge)
+  [ "$spirv" = 1 ] && return 0
+  local out
+  out=$(env OPENCL_LAYERS="$1" clinfo 2>&1) || fail "clinfo through $1"
+  ! grep -q 'cl_intel_spirv_subgroups' <<<"$out" || fail "a layer without the SPIR-V bridge advertises cl_intel_spirv_subgroups"
+}
 
 case "$stage" in
   prefix)
     p="$work/prefix"
     cmake --install "$build" --prefix "$p" --strip > "$work/install.log"
     layer="$p/$libdir/libIntelSubgroupsLayer.so"
-    for f in "$layer" "$p/$libdir/intel-subgroups-layer/libIntelSubgroupsSpirv.so" \
+    bridge="$p/$libdir/intel-subgroups-layer/libIntelSubgroupsSpirv.so"
+    if [ "$spirv" = 1 ]; then expect_file "$bridge"; else [ ! -e "$bridge" ] || fail "$bridge installed without the bridge"; fi
+    for f in "$layer" \
              "$p/$libdir/intel-subgroups-layer/libIntelSubgroupsRewriter.so" \
              "$p/bin/isg-replay" "$p/bin/isg-rewrite" "$p/bin/isg-binary" "$p/bin/isg-demo" \
              "$p/share/doc/intel-subgroups-layer/README.md" "$p/share/doc/intel-subgroups-layer/install.md" \
@@ -77,7 +94,8 @@ case "$stage" in
     # ocl-icd (Debian 12's 2.3.1 reads no system layers): OPENCL_LAYERS names the installed layer.
     # cl_intel_spirv_subgroups proves it found its bridge in the private folder.
     expect_output env OPENCL_LAYERS="$layer" clinfo -- "$intel_extensions" 'cl_intel_required_subgroup_size' \
-      'cl_intel_spirv_subgroups' 'Sub-group sizes \(Intel\) +[0-9]'
+      "$spirv_seen" 'Sub-group sizes \(Intel\) +[0-9]'
+    bridge_absent "$layer"
     expect_output env OPENCL_LAYERS="$layer" "$p/bin/isg-demo" -- '^PASS: matches the host reference'
     # Without its rewriter library the layer leaves devices to their drivers, and says why.
     mkdir -p "$work/lonely" && cp "$layer" "$work/lonely/"
@@ -91,7 +109,7 @@ case "$stage" in
     loader=$(khronos_loader)
     expect_output env LD_LIBRARY_PATH="$loader" OPENCL_LAYER_PATH="$p/etc/OpenCL/layers" \
       OCL_ICD_ENABLE_TRACE=1 ISG_LOG=info clinfo -- "successfully added layer $layer" "$intel_extensions" \
-      'cl_intel_spirv_subgroups' 'the loader deinitialises the layer'
+      "$spirv_seen" 'the loader deinitialises the layer'
     expect_output env LD_LIBRARY_PATH="$loader" OPENCL_LAYER_PATH="$p/etc/OpenCL/layers" "$p/bin/isg-demo" \
       -- '^PASS: matches the host reference'
     # Without the registration the Khronos loader has no layer: what enabled it was the .lay.
@@ -102,7 +120,7 @@ case "$stage" in
     stage_dir="$work/stage"
     DESTDIR="$stage_dir" cmake --install "$build" --prefix /usr > "$work/install.log"
     expect_file "$stage_dir/usr/$libdir/libIntelSubgroupsLayer.so"
-    expect_file "$stage_dir/usr/$libdir/intel-subgroups-layer/libIntelSubgroupsSpirv.so"
+    [ "$spirv" = 0 ] || expect_file "$stage_dir/usr/$libdir/intel-subgroups-layer/libIntelSubgroupsSpirv.so"
     expect_file "$stage_dir/usr/$libdir/intel-subgroups-layer/libIntelSubgroupsRewriter.so"
     expect_file "$stage_dir/etc/OpenCL/layers/intel-subgroups-layer.lay"
     [ "$(cat "$stage_dir/etc/OpenCL/layers/intel-subgroups-layer.lay")" = "/usr/$libdir/libIntelSubgroupsLayer.so" ] ||
@@ -135,9 +153,9 @@ EOF
       fail "cpack: $(tail -20 "$work/cpack.log")"
     debarch=$(dpkg --print-architecture)
     main="$work/packages/intel-subgroups-layer_${version}_${debarch}.deb"
-    spirv="$work/packages/intel-subgroups-layer-spirv_${version}_${debarch}.deb"
+    spirv_deb="$work/packages/intel-subgroups-layer-spirv_${version}_${debarch}.deb"
     expect_file "$main"
-    expect_file "$spirv"
+    if [ "$spirv" = 1 ]; then expect_file "$spirv_deb"; else [ ! -e "$spirv_deb" ] || fail "a SPIR-V package without the bridge"; fi
     dpkg-deb -c "$main" > "$work/main.list"
     for f in "./usr/$libdir/libIntelSubgroupsLayer.so" ./etc/OpenCL/layers/intel-subgroups-layer.lay \
              "./usr/$libdir/intel-subgroups-layer/libIntelSubgroupsRewriter.so" \
@@ -147,40 +165,51 @@ EOF
       grep -q " $f\$" "$work/main.list" || fail "$main lacks $f"
     done
     ! grep -q "libIntelSubgroupsSpirv" "$work/main.list" || fail "the bridge is in the main package"
-    grep -q " ./usr/$libdir/intel-subgroups-layer/libIntelSubgroupsSpirv.so\$" <<<"$(dpkg-deb -c "$spirv")" ||
-      fail "$spirv lacks the bridge"
+    if [ "$spirv" = 1 ]; then
+      grep -q " ./usr/$libdir/intel-subgroups-layer/libIntelSubgroupsSpirv.so\$" <<<"$(dpkg-deb -c "$spirv_deb")" ||
+        fail "$spirv_deb lacks the bridge"
+    fi
     [ "$(dpkg-deb -f "$main" Package)" = intel-subgroups-layer ] || fail "package name"
     [ "$(dpkg-deb -f "$main" Version)" = "$version" ] || fail "package version"
     depends=$(dpkg-deb -f "$main" Depends)
-    for d in libc6 libstdc++6 zlib1g libtinfo6; do
+    # (LLVM 15 also brings libtinfo6, LLVM 19 libzstd1: what the build's LLVM was configured with.)
+    for d in libc6 libstdc++6 zlib1g; do
       grep -q "\b$d\b" <<<"$depends" || fail "Depends lacks $d: $depends"
     done
     ! grep -Eqi 'llvm|clang|spirv' <<<"$depends" || fail "the layer depends on Clang/LLVM at run time: $depends"
     # Its front end for NVIDIA links libclc; each library once, at the strictest version.
-    grep -q "\blibclc-15\b" <<<"$depends" || fail "Depends lacks libclc-15 (the front end's library): $depends"
+    grep -q "\b$libclc\b" <<<"$depends" || fail "Depends lacks $libclc (the front end's library): $depends"
     [ "$(grep -o 'ocl-icd-libopencl1' <<<"$depends" | wc -l)" -le 1 ] || fail "Depends repeats ocl-icd-libopencl1: $depends"
-    for deb in "$main" "$spirv"; do
+    debs=("$main")
+    [ "$spirv" = 0 ] || debs+=("$spirv_deb")
+    for deb in "${debs[@]}"; do
       name=$(dpkg-deb -f "$deb" Package)
       listing=$(dpkg-deb -c "$deb")
       for f in copyright changelog.gz; do
         grep -q " ./usr/share/doc/$name/$f\$" <<<"$listing" || fail "$deb lacks /usr/share/doc/$name/$f (Debian policy)"
       done
     done
-    grep -q "intel-subgroups-layer-spirv" <<<"$(dpkg-deb -f "$main" Recommends)" || fail "Recommends lacks the SPIR-V package"
-    sdepends=$(dpkg-deb -f "$spirv" Depends)
-    for d in "intel-subgroups-layer (= $version)" libllvm15 libllvmspirvlib15 libclc-15; do
-      grep -qF "$d" <<<"$sdepends" || fail "the SPIR-V package's Depends lacks $d: $sdepends"
-    done
+    if [ "$spirv" = 1 ]; then
+      grep -q "intel-subgroups-layer-spirv" <<<"$(dpkg-deb -f "$main" Recommends)" || fail "Recommends lacks the SPIR-V package"
+      sdepends=$(dpkg-deb -f "$spirv_deb" Depends)
+      for d in "intel-subgroups-layer (= $version)" "libllvm$llvm" "libllvmspirvlib$llvm" "$libclc"; do
+        grep -qF "$d" <<<"$sdepends" || fail "the SPIR-V package's Depends lacks $d: $sdepends"
+      done
+    else
+      ! grep -q "intel-subgroups-layer-spirv" <<<"$(dpkg-deb -f "$main" Recommends)" ||
+        fail "Recommends names a SPIR-V package this build does not make"
+    fi
     grep -qx /etc/OpenCL/layers/intel-subgroups-layer.lay <<<"$(dpkg-deb --ctrl-tarfile "$main" | tar -xO ./conffiles)" ||
       fail "the registration is not a conffile"
     # The layer out of the package: registered for /usr, stripped, and it works.
     dpkg-deb -x "$main" "$work/root"
-    dpkg-deb -x "$spirv" "$work/root"
+    [ "$spirv" = 0 ] || dpkg-deb -x "$spirv_deb" "$work/root"
     [ "$(cat "$work/root/etc/OpenCL/layers/intel-subgroups-layer.lay")" = "/usr/$libdir/libIntelSubgroupsLayer.so" ] ||
       fail "the package's registration names '$(cat "$work/root/etc/OpenCL/layers/intel-subgroups-layer.lay")'"
     layer="$work/root/usr/$libdir/libIntelSubgroupsLayer.so"
     ! grep -q "not stripped" <<<"$(file "$layer")" || fail "the packaged layer is not stripped"
-    expect_output env OPENCL_LAYERS="$layer" clinfo -- "$intel_extensions" 'cl_intel_spirv_subgroups'
+    expect_output env OPENCL_LAYERS="$layer" clinfo -- "$intel_extensions" "$spirv_seen"
+    bridge_absent "$layer"
     changelog=$(zcat "$work/root/usr/share/doc/intel-subgroups-layer/changelog.gz")
     grep -q "^intel-subgroups-layer ($version) " <<<"${changelog%%$'\n'*}" ||
       fail "the changelog's first entry is not version $version"

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <utility>
 
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/Attr.h>
+#include <clang/AST/Decl.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Basic/FileManager.h>
@@ -15,6 +18,7 @@
 #include <clang/Driver/Driver.h>
 #include <clang/Driver/Options.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Frontend/MultiplexConsumer.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/ADT/Statistic.h>
@@ -408,6 +412,26 @@ bool runClang(const RewriteInput& in, bool codegen, CodegenTarget target,
   return completed && ran && consumer.getNumErrors() == 0;
 }
 
+namespace {
+
+// C99 `inline` without `static` or `extern` (CLBlast's INLINE_FUNC) is an inline definition only:
+// Clang emits its body as available_externally for the optimiser, which source_to_ptx.cpp makes
+// the program's own. Since 16 Clang emits no such body for a function marked noinline, and the
+// call would stay unresolved; without the mark the body is there, as in 15. (noinline is a hint;
+// for NVIDIA's PTX, as for its own compiler, the whole program is one module.)
+class InlineDefinitionsKeepTheirBodies : public clang::ASTConsumer {
+ public:
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    for (clang::Decl* d : group)
+      if (auto* f = llvm::dyn_cast<clang::FunctionDecl>(d);
+          f && f->doesThisDeclarationHaveABody() && f->isInlineSpecified() && !f->isInlineDefinitionExternallyVisible())
+        f->dropAttr<clang::NoInlineAttr>();
+    return true;
+  }
+};
+
+}  // namespace
+
 std::unique_ptr<llvm::Module> compileToModule(const RewriteInput& in, llvm::LLVMContext& context,
                                               std::string* log, CodegenTarget target) {
   FileNames names(in);
@@ -420,6 +444,13 @@ std::unique_ptr<llvm::Module> compileToModule(const RewriteInput& in, llvm::LLVM
     Taking(std::unique_ptr<clang::FrontendAction> inner, clang::EmitLLVMOnlyAction* emit,
            std::unique_ptr<llvm::Module>* out)
         : WrapperFrontendAction(std::move(inner)), emit_(emit), out_(out) {}
+    std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef file) override {
+      std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
+      consumers.push_back(std::make_unique<InlineDefinitionsKeepTheirBodies>());
+      consumers.push_back(WrapperFrontendAction::CreateASTConsumer(ci, file));
+      if (!consumers.back()) return nullptr;
+      return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
+    }
     void EndSourceFile() override {
       WrapperFrontendAction::EndSourceFile();
       *out_ = emit_->takeModule();
