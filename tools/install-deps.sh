@@ -10,13 +10,19 @@ case "$v" in 15|16|17|18|19) ;; *) echo "ISG_LLVM_VERSION=$v: the layer builds a
 packages=(cmake g++ make python3 python3-pip python3-venv opencl-headers ocl-icd-opencl-dev pocl-opencl-icd
           clang-$v libclang-$v-dev llvm-$v-dev libclang-common-$v-dev spirv-tools
           libgtest-dev clinfo libclblast-dev dpkg-dev file zlib1g-dev libtinfo-dev libzstd-dev libedit-dev libxml2-dev)
+sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+updated=""
+update_once() { [ -n "$updated" ] || { $sudo apt-get update -qq; updated=1; }; }
 available() { [ -n "$(apt-cache show "$1" 2>/dev/null | head -n 1)" ]; }
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 # Split out of libclang-common in 16 (Clang's CodeGen links it); SPIRV-LLVM-Translator where the
 # distribution has it for this version (Debian 12: 15 only), else the build leaves SPIR-V out.
+# (Which packages exist is read from apt's lists: refreshed first where they lack this LLVM.)
 if [ "$v" = 15 ]; then
   packages+=(libllvmspirvlib-15-dev llvm-spirv-15)
 else
+  available "llvm-$v-dev" || update_once
   for p in libpolly-$v-dev libllvmspirvlib-$v-dev llvm-spirv-$v; do
     if available "$p"; then packages+=("$p"); fi
   done
@@ -34,9 +40,7 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
+  update_once
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 # Intel's OpenCL CPU runtime from PyPI, the reference driver of tests/native (per user, cached).

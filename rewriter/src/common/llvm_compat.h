@@ -7,6 +7,7 @@
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/Instructions.h>  // (16's SROA.h needs LoadInst complete)
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/Support/CodeGen.h>
 #include <llvm/Transforms/Scalar/SROA.h>
