@@ -263,8 +263,10 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
     std::string why;
     // Whether the bridge is installed, not loaded: only a program from SPIR-V loads it.
     p->buildsSpirv = spirvInstalled("", &why) && (!p->spirvAsPtx || ptxAvailable(&why));
-    if (!p->buildsSpirv)
+    if (!p->buildsSpirv) {
       ISG_LOG_INFO("'" << name << "': programs from SPIR-V cannot be built: " << why);
+      p->spirvUnavailable = why;
+    }
   }
 
   if (p->detected == Strategy::NvidiaPtx && p->strategy != Strategy::Native) {
@@ -402,6 +404,7 @@ bool DeviceStrategy::spirvSupport(const std::vector<cl_device_id>& devices, Spir
     out->allSpir &= p->spirBitcode;
     out->allPtx &= p->spirvAsPtx && p->buildsSpirv;
     out->allBuild &= p->driverSpirvMax != 0 || p->buildsSpirv;
+    if (!p->driverSpirvMax && !p->buildsSpirv && out->why.empty()) out->why = p->spirvUnavailable;
     if (p->driverSpirvMax) out->version = std::min(out->version, p->driverSpirvMax);
   }
   return true;

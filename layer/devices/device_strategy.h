@@ -36,6 +36,7 @@ struct DeviceProfile {
   // SPIR bitcode, the translator bridge loads): it advertises cl_khr_il_program, the SPIR-V
   // companions and CL_DEVICE_IL_VERSION.
   bool buildsSpirv = false;
+  std::string spirvUnavailable;  // why buildsSpirv is false where the driver would take SPIR or PTX
 
   // Source programs may take the layer's own OpenCL C front end and PTX (ISG_NVIDIA_FRONTEND;
   // a served NVIDIA device with libclc's bitcode found).
@@ -79,6 +80,7 @@ struct SpirvSupport {
   bool allPtx = true;    // every device takes the layer's PTX
   bool allBuild = true;  // every device builds SPIR-V, from its driver or through the layer
   unsigned version = kSpirvReadMax;  // the highest SPIR-V version every driver's IL takes
+  std::string why;       // why the layer builds none for a device it would (its bridge)
 };
 
 class DeviceStrategy {

@@ -69,7 +69,11 @@ cl_program createFromModule(const char* api, cl_context context, const void* il,
   if (!contextSupport(context, &facts)) return driverCreate();  // the driver reports the context
   // A context with a device neither its driver nor the layer builds SPIR-V for (NVIDIA, for
   // now): the driver answers, as without the layer (CL_INVALID_OPERATION).
-  if (!facts.served || !facts.allBuild) return driverCreate();
+  if (!facts.served || !facts.allBuild) {
+    if (facts.served && !facts.why.empty())
+      ISG_LOG_WARNING(api << ": programs from SPIR-V are left to the driver here: " << facts.why);
+    return driverCreate();
+  }
   auto module = std::make_shared<const std::string>(static_cast<const char*>(il), length);
   std::string why;
   if (!validateModule(*module, &why)) {

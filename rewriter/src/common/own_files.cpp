@@ -61,6 +61,12 @@ std::string libclcPath(std::string* why) {
 namespace isg {
 
 bool spirvInstalled(const std::string& bridgePath, std::string* why) {
+#if !ISG_SPIRV_BRIDGE
+  (void)bridgePath;
+  *why = "this layer was built without the SPIR-V bridge (its LLVM has no SPIRV-LLVM-Translator with "
+         "typed pointers here: docs/install.md, \"LLVM versions\")";
+  return false;
+#endif
   std::string searched;
   const std::string path =
       bridgePath.empty() ? detail::layerFile("libIntelSubgroupsSpirv.so", &searched) : bridgePath;
