@@ -2,10 +2,15 @@
 # SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages the project builds and tests with (DEVELOPERS.md lists why
 # each is needed). Idempotent: does nothing when everything is already there.
-#   ISG_LLVM_VERSION=19 tools/install-deps.sh   # LLVM/Clang 19 instead of 15 (docs/install.md);
-#                                               # the build then takes -DISG_LLVM_VERSION=19
+#   ISG_LLVM_VERSION=19 tools/install-deps.sh   # LLVM/Clang 19 instead of the distribution's
+#                                               # (15 on Debian 12; docs/install.md); the build
+#                                               # then takes -DISG_LLVM_VERSION=19
 set -euo pipefail
-v=${ISG_LLVM_VERSION:-15}
+# The distribution's LLVM (what its llvm-dev package depends on: 19 on Debian 13, 18 on Ubuntu
+# 24.04) where the layer builds with it; else 15 (Debian 12's default, 14, is too old).
+distro=$(apt-cache depends llvm-dev 2>/dev/null | sed -n 's/^ *Depends: llvm-\([0-9][0-9]*\)-dev$/\1/p' | head -n 1)
+case "$distro" in 15|16|17|18|19) ;; *) distro=15;; esac
+v=${ISG_LLVM_VERSION:-$distro}
 case "$v" in 15|16|17|18|19) ;; *) echo "ISG_LLVM_VERSION=$v: the layer builds against LLVM 15 to 19" >&2; exit 2;; esac
 packages=(cmake g++ make python3 python3-pip python3-venv opencl-headers ocl-icd-opencl-dev pocl-opencl-icd
           clang-$v libclang-$v-dev llvm-$v-dev libclang-common-$v-dev spirv-tools
