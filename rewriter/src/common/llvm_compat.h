@@ -12,6 +12,11 @@
 #include <llvm/Support/CodeGen.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 
+// Typed pointers (a context's choice until 16; 17 removed them): the module pipeline reads the
+// translator's with them, so a layer built with a later LLVM has no SPIR-V bridge
+// (cmake/llvm.cmake). The preprocessor's spelling, for code that names typed-pointer API.
+#define ISG_LLVM_TYPED_POINTERS (LLVM_VERSION_MAJOR < 17)
+
 namespace isg::detail {
 
 // StringRef's startswith became starts_with in 16; 19 has only the new name.
@@ -28,10 +33,9 @@ inline void moveBlocks(llvm::Function& to, llvm::Function& from) {
 #endif
 }
 
-// Opaque pointers, which libclc's bitcode and the NVPTX path assume: a choice of the context
-// before 17, the only pointers since.
+// Opaque pointers, which libclc's bitcode and the NVPTX path assume.
 inline void useOpaquePointers([[maybe_unused]] llvm::LLVMContext& context) {
-#if LLVM_VERSION_MAJOR < 17
+#if ISG_LLVM_TYPED_POINTERS
   context.setOpaquePointers(true);
 #endif
 }
@@ -45,9 +49,7 @@ inline llvm::SROAPass sroa() {
 #endif
 }
 
-// The module pipeline (programs from SPIR-V) reads the translator's typed pointers, which 17
-// removed: built with a later LLVM, the layer has no SPIR-V bridge (cmake/llvm.cmake).
-constexpr bool kTypedPointers = LLVM_VERSION_MAJOR < 17;
+constexpr bool kTypedPointers = ISG_LLVM_TYPED_POINTERS;
 
 // The code generator's enumerations, renamed in 18.
 #if LLVM_VERSION_MAJOR >= 18

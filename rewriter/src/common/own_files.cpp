@@ -66,7 +66,7 @@ bool spirvInstalled(const std::string& bridgePath, std::string* why) {
   *why = "this layer was built without the SPIR-V bridge (its LLVM has no SPIRV-LLVM-Translator with "
          "typed pointers here: docs/install.md, \"LLVM versions\")";
   return false;
-#endif
+#else
   std::string searched;
   const std::string path =
       bridgePath.empty() ? detail::layerFile("libIntelSubgroupsSpirv.so", &searched) : bridgePath;
@@ -75,6 +75,7 @@ bool spirvInstalled(const std::string& bridgePath, std::string* why) {
          (bridgePath.empty() ? searched : bridgePath) +
          "); the package intel-subgroups-layer-spirv holds it";
   return false;
+#endif
 }
 
 bool rewriterInstalled(std::string* why) {

@@ -135,7 +135,7 @@ void ModuleRewriter::followOtherImageUses() {
 }
 
 bool ModuleRewriter::isImage(llvm::Type* t) {
-#if LLVM_VERSION_MAJOR < 17
+#if ISG_LLVM_TYPED_POINTERS
   if (!t->isPointerTy() || t->isOpaquePointerTy()) return false;
   auto* s = llvm::dyn_cast<llvm::StructType>(t->getNonOpaquePointerElementType());
   return s && s->hasName() && startsWith(s->getName(), "opencl.image");
@@ -215,7 +215,7 @@ bool ModuleRewriter::findReadWriteImages() {
 }
 
 bool ModuleRewriter::isReadWriteImage(llvm::Type* t) const {
-#if LLVM_VERSION_MAJOR < 17
+#if ISG_LLVM_TYPED_POINTERS
   return readWriteImage_ && t->isPointerTy() && !t->isOpaquePointerTy() &&
          t->getNonOpaquePointerElementType() == readWriteImage_;
 #else

@@ -112,7 +112,7 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     llvm::LLVMContext context;
     // Typed pointers, as the translator reads and writes them (and the library is compiled).
-#if LLVM_VERSION_MAJOR < 17
+#if ISG_LLVM_TYPED_POINTERS
     context.setOpaquePointers(false);
 #endif
     auto parsed = llvm::parseBitcodeFile(
