@@ -17,7 +17,7 @@ build=$(cd "$2" && pwd)
 src=$(cd "$3" && pwd)
 work="$build/install-test/$stage"
 rm -rf "$work" && mkdir -p "$work"
-export POCL_CACHE_DIR="$build/pocl-cache"
+export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$build/pocl-cache}"
 unset OPENCL_LAYERS OPENCL_LAYER_PATH ISG_DISABLE ISG_STRATEGY
 version=$(sed -n 's/^project([^)]* VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
 arch=$(gcc -print-multiarch 2>/dev/null || true)
