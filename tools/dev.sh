@@ -35,8 +35,11 @@ fi
 build=${ISG_BUILD_DIR:-$root/build}
 tree_args=()
 # The benchmarks are built where something runs them: the full matrices' bench.smoke.
-[ "$what" != test ] || tree_args=(-DISG_BUILD_BENCH=$([ -n "$full" ] && echo ON || echo OFF))
-if [ "$what" = sanitize ]; then
+if [ "$what" = test ] && [ -n "$full" ]; then
+  tree_args=(-DISG_BUILD_BENCH=ON)
+elif [ "$what" = test ]; then
+  tree_args=(-DISG_BUILD_BENCH=OFF)
+elif [ "$what" = sanitize ]; then
   build=${ISG_SANITIZE_BUILD_DIR:-$root/build-sanitize}
   tree_args=(-DISG_SANITIZE=address,undefined -DISG_BUILD_BENCH=OFF)
 fi
