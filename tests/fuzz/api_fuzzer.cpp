@@ -19,7 +19,7 @@
 // accepts a value, a clone with another argument count, a failed build without a log.
 //
 // Built two ways: with libFuzzer (tests/fuzz/run-api.sh) for campaigns, and as an ordinary
-// executable (api_fuzz_main.cpp) that replays the committed corpus and reproducers in CTest.
+// executable (replay_main.cpp) that replays the committed corpus and reproducers in CTest.
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 
@@ -61,7 +61,7 @@ struct Session {
 
 Session* session = nullptr;
 
-// What the inputs reached, for the replay's summary (api_fuzz_main.cpp).
+// What the inputs reached, for the replay's summary (replay_main.cpp).
 struct Reached {
   unsigned long programs = 0, built = 0, kernels = 0, launched = 0;
 } reached;

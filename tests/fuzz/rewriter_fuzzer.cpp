@@ -78,7 +78,15 @@ void checkResult(const isg::RewriteInput& in, const isg::RewriteResult& r) {
   }
 }
 
+// What the inputs reached, for the replay's summary (replay_main.cpp).
+unsigned long gRewritten = 0, gRefused = 0;
+
 }  // namespace
+
+extern "C" void isgRewriterFuzzReached(unsigned long* rewritten, unsigned long* refused) {
+  *rewritten = gRewritten;
+  *refused = gRefused;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
@@ -104,6 +112,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   (void)isg::mayNeedRewrite(in);
   isg::RewriteResult r = isg::rewriteProgram(in);
   checkResult(in, r);
+  gRewritten += r.status == isg::RewriteResult::Status::Rewritten;
+  gRefused += r.status == isg::RewriteResult::Status::Error;
   // nvidia-ptx's own analyses (which calls a whole warp reaches together; S from the launch)
   // on the same input: the rewrite only, PTX needs the front end.
   if (r.status == isg::RewriteResult::Status::Rewritten) {

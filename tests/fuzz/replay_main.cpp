@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Replays inputs of the API fuzz target (api_fuzzer.cpp) without libFuzzer, for CTest: the
-// committed corpus and every reproducer run through the layer on each build, with the target's
-// own checks. Arguments: files, or directories whose files are all run (in name order).
+// Replays inputs of a fuzz target without libFuzzer, for CTest: the committed corpus and every
+// reproducer run on each build (and under the sanitizer builds), with the target's own checks.
+// Linked with api_fuzzer.cpp (ISG_REPLAY_API: through the layer on the default device, which
+// must still launch something) or rewriter_fuzzer.cpp (the rewriter in memory). Arguments:
+// files, or directories whose files are all run (in name order).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -12,10 +14,14 @@
 #include <string>
 #include <vector>
 
-extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv);
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size);
+#ifdef ISG_REPLAY_API
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv);
 extern "C" void isgApiFuzzReached(unsigned long* programs, unsigned long* built,
                                   unsigned long* kernels, unsigned long* launched);
+#else
+extern "C" void isgRewriterFuzzReached(unsigned long* rewritten, unsigned long* refused);
+#endif
 
 int main(int argc, char** argv) {
   std::vector<std::filesystem::path> inputs;
@@ -31,25 +37,35 @@ int main(int argc, char** argv) {
     } else if (std::filesystem::is_regular_file(p)) {
       inputs.push_back(p);
     } else {
-      std::fprintf(stderr, "isg_api_fuzz_replay: %s: no such file or directory\n", argv[i]);
+      std::fprintf(stderr, "%s: %s: no such file or directory\n", argv[0], argv[i]);
       return 2;
     }
   }
   if (inputs.empty()) {
-    std::fprintf(stderr, "usage: isg_api_fuzz_replay FILE|DIR...\n");
+    std::fprintf(stderr, "usage: %s FILE|DIR...\n", argv[0]);
     return 2;
   }
+#ifdef ISG_REPLAY_API
   LLVMFuzzerInitialize(&argc, &argv);
+#endif
   for (const auto& path : inputs) {
     std::ifstream in(path, std::ios::binary);
     std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::fprintf(stderr, "%s\n", path.c_str());  // the last name printed is the one that failed
     LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
   }
+#ifdef ISG_REPLAY_API
   unsigned long programs = 0, built = 0, kernels = 0, launched = 0;
   isgApiFuzzReached(&programs, &built, &kernels, &launched);
   std::printf("%zu inputs ran without a finding: %lu programs created, %lu built, %lu kernels, "
               "%lu launched\n", inputs.size(), programs, built, kernels, launched);
   // A corpus that no longer launches anything would pass while testing nothing.
   return launched > 0 ? 0 : 1;
+#else
+  unsigned long rewritten = 0, refused = 0;
+  isgRewriterFuzzReached(&rewritten, &refused);
+  std::printf("%zu inputs ran without a finding: %lu rewritten, %lu refused with a log\n",
+              inputs.size(), rewritten, refused);
+  return rewritten > 0 ? 0 : 1;
+#endif
 }
