@@ -91,25 +91,39 @@ const std::vector<std::string>& triggerWords() {
   return words;
 }
 
+Collective collectiveOf(std::string_view name) {
+  const std::string op(name.substr(name.rfind('_') + 1));
+  if (name.find("_scan_inclusive_") != std::string_view::npos) return {Collective::ScanInclusive, op};
+  if (name.find("_scan_exclusive_") != std::string_view::npos) return {Collective::ScanExclusive, op};
+  if (name.find("_reduce_") != std::string_view::npos) return {Collective::Reduce, op};
+  if (op == "broadcast") return {Collective::Broadcast, ""};
+  return {Collective::Vote, op};
+}
+
 namespace {
 // __ISG_DEF_<name>'s body for a row of a collective family: the strategy's macro for the
-// operation the name says (builtins-cl/<strategy>/*.cl, common/90-work-group.cl).
-std::string collectiveBody(const std::string& family, const std::string& name) {
-  if (family == "broadcast") return "__ISG_BROADCAST_BODY(" + name + ", T, s, w, req)";
-  const std::string op = name.substr(name.rfind('_') + 1);  // add, min, max; all, any
-  const bool inclusive = name.find("_scan_inclusive_") != std::string::npos;
-  const bool exclusive = name.find("_scan_exclusive_") != std::string::npos;
-  const std::string kind = inclusive ? "SCAN_INCLUSIVE" : exclusive ? "SCAN_EXCLUSIVE" : "REDUCE";
-  if (family != kWorkGroupFamily) return "__ISG_" + kind + "_BODY(" + name + ", " + op + ", T, s, w, req)";
-  if (op == "broadcast") return "__ISG_WG_BROADCAST_BODY(" + name + ", T, s, w, req)";
-  if (op == "all" || op == "any") return "__ISG_WG_VOTE_BODY(" + name + ", " + op + ")";
-  return "__ISG_WG_" + kind + "_BODY(" + name + ", " + op + ", T, s, w, req)";
+// operation the name says (builtins-cl/<strategy>/*.cl, common/90-work-group.cl); the
+// work-group family's carry __ISG_WG_.
+std::string collectiveBody(std::string_view family, const std::string& name) {
+  const Collective c = collectiveOf(name);
+  const std::string prefix = family == kWorkGroupFamily ? "__ISG_WG_" : "__ISG_";
+  switch (c.kind) {
+    case Collective::Broadcast: return prefix + "BROADCAST_BODY(" + name + ", T, s, w, req)";
+    case Collective::Vote: return prefix + "VOTE_BODY(" + name + ", " + c.op + ")";
+    case Collective::Reduce: return prefix + "REDUCE_BODY(" + name + ", " + c.op + ", T, s, w, req)";
+    case Collective::ScanInclusive:
+      return prefix + "SCAN_INCLUSIVE_BODY(" + name + ", " + c.op + ", T, s, w, req)";
+    case Collective::ScanExclusive:
+      return prefix + "SCAN_EXCLUSIVE_BODY(" + name + ", " + c.op + ", T, s, w, req)";
+  }
+  return {};
 }
 }  // namespace
 
 std::string collectiveRows(const std::vector<std::string>& families) {
   std::string out;
-  for (const std::string family : {"broadcast", "reduce", "scan", "work_group"}) {
+  for (const std::string& family :
+       std::initializer_list<std::string>{"broadcast", "reduce", "scan", std::string(kWorkGroupFamily)}) {
     if (std::find(families.begin(), families.end(), family) == families.end()) {
       out += "#define __ISG_ROW_" + family + "(name, shape, typeset)\n";
       continue;

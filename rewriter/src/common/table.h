@@ -94,6 +94,16 @@ inline bool emulatesReadWriteImages(const DeviceTraits& traits) {
   return traits.images && !traits.readWriteImages;
 }
 
+// What a collective builtin computes, read off its name as builtins.def spells the families
+// broadcast, reduce, scan, vote and work_group: *_broadcast, *_reduce_<op>,
+// *_scan_{inclusive,exclusive}_<op>, *_all and *_any. One reading serves the library's bodies
+// (collectiveRows) and the rule for the work-items outside a call (the predication).
+struct Collective {
+  enum Kind { Broadcast, Reduce, ScanInclusive, ScanExclusive, Vote } kind;
+  std::string op;  // add, min, max; all, any; empty for a broadcast
+};
+Collective collectiveOf(std::string_view name);
+
 // The rows of the collective families (broadcast, reduce, scan, work_group) for the library: every name of
 // the family in the table defines __ISG_DEF_<name> as its strategy's body for the operation the
 // name says, and __ISG_ROW_<family> expands a row (or nothing when `families` lacks it).

@@ -311,13 +311,14 @@ class Rewrite {
     // The work-group functions (builtins.def, work_group) take the rules of their sub-group
     // namesakes: the work-items outside give a reduction or scan its identity and a vote its
     // neutral answer, so those that reach the call combine alone.
-    const std::string kind = !b.workGroup                              ? b.family
-                             : name.find("_reduce_") != std::string::npos ? "reduce"
-                             : name.find("_scan_") != std::string::npos   ? "scan"
-                             : name.find("broadcast") != std::string::npos ? "broadcast"
-                                                                           : "vote";
+    const Collective wg = collectiveOf(name);
+    const std::string kind = !b.workGroup                          ? b.family
+                             : wg.kind == Collective::Reduce    ? "reduce"
+                             : wg.kind == Collective::Broadcast ? "broadcast"
+                             : wg.kind == Collective::Vote      ? "vote"
+                                                                : "scan";
     if (kind == "reduce" || kind == "scan") return with(identity(name, a->getType(), call->getBeginLoc()));
-    if (kind == "vote") return with(name.find("_all") != std::string::npos ? "1" : "0");
+    if (kind == "vote") return with(wg.op == "all" ? "1" : "0");
     if (kind == "barrier") return own;
     if ((kind == "shuffle" || kind == "broadcast") && data)
       return safe(a) ? own : with("(" + typeText(a->getType(), call->getBeginLoc()) + ")0");
@@ -338,8 +339,9 @@ class Rewrite {
   // The identity of a reduction or scan of `name` over values of type `t`.
   std::string identity(const std::string& name, clang::QualType t, SourceLocation at) const {
     const std::string type = typeText(t, at);
-    if (name.size() >= 4 && name.compare(name.size() - 4, 4, "_add") == 0) return "(" + type + ")0";
-    const bool min = name.size() >= 4 && name.compare(name.size() - 4, 4, "_min") == 0;
+    const std::string op = collectiveOf(name).op;
+    if (op == "add") return "(" + type + ")0";
+    const bool min = op == "min";
     const auto* bt = t.getCanonicalType()->getAs<clang::BuiltinType>();
     if (!bt) refuse(at, "no identity for '" + name + "' over '" + type + "'");
     using K = clang::BuiltinType::Kind;
