@@ -179,7 +179,8 @@ bool AnalysisConsumer::exchanges(const Builtin& b) {
   return b.family == "barrier" || exchangeBytes(b, 4) != 0;
 }
 
-DivergenceCheck AnalysisConsumer::divergenceCheck(clang::ASTContext& ctx, const Collector& c) const {
+DivergenceCheck& AnalysisConsumer::divergenceCheck(clang::ASTContext& ctx, const Collector& c) const {
+  if (divergence_) return *divergence_;
   // The khr test double exchanges through work-group barriers (builtins-cl/khr-test/).
   const bool workGroup = in_.traits.strategy == Strategy::Local || in_.traits.khrTestDouble;
   std::set<const clang::CallExpr*> uniform;
@@ -209,7 +210,7 @@ DivergenceCheck AnalysisConsumer::divergenceCheck(clang::ASTContext& ctx, const 
       }
     }
   }
-  return make(std::move(params));
+  return divergence_.emplace(make(std::move(params)));
 }
 
 std::set<const clang::FunctionDecl*> AnalysisConsumer::predicateDivergentFlow(
@@ -231,7 +232,7 @@ std::set<const clang::FunctionDecl*> AnalysisConsumer::predicateDivergentFlow(
             break;
           }
   }
-  DivergenceCheck check = divergenceCheck(ctx, c);
+  DivergenceCheck& check = divergenceCheck(ctx, c);
   auto exchangesOf = [&](const clang::FunctionDecl* canon, bool masked) {
     const Func& f = c.funcs.at(canon);
     KernelExchanges k;
@@ -291,7 +292,7 @@ std::set<const clang::FunctionDecl*> AnalysisConsumer::predicateDivergentFlow(
 void AnalysisConsumer::warnDivergentCalls(clang::ASTContext& ctx, const Collector& c,
                                           const std::set<const clang::FunctionDecl*>& predicated,
                                           Editor& ed) const {
-  DivergenceCheck check = divergenceCheck(ctx, c);
+  DivergenceCheck& check = divergenceCheck(ctx, c);
   std::set<unsigned> reported;
   for (const BuiltinCall& bc : c.builtinCalls) {
     const Builtin& b = *bc.builtin;
@@ -517,7 +518,7 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c)
   // shuffles over the active lanes, legal in any flow, so also where a macro site is shared).
   if (in_.traits.strategy == Strategy::Native || in_.traits.strategy == Strategy::NvidiaPtx) return;
   const clang::SourceManager& sm = ctx.getSourceManager();
-  DivergenceCheck check = divergenceCheck(ctx, c);
+  DivergenceCheck& check = divergenceCheck(ctx, c);
   // Spelling of the call's name -> (whether one call there needs the first member's pointer,
   // whether one is under work-item dependent flow).
   std::map<unsigned, std::pair<bool, bool>> sites;

@@ -103,8 +103,9 @@ class AnalysisConsumer : public clang::ASTConsumer {
 
   // Kernels whose exchanges in control flow that only some work-items take now give every
   // work-item a part in them (predication.h): the canonical declarations of those rewritten.
-  // The divergence question of the strategy: within a work-group (local) or a sub-group.
-  DivergenceCheck divergenceCheck(clang::ASTContext& ctx, const Collector& c) const;
+  // The divergence question of the strategy: within a work-group (local) or a sub-group. Built
+  // on first use and kept for the program (its facts are the AST's, which edits do not change).
+  DivergenceCheck& divergenceCheck(clang::ASTContext& ctx, const Collector& c) const;
   std::set<const clang::FunctionDecl*> predicateDivergentFlow(clang::ASTContext& ctx, const Collector& c,
                                                               const Closure& closure, Editor& ed) const;
 
@@ -207,6 +208,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
   std::map<const clang::FunctionDecl*, const ContextFunction*> externalContext_;
   std::set<const clang::ParmVarDecl*> factsParams_;  // kernel images passed with their facts
   std::set<const clang::CallExpr*> firstMember_;     // firstMemberPointers' calls
+  mutable std::optional<DivergenceCheck> divergence_;  // divergenceCheck's
 };
 
 }  // namespace isg::detail
