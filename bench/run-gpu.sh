@@ -14,6 +14,7 @@
 #   ISG_BENCH_SMOKE=1  tiny sizes, few repetitions
 #   ISG_BENCH_ONLY     space-separated subset of: shuffle block reduce local build host sgemm regcap
 #                      media startup clblast
+#   ISG_BENCH_SKIP     space-separated names of that list left out (CTest's bench.smoke: clblast)
 #   ISG_BENCH_ARCH     nvcc -arch (default sm_90: H100/H200)
 #   ISG_LAUNCH_VARIANTS the layer's control (default here: wait; off measures the general kernels)
 #   ISG_BENCH_SPIRV=1  the layer's programs from SPIR-V too (variant layer-spirv), modules from
@@ -42,7 +43,7 @@ compgen -G "$bin/bench_*" > /dev/null || { echo "run-gpu.sh: no bench_* executab
 status=0
 start=$(date +%s)
 
-wanted() { [[ " $only " == *" $1 "* ]]; }
+wanted() { [[ " $only " == *" $1 "* && " ${ISG_BENCH_SKIP:-} " != *" $1 "* ]]; }
 # One benchmark process; its output goes to $out/<log>.log and a one-line verdict to stdout.
 step() {
   local log=$1; shift

@@ -9,7 +9,7 @@
 #                        # strategy, builtin family, -cl-std, SPIR-V, media, capture/replay,
 #                        # binaries, install and Intel's runtime at least once, in minutes
 #   tools/dev.sh test --full  # that, then the full matrices (label `full`: every -cl-std x
-#                        # strategy x sub-group size, SPIR-V at every size, soak), as CI
+#                        # strategy x sub-group size, SPIR-V at S = 16, soak), as CI
 #   ISG_LLVM_VERSION=19 ISG_BUILD_DIR=build-llvm19 tools/dev.sh test  # the same with LLVM 19
 #   tools/dev.sh sanitize  # the suite on PoCL again on a build with ASan and UBSan
 #                          # (build-sanitize/), then the layer's API tests on a build with TSan
