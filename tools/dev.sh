@@ -109,7 +109,13 @@ case "$what" in
     # compile stays: it is the Clang of the tree's LLVM reading what the rewriter wrote, and CI's
     # sanitizer trees are its LLVM 19 build.
     (
-      export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+      # allow_user_poisoning=0: LLVM's BumpPtrAllocator poisons each new slab in an ASan build and
+      # unpoisons what it hands out, both in header code. Our instrumented sources instantiate
+      # that code, Clang's uninstrumented archives their own copy, and the link keeps one of
+      # each function: a slab ours poisoned is then handed out by theirs, still poisoned, and
+      # ASan reports Clang's own writes (use-after-poison in IdentifierTable::get, 255 of 373
+      # tests with LLVM 19). Nothing of ours poisons memory by hand; ASan's own checks are kept.
+      export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allow_user_poisoning=0
       # use_tls=0: LeakSanitizer's thread-suspending tracer (GCC 12) crashes scanning a dynamic TLS
       # record it keeps with a bogus address ("DTLS 6 at 0x7ba", then "Tracer caught signal 11")
       # at the exit of processes whose tests all passed (docs/reliability.md). Without TLS as a
