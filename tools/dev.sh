@@ -137,8 +137,10 @@ case "$what" in
     configure "$tsan" -DISG_SANITIZE=thread -DISG_BUILD_BENCH=OFF
     cmake --build "$tsan" --target isg_layer_api_tests -j"$jobs"
     export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/sanitizers/tsan.supp"
-    # The 2^22-token macro runs the rewriter on one thread (the ASan run has its 2^20 sibling).
-    exec ctest --test-dir "$tsan" --output-on-failure -j"$jobs" --timeout 1800 -L layer_api \
-      -E 'clinfo|^misuse\.exponential_macros_2e22$'
+    # Those of the quick suite: the full matrices' are the soak, whose heap figures mean nothing
+    # under TSan's allocator (and which took 298 of the 385 s of this run with LLVM 19), and the
+    # 2^22-token macro, which runs the rewriter on one thread (its 2^20 sibling runs here).
+    exec ctest --test-dir "$tsan" --output-on-failure -j"$jobs" --timeout 1800 -L layer_api -LE full \
+      -E 'clinfo'
     ;;
 esac
