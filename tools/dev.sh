@@ -34,6 +34,9 @@ if [ -n "$available_kib" ] && [ $((available_kib / 1572864)) -lt "$jobs" ]; then
   jobs=$((available_kib / 1572864 > 0 ? available_kib / 1572864 : 1))
 fi
 build=${ISG_BUILD_DIR:-$root/build}
+# The quick suite: CTest without the full matrices and the libFuzzer smoke run (label fuzz, by
+# hand: tests/fuzz/README.md); the sanitizer runs take their share of it.
+quick_suite=(-LE 'full|fuzz')
 tree_args=()
 # The benchmarks are built where something runs them: the full matrices' bench.smoke.
 if [ "$what" = test ] && [ -n "$full" ]; then
@@ -97,8 +100,7 @@ case "$what" in
       echo "tools/dev.sh: $1 took $((SECONDS - start)) s"
       return $status
     }
-    # Label fuzz: the libFuzzer smoke run, by hand (tests/fuzz/README.md).
-    phase "the test suite" -LE 'full|fuzz'
+    phase "the test suite" "${quick_suite[@]}"
     [ -z "$full" ] || phase "the full matrices" -L full
     ;;
   sanitize)
@@ -128,7 +130,7 @@ case "$what" in
       # the full matrices check; 196 of the 981 s of tests in the CI of e347e4d), and the khr
       # test double under its native size 64 only (the one with every optional extension; 32
       # without them took another 89 s).
-      ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 1800 -LE 'full|fuzz' \
+      ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 1800 "${quick_suite[@]}" \
         -E 'clinfo|^install\.|^native\.|^khr_intel\.|^differential\.|^execution_model\.|^e2e\.Builtins/[^ ]*[_/]S(8|32)( |$)|^khr32min\.'
     )
     # ThreadSanitizer: the tests that drive the layer from several threads live among the
@@ -140,7 +142,7 @@ case "$what" in
     # Those of the quick suite: the full matrices' are the soak, whose heap figures mean nothing
     # under TSan's allocator (and which took 298 of the 385 s of this run with LLVM 19), and the
     # 2^22-token macro, which runs the rewriter on one thread (its 2^20 sibling runs here).
-    exec ctest --test-dir "$tsan" --output-on-failure -j"$jobs" --timeout 1800 -L layer_api -LE full \
+    exec ctest --test-dir "$tsan" --output-on-failure -j"$jobs" --timeout 1800 -L layer_api "${quick_suite[@]}" \
       -E 'clinfo'
     ;;
 esac

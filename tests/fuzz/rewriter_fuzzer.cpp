@@ -83,9 +83,10 @@ unsigned long gRewritten = 0, gRefused = 0;
 
 }  // namespace
 
-extern "C" void isgRewriterFuzzReached(unsigned long* rewritten, unsigned long* refused) {
-  *rewritten = gRewritten;
-  *refused = gRefused;
+// A corpus that no longer rewrites anything tests nothing of the rewrite.
+extern "C" bool isgFuzzReached(char* line, std::size_t size) {
+  std::snprintf(line, size, "%lu rewritten, %lu refused with a log", gRewritten, gRefused);
+  return gRewritten > 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
