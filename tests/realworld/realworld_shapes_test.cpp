@@ -239,6 +239,55 @@ TEST_P(OptionSets, OneDnnPrototypesAndMacroDefinedBlockHelpers) {
     }
 }
 
+// Kernels and helpers that one macro spells, some with sub-group or work-group functions and
+// some with none (generated kernel families): the layer's edits to their parameter lists and
+// prologues are text that every expansion shares, so each of them takes the context and, where
+// one sharer's collective borrows it, the scratch. Intel's driver builds this; the layer failed
+// it ("cannot pass the sub-group context through this macro") or gave `copy_k` a scratch
+// parameter its manifest did not have, and the launch failed.
+const char* kMacroFamilies = R"CLC(
+#define HELPER(NAME, EXPR) int NAME(int x) { return EXPR; }
+HELPER(first_of_sub_group, intel_sub_group_shuffle(x, 0u))
+HELPER(plus_one, x + 1)
+#define KERNEL(NAME, EXPR) __attribute__((intel_reqd_sub_group_size(16))) \
+  kernel void NAME(global const int* in, global int* out) { \
+    const int x = in[get_global_id(0)]; \
+    out[get_global_id(0)] = EXPR; }
+KERNEL(sum_k, work_group_reduce_add(x))
+KERNEL(first_k, first_of_sub_group(x) * 3 + plus_one(x))
+KERNEL(copy_k, plus_one(x))
+)CLC";
+
+TEST(MacroFamilies, KernelsAndHelpersOneMacroSpellsWithAndWithoutBuiltins) {
+  ISG_REQUIRE_ENV();
+  Program p;
+  ASSERT_NO_FATAL_FAILURE(
+      build(kMacroFamilies, "-cl-std=CL2.0 " + isgtest::extraBuildOptions(), &p));
+  const unsigned S = 16, WG = 64, groups = 4, n = WG * groups;
+  std::vector<uint32_t> values = randomWords(n, 61);
+  for (uint32_t& v : values) v %= 1000;
+  Words in(values);
+  for (const char* name : {"sum_k", "first_k", "copy_k"}) {
+    SCOPED_TRACE(name);
+    Kernel k;
+    ASSERT_NO_FATAL_FAILURE(kernel(p, name, &k));
+    Words out(std::vector<uint32_t>(n, 0));
+    ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, in.mem, out.mem));
+    ASSERT_NO_FATAL_FAILURE(run(k, n, WG));
+    const std::vector<uint32_t> got = out.read();
+    for (unsigned i = 0; i < n; ++i) {
+      uint32_t want = values[i] + 1;
+      if (name[0] == 's') {
+        want = 0;
+        for (unsigned j = i / WG * WG; j < i / WG * WG + WG; ++j) want += values[j];
+      } else if (name[0] == 'f') {
+        want += 3 * values[i / S * S];
+      }
+      ASSERT_EQ(got[i], want) << "work-item " << i;
+    }
+  }
+}
+
 // ---- the driver's predefines decide which code the rewriter sees ---------------------------
 
 const char* kPredefines = R"CLC(

@@ -25,7 +25,24 @@ std::vector<HiddenParam> hiddenParams(const DeviceTraits& t, bool workGroup) {
 }
 
 bool borrowsScratch(const KernelManifest& km, const DeviceTraits& t) {
-  return reachesWorkGroup(km) && !libraryFacts(t.strategy, t.khrTestDouble).scratch;
+  return !libraryFacts(t.strategy, t.khrTestDouble).scratch &&
+         std::any_of(km.hiddenArgs.begin(), km.hiddenArgs.end(), [](const HiddenArg& h) {
+           return h.kind == HiddenArg::Kind::LocalScratch;
+         });
+}
+
+void lendScratch(KernelManifest* km) {
+  const bool has = std::any_of(km->hiddenArgs.begin(), km->hiddenArgs.end(), [](const HiddenArg& h) {
+    return h.kind == HiddenArg::Kind::LocalScratch;
+  });
+  if (!has) {
+    // The image arguments come later (their edits follow the declarations'): the scratch stays
+    // the first hidden argument, as hiddenParams puts it.
+    for (HiddenArg& h : km->hiddenArgs) ++h.index;
+    km->hiddenArgs.insert(km->hiddenArgs.begin(),
+                          HiddenArg{HiddenArg::Kind::LocalScratch, km->numUserArgs});
+  }
+  km->scratchBytesPerItem = std::max(km->scratchBytesPerItem, kWorkGroupSlot);
 }
 
 std::string hiddenDeclarations(const KernelManifest& km) {
@@ -68,10 +85,10 @@ void finishKernelManifest(const std::set<const Builtin*>& used, unsigned widest,
   km->scratchBytesPerItem =
       widest > 0 ? std::max(libraryFacts(t.strategy, t.khrTestDouble).minSlot, roundUpPow2(widest))
                  : 0;
-  if (borrowsScratch(*km, t)) km->scratchBytesPerItem = kWorkGroupSlot;
   const std::vector<HiddenParam> hidden = hiddenParams(t, reachesWorkGroup(*km));
   for (std::size_t i = 0; i < hidden.size(); ++i)
     km->hiddenArgs.push_back(HiddenArg{hidden[i].kind, km->numUserArgs + unsigned(i)});
+  if (borrowsScratch(*km, t)) km->scratchBytesPerItem = kWorkGroupSlot;
 }
 
 namespace {

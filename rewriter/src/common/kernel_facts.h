@@ -30,6 +30,11 @@ std::vector<HiddenParam> hiddenParams(const DeviceTraits& t, bool workGroup);
 // work-group collective's): its prologue then hands the scratch over (__ISG_KERNEL_PROLOGUE_WG).
 bool borrowsScratch(const KernelManifest& km, const DeviceTraits& t);
 
+// Gives kernel `km` the scratch and a work-group collective's slot in it, as if it reached one:
+// for a kernel whose prologue text another kernel shares (one macro spells both bodies) that
+// does reach one. Before any image argument is added.
+void lendScratch(KernelManifest* km);
+
 // The declarations of the hidden parameters of kernel `km`, comma-separated.
 std::string hiddenDeclarations(const KernelManifest& km);
 

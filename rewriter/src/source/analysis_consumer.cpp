@@ -27,7 +27,7 @@ void AnalysisConsumer::HandleTranslationUnit(clang::ASTContext& ctx) {
   checkMediaRegions(ctx, c, ed);
   findExternalContext(c);
   firstMemberPointers(ctx, c);
-  const Closure closure = contextClosure(c);
+  const Closure closure = contextClosure(ctx.getSourceManager(), c);
   summarise(c, closure);
   editCallSites(c, closure, ed);
   editBuiltinCalls(ctx, c, ed);
@@ -345,7 +345,22 @@ void AnalysisConsumer::findExternalContext(const Collector& c) {
     }
 }
 
-AnalysisConsumer::Closure AnalysisConsumer::contextClosure(const Collector& c) const {
+AnalysisConsumer::Closure AnalysisConsumer::contextClosure(const clang::SourceManager& sm,
+                                                          const Collector& c) const {
+  // The places the layer edits a definition (its parameter list, the opening of its body) by
+  // where they are spelled: one place for every function a macro spells there.
+  std::map<unsigned, std::vector<const clang::FunctionDecl*>> sharers;
+  for (const auto& [fd, f] : c.funcs) {
+    const clang::FunctionDecl* def = f.definition;
+    if (!def) continue;
+    if (clang::FunctionTypeLoc ftl = def->getFunctionTypeLoc())
+      sharers[sm.getSpellingLoc(ftl.getLParenLoc()).getRawEncoding()].push_back(fd);
+    if (const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(def->getBody()))
+      sharers[sm.getSpellingLoc(body->getLBracLoc()).getRawEncoding()].push_back(fd);
+  }
+  for (auto site = sharers.begin(); site != sharers.end();)
+    site = site->second.size() < 2 ? sharers.erase(site) : std::next(site);
+
   Closure closure;
   for (const auto& [fd, f] : c.funcs)
     if (!f.uses.empty()) closure.insert(fd);
@@ -361,6 +376,9 @@ AnalysisConsumer::Closure AnalysisConsumer::contextClosure(const Collector& c) c
           break;
         }
     }
+    for (const auto& [site, fns] : sharers)
+      if (std::any_of(fns.begin(), fns.end(), [&](const auto* fd) { return closure.count(fd); }))
+        for (const clang::FunctionDecl* fd : fns) grew |= closure.insert(fd).second;
   }
   return closure;
 }
@@ -636,6 +654,11 @@ void AnalysisConsumer::editDeclarations(clang::ASTContext& ctx, const Collector&
       prologueSharers[sm.getSpellingLoc(body->getLBracLoc()).getRawEncoding()].push_back(index);
   }
   for (const auto& [brace, group] : prologueSharers) {
+    // One prologue text hands the scratch over to work-group collectives or not: where one
+    // sharer needs that, every sharer gets the scratch.
+    if (std::any_of(group.begin(), group.end(),
+                    [&](std::size_t i) { return borrowsScratch(out_.kernels[i], in_.traits); }))
+      for (std::size_t i : group) lendScratch(&out_.kernels[i]);
     unsigned widest = 0;
     for (std::size_t i : group) widest = std::max(widest, out_.kernels[i].scratchBytesPerItem);
     for (std::size_t i : group) out_.kernels[i].scratchBytesPerItem = widest;
@@ -708,16 +731,7 @@ void AnalysisConsumer::editDeclarations(clang::ASTContext& ctx, const Collector&
           ", " + std::to_string(km.scratchBytesPerItem);
       for (std::size_t d : km.reqdWorkGroupSize)
         args += ", " + std::to_string(km.wholeSubGroups && sameShape ? d : 0);
-      const bool borrows = std::any_of(sharing.begin(), sharing.end(), [&](std::size_t i) {
-        return borrowsScratch(out_.kernels[i], in_.traits);
-      });
-      if (borrows && !std::all_of(sharing.begin(), sharing.end(), [&](std::size_t i) {
-            return borrowsScratch(out_.kernels[i], in_.traits);
-          }))
-        ed.error(fd->getLocation(),
-                 "kernels whose bodies one macro spells must all call work-group collective "
-                 "functions or none: the layer writes one prologue there; define them with "
-                 "separate macros");
+      const bool borrows = borrowsScratch(km, in_.traits);
       ed.add(brace, 1, 0,
              std::string(borrows ? "__ISG_KERNEL_PROLOGUE_WG(" : "__ISG_KERNEL_PROLOGUE(") + args + ") ",
              fd->getLocation(),

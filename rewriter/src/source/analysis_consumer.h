@@ -126,7 +126,9 @@ class AnalysisConsumer : public clang::ASTConsumer {
   void findExternalContext(const Collector& c);
 
   // Functions that reach a builtin through any chain of calls: they take the sub-group context.
-  Closure contextClosure(const Collector& c) const;
+  // So do the functions whose parameter list or body opening one macro spells with such a
+  // function's (the layer's edits there are text every expansion shares).
+  Closure contextClosure(const clang::SourceManager& sm, const Collector& c) const;
 
   // What `root` reaches through context-taking calls: the builtins and families (from other
   // objects' functions), and the widest value exchanged.

@@ -878,6 +878,45 @@ TEST(RealWorld, KernelsDefinedByOneMacro) {
   auto sizes = rewrite(body + "KERNEL(a, int, )\n"
                               "KERNEL(b, int, __attribute__((intel_reqd_sub_group_size(8))))\n");
   EXPECT_REWRITE_ERROR(sizes, "have their bodies in one macro");
+
+  // A sharer without builtins takes the context and the scratch its text now declares, in its
+  // manifest too; one sharer's work-group collective lends every sharer the scratch on the
+  // strategies without one of their own, behind one prologue that hands it over.
+  const std::string mixed =
+      "#define K(NAME, EXPR) kernel void NAME(global int* o) { o[get_local_id(0)] = EXPR; }\n"
+      "K(wg, work_group_reduce_add(o[0]))\nK(sg, intel_sub_group_shuffle(o[1], 0u))\nK(none, o[2])\n";
+  isg::DeviceTraits khr = localTraits(), nvidia = localTraits();
+  isg::applyStrategyDefaults(isg::Strategy::Khr, 32, &khr);
+  isg::applyStrategyDefaults(isg::Strategy::NvidiaPtx, 0, &nvidia);
+  for (const isg::DeviceTraits& t : {localTraits(), khr, nvidia}) {
+    SCOPED_TRACE(isg::strategyName(t.strategy));
+    auto m = rewrite(mixed, "-cl-std=CL2.0", {}, t);
+    EXPECT_REWRITTEN(m);
+    for (const char* name : {"wg", "sg", "none"}) {
+      const auto* k = kernel(m, name);
+      ASSERT_NE(k, nullptr) << name;
+      ASSERT_EQ(k->hiddenArgs.size(), 1u) << name;
+      EXPECT_EQ(k->hiddenArgs[0].kind, isg::HiddenArg::Kind::LocalScratch) << name;
+      EXPECT_EQ(k->hiddenArgs[0].index, 1u) << name;
+      EXPECT_EQ(k->scratchBytesPerItem, kernel(m, "wg")->scratchBytesPerItem) << name;
+    }
+    const std::string user = userPart(m);
+    EXPECT_NE(user.find("(global int* o, __local ulong16* __isg_scratch) {" +
+                        std::string(t.strategy == isg::Strategy::Local ? "__ISG_KERNEL_PROLOGUE("
+                                                                       : "__ISG_KERNEL_PROLOGUE_WG(")),
+              std::string::npos)
+        << user;
+  }
+  // Helpers too: a helper without builtins spelled where one with them is takes the context,
+  // and so do its callers.
+  auto helpers = rewrite(
+      "#define H(NAME, EXPR) int NAME(int x) { return EXPR; }\n"
+      "H(h1, intel_sub_group_shuffle(x, 0u))\nH(h2, x + 1)\n"
+      "kernel void k(global int* o) { o[0] = h1(o[0]) + h2(o[1]); }\n"
+      "kernel void k2(global int* o) { o[0] = h2(o[1]); }\n");
+  EXPECT_REWRITTEN(helpers);
+  EXPECT_NE(userPart(helpers).find("o[0] = h2(__isg_ctx, o[1]); }"), std::string::npos)
+      << userPart(helpers);
 }
 
 // OpenCL C 2.0 makes read_write images core, yet NVIDIA's driver takes -cl-std=CL2.0 with no
