@@ -34,10 +34,10 @@ bool programHasKernels(cl_program program) {
 
 namespace {
 
-// KernelRecord::rowMultiple for a kernel of `program`: only kernels that exchange data (a
-// scratch slot on any strategy) care how the driver cuts rows into sub-groups.
+// KernelRecord::rowMultiple for a kernel of `program`: only kernels that exchange data within
+// sub-groups care how the driver cuts rows into sub-groups.
 unsigned rowMultipleFor(const ProgramRecord& program, const KernelManifest& manifest) {
-  if (program.rewrite.strategy != Strategy::Khr || manifest.scratchBytesPerItem == 0) return 0;
+  if (program.rewrite.strategy != Strategy::Khr || !exchangesWithinSubGroups(manifest)) return 0;
   std::vector<cl_device_id> devices;
   if (programDevices(program.driverProgram(), &devices) != CL_SUCCESS) return 0;
   for (cl_device_id device : devices)

@@ -2266,6 +2266,39 @@ TEST(KhrRows, LaunchesThatSplitTheDriversSubGroupsAreRefused) {
   for (uint32_t l = 0; l < 64; ++l) EXPECT_EQ(got[l], l / 8 * 8) << l;
 }
 
+// A kernel whose only collectives are work-group functions moves values by local id alone:
+// however the driver cuts rows into sub-groups, its 5 x 7 launch runs. (The layer refused it on
+// the khr strategy over a driver with per-row sub-groups and without the functions, counting
+// their scratch as an exchange; Intel's runtime has them, so there the layer passes them on and
+// the rule is checked by the rewriter's tests, isg::exchangesWithinSubGroups.)
+TEST(KhrRows, WorkGroupCollectivesRunInEveryShape) {
+  ISG_REQUIRE_ENV();
+  const std::string extra = isgtest::extraBuildOptions();
+  if (extra.find("-cl-std=CL1.") != std::string::npos)
+    GTEST_SKIP() << "work-group functions are OpenCL C 2.0's; this run builds with '" << extra << "'";
+  const char* src =
+      "kernel void k(global uint* o) {\n"
+      "  uint l = get_local_id(0) + get_local_size(0) * get_local_id(1);\n"
+      "  o[l] = work_group_reduce_add(l) + work_group_broadcast(l, 3, 2); }\n";
+  std::string log;
+  OneKernel k;
+  k.p = isgtest::buildProgram(src, extra.find("-cl-std=") == std::string::npos ? "-cl-std=CL2.0 " + extra : extra, &log);
+  ASSERT_NE(k.p, nullptr) << log;
+  cl_int err = CL_SUCCESS;
+  k.k = clCreateKernel(k.p, "k", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  Mem out;
+  out.m = makeBuffer(35 * 4, nullptr);
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, out.m));
+  size_t shape[2] = {5, 7};
+  ISG_CL_CHECK(clEnqueueNDRangeKernel(isgtest::env().queue, k.k, 2, nullptr, shape, shape, 0,
+                                      nullptr, nullptr));
+  std::vector<uint32_t> got(35);
+  ASSERT_NO_FATAL_FAILURE(readBuffer(out.m, got.data(), got.size() * 4));
+  // The sum of local ids 0..34, and the id of work-item (3, 2): 3 + 5 * 2.
+  for (uint32_t l = 0; l < 35; ++l) EXPECT_EQ(got[l], 595u + 13u) << l;
+}
+
 // What Intel's CPU runtime does at a right edge (nativeSkipsImageEdges): a block read of a 4-byte
 // element image that crosses it continues into the next row instead of repeating the edge
 // element. Once the driver clamps, this fails: check the edges natively too, and update

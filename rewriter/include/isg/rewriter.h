@@ -176,6 +176,12 @@ struct KernelManifest {
   std::vector<ArgInfo> args;
 };
 
+// Whether kernel `km` moves values between the members of its sub-groups (a sub-group builtin
+// with a scratch slot): how the driver cuts work-groups into sub-groups then matters. A kernel
+// whose slot is only a work-group collective's (or lent for one, a macro sharing its prologue)
+// moves values by local id alone.
+bool exchangesWithinSubGroups(const KernelManifest& km);
+
 // Lines [rewrittenFirst, rewrittenFirst + count) of rewritten file `rewrittenFile` hold lines
 // [originalFirst, ...) of `originalFile`. Lines in no entry are the layer's own (prelude).
 struct LineMapEntry {

@@ -111,3 +111,11 @@ void addImageFacts(unsigned imageArg, KernelManifest* km) {
 }
 
 }  // namespace isg::detail
+
+namespace isg {
+bool exchangesWithinSubGroups(const KernelManifest& km) {
+  return km.scratchBytesPerItem != 0 &&
+         std::any_of(km.families.begin(), km.families.end(),
+                     [](const std::string& f) { return f != detail::kWorkGroupFamily; });
+}
+}  // namespace isg

@@ -174,4 +174,17 @@ std::pair<unsigned, unsigned> Editor::site(SourceLocation l) const {
   return {d.first.getHashValue(), d.second};
 }
 
+bool Editor::overlapsEdit(const std::string& file, unsigned offset, unsigned length,
+                          bool beforeReplacement, const std::function<bool(const FileEdit&)>& ignore) const {
+  for (const FileEdit& other : edits) {
+    if (other.file != file || (ignore && ignore(other))) continue;
+    const bool overlaps =
+        length == 0 ? other.length > 0 && offset < other.offset + other.length &&
+                          (beforeReplacement ? other.offset < offset : other.offset <= offset)
+                    : other.offset < offset + length && offset < other.offset + other.length;
+    if (overlaps) return true;
+  }
+  return false;
+}
+
 }  // namespace isg::detail

@@ -4,6 +4,7 @@
 // files only), keeps one edit per place and refuses what cannot be written once for every use.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -78,6 +79,14 @@ class Editor {
 
   void add(clang::SourceLocation spelling, unsigned skip, unsigned length, const std::string& text,
            clang::SourceLocation userLoc, const std::string& what);
+
+  // Whether an edit of `length` bytes at `offset` of `file` (an insertion when 0) would change
+  // bytes another edit already changes: a replacement overlapping them, or an insertion strictly
+  // inside them. An insertion at the first byte another edit replaces overlaps it unless
+  // `beforeReplacement` (the caller writes its text ahead of the replacement's: the composer
+  // applies one edit per offset). Edits `ignore` names do not count.
+  bool overlapsEdit(const std::string& file, unsigned offset, unsigned length, bool beforeReplacement,
+                    const std::function<bool(const FileEdit&)>& ignore = {}) const;
 
   std::vector<FileEdit> edits;
   std::string errors;

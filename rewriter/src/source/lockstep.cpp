@@ -151,12 +151,11 @@ class LockStep {
     return true;
   }
 
-  // Whether text may go in at `offset`: not inside bytes another edit replaces.
+  // Whether text may go in at `offset`: not inside bytes another edit replaces (insert puts it
+  // ahead of a replacement that starts there).
   bool free(unsigned offset) const {
-    const std::string file = ed_.fileName(sm_.getLocForStartOfFile(text_.file()));
-    for (const FileEdit& e : ed_.edits)
-      if (e.file == file && e.length > 0 && e.offset < offset && offset < e.offset + e.length) return false;
-    return true;
+    return !ed_.overlapsEdit(ed_.fileName(sm_.getLocForStartOfFile(text_.file())), offset, 0,
+                             /*beforeReplacement=*/true);
   }
   // Before a replacement at the same place (the composer applies one edit per offset in order).
   void insert(unsigned offset, const std::string& t) {

@@ -929,13 +929,10 @@ Predication predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, cons
   }
   const SourceLocation start = sm.getLocForStartOfFile(r.file());
   const std::string file = ed.fileName(start);
-  for (const Rewrite::Edit& mine : r.edits) {
-    for (const FileEdit& other : ed.edits)
-      if (other.file == file && !(other.length == 0 && moved.count({other.file, other.offset})) &&
-          (mine.length == 0 ? other.length > 0 && other.offset <= mine.offset && mine.offset < other.offset + other.length
-                            : other.offset < mine.offset + mine.length && mine.offset < other.offset + other.length))
-        return report(sm.getComposedLoc(r.file(), mine.offset), "another rewrite changes the same text");
-  }
+  const auto movedAway = [&](const FileEdit& e) { return e.length == 0 && moved.count({e.file, e.offset}); };
+  for (const Rewrite::Edit& mine : r.edits)
+    if (ed.overlapsEdit(file, mine.offset, mine.length, /*beforeReplacement=*/false, movedAway))
+      return report(sm.getComposedLoc(r.file(), mine.offset), "another rewrite changes the same text");
   // One edit per offset: the insertions there in the order they were made, then what replaces
   // the bytes from there (the Editor keeps one copy of equal edits, and the composer needs an
   // insertion before a replacement at the same place).
@@ -951,10 +948,7 @@ Predication predicateKernel(clang::ASTContext& ctx, DivergenceCheck& check, cons
       merged.push_back(e);
     }
   }
-  ed.edits.erase(std::remove_if(ed.edits.begin(), ed.edits.end(), [&](const FileEdit& e) {
-                   return e.length == 0 && moved.count({e.file, e.offset});
-                 }),
-                 ed.edits.end());
+  ed.edits.erase(std::remove_if(ed.edits.begin(), ed.edits.end(), movedAway), ed.edits.end());
   for (const Rewrite::Edit& e : merged)
     ed.add(start, e.offset, e.length, e.text, k.kernel->getLocation(),
            "the control flow around the exchanges of kernel '" + k.kernel->getNameAsString() + "'");

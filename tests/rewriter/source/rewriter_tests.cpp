@@ -899,6 +899,9 @@ TEST(RealWorld, KernelsDefinedByOneMacro) {
       EXPECT_EQ(k->hiddenArgs[0].kind, isg::HiddenArg::Kind::LocalScratch) << name;
       EXPECT_EQ(k->hiddenArgs[0].index, 1u) << name;
       EXPECT_EQ(k->scratchBytesPerItem, kernel(m, "wg")->scratchBytesPerItem) << name;
+      // Only the shuffle moves values within sub-groups (how a driver cuts rows into them
+      // matters to it alone: the layer's khr launches check rows for it).
+      EXPECT_EQ(isg::exchangesWithinSubGroups(*k), std::string(name) == "sg") << name;
     }
     const std::string user = userPart(m);
     EXPECT_NE(user.find("(global int* o, __local ulong16* __isg_scratch) {" +
