@@ -16,7 +16,7 @@
 #include <vector>
 
 #include <sys/stat.h>  // mkdir
-#include <unistd.h>    // getpid
+#include <unistd.h>    // getpid, usleep
 
 #include "cl_harness.h"
 
@@ -238,6 +238,86 @@ TEST(OpenClLibrary, NonUniformWorkGroupsMatchTheSpec) {
       clReleaseProgram(whole);
     }
   }
+}
+
+// OpenVINO's GPU plugin enqueues on out-of-order queues and orders its kernels by events alone
+// (or by barriers). Where the layer makes one launch several commands (a non-uniform launch in
+// parts), they wait for the application's wait list, its event completes only after all of
+// them, and a barrier after them orders them too: a kernel that reads what the launch wrote,
+// ordered only so, sees every part's results. Several rounds, so that a part run late shows.
+TEST(OpenClLibrary, LaunchesOnAnOutOfOrderQueueKeepTheApplicationsOrder) {
+  ISG_REQUIRE_ENV();
+  cl_command_queue_properties props = 0;
+  ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_QUEUE_PROPERTIES, sizeof props, &props, nullptr));
+  if (!(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
+    GTEST_SKIP() << "the device has no out-of-order queues (CL_DEVICE_QUEUE_PROPERTIES)";
+  cl_int err = CL_SUCCESS;
+  cl_command_queue q =
+      clCreateCommandQueue(env().context, env().device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const std::string follow = R"(
+    kernel void follow(global const uint* in, global uint* out) {
+      const size_t i = get_global_id(0);
+      out[i] = in[i * 6] * 1000u + in[i * 6 + 4];
+    })";
+  std::string log;
+  cl_program p = isgtest::buildProgram(std::string(kGroups) + follow, "-cl-std=CL2.0", &log);
+  ASSERT_NE(p, nullptr) << log;
+  cl_kernel groups = clCreateKernel(p, "groups", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  cl_kernel consumer = clCreateKernel(p, "follow", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const Dim x{70, 32};  // 32, 32, then 6: in parts where the driver refuses it
+  std::vector<cl_uint> fields(x.global * kGroupFields), count(1), result(x.global);
+  cl_mem bf = buffer(fields), bc = buffer(count), br = buffer(result);
+  const cl_uint zero = 0, ox = 0;
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(groups, bf, bc, ox));
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(consumer, bf, br));
+  for (int round = 0; round < 8; ++round) {
+    const bool byEvent = round % 2 == 0;
+    SCOPED_TRACE(std::string(byEvent ? "ordered by events" : "ordered by barriers") + ", round " +
+                 std::to_string(round));
+    // Everything waits for the gate, held closed while the queue could run what ignores it.
+    cl_event gate = clCreateUserEvent(env().context, &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    cl_event cleared = nullptr, wrote = nullptr, read = nullptr;
+    ISG_CL_CHECK(clEnqueueFillBuffer(q, bf, &zero, sizeof zero, 0, fields.size() * 4, 1, &gate, &cleared));
+    if (byEvent) {
+      ISG_CL_CHECK(clEnqueueNDRangeKernel(q, groups, 1, nullptr, &x.global, &x.local, 1, &cleared, &wrote));
+      ISG_CL_CHECK(clEnqueueNDRangeKernel(q, consumer, 1, nullptr, &x.global, nullptr, 1, &wrote, &read));
+      ISG_CL_CHECK(clFlush(q));
+      usleep(20000);
+      cl_int status = CL_COMPLETE;
+      ISG_CL_CHECK(clGetEventInfo(wrote, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+      EXPECT_NE(status, CL_COMPLETE) << "the launch completed before the command it waits for ran";
+    } else {
+      ISG_CL_CHECK(clEnqueueBarrierWithWaitList(q, 0, nullptr, nullptr));
+      ISG_CL_CHECK(clEnqueueNDRangeKernel(q, groups, 1, nullptr, &x.global, &x.local, 0, nullptr, nullptr));
+      ISG_CL_CHECK(clEnqueueBarrierWithWaitList(q, 0, nullptr, nullptr));
+      ISG_CL_CHECK(clEnqueueNDRangeKernel(q, consumer, 1, nullptr, &x.global, nullptr, 0, nullptr, &read));
+    }
+    ISG_CL_CHECK(clSetUserEventStatus(gate, CL_COMPLETE));
+    ISG_CL_CHECK(clEnqueueReadBuffer(q, br, CL_TRUE, 0, result.size() * 4, result.data(), 1, &read, nullptr));
+    for (cl_event e : {gate, cleared, wrote, read})
+      if (e) clReleaseEvent(e);
+    unsigned wrong = 0;
+    for (size_t i = 0; i < x.global; ++i) {
+      // The work-group's sum of linear ids + 1, and the sub-group's first id (checkGroups).
+      const cl_uint n = cl_uint(x.localSize(i)), l = cl_uint(i % x.local);
+      const cl_uint want = n * (n + 1) / 2 * 1000u + l / kSubGroupSize * kSubGroupSize;
+      if (result[i] != want && ++wrong <= 8)
+        ADD_FAILURE() << "work-item " << i << ": " << result[i] << ", want " << want;
+    }
+    ASSERT_EQ(wrong, 0u);
+  }
+  ISG_CL_CHECK(clFinish(q));
+  clReleaseMemObject(bf);
+  clReleaseMemObject(bc);
+  clReleaseMemObject(br);
+  clReleaseKernel(groups);
+  clReleaseKernel(consumer);
+  clReleaseProgram(p);
+  clReleaseCommandQueue(q);
 }
 
 // A kernel's local variable is one per work-group, also where the layer rewrote the kernel
