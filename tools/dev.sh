@@ -60,6 +60,12 @@ configure() {
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
     -DISG_TEST_POCL_CACHE_DIR="$root/.cache/pocl-kernels" "${llvm_args[@]}" "${@:2}" >/dev/null
 }
+# PoCL compiles a kernel again for every local size it is launched with (a work-group function
+# specialised to it) unless told not to: the suites launch each kernel in several shapes, and one
+# generic function per kernel nearly halves their time (tests/README.md); the sanitizer trees then
+# find PoCL's builds of the same texts in the shared cache. The layer's code is the same either
+# way; execution_model.variants keeps PoCL's default (tests/execution_model/CMakeLists.txt).
+export POCL_WORK_GROUP_SPECIALIZATION=${POCL_WORK_GROUP_SPECIALIZATION:-0}
 configure "$build" "${tree_args[@]}"
 cmake --build "$build" -j"$jobs"
 layer="$build/layer/libIntelSubgroupsLayer.so"
@@ -94,12 +100,6 @@ case "$what" in
     exec "$build/tools/isg-replay/isg-replay" "$native_case" --ulp 4
     ;;
   test)
-    # PoCL compiles a kernel again for every local size it is launched with (a work-group function
-    # specialised to it) unless told not to: the suites launch each kernel in several shapes, and
-    # one generic function per kernel nearly halves the suites' time (tests/README.md). The
-    # layer's code is the same either way; the sanitizer runs keep PoCL's default, so the
-    # specialised path still runs in CI.
-    export POCL_WORK_GROUP_SPECIALIZATION=${POCL_WORK_GROUP_SPECIALIZATION:-0}
     phase() {  # name, ctest label arguments
       local start=$SECONDS status=0
       ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 900 "${@:2}" || status=$?
