@@ -13,6 +13,11 @@ constexpr const char* kScratchDeclaration = "__local ulong16* __isg_scratch";
 // per work-item.
 constexpr unsigned kWorkGroupSlot = 8;
 
+bool hasScratch(const KernelManifest& km) {
+  return std::any_of(km.hiddenArgs.begin(), km.hiddenArgs.end(),
+                     [](const HiddenArg& h) { return h.kind == HiddenArg::Kind::LocalScratch; });
+}
+
 bool reachesWorkGroup(const KernelManifest& km) {
   return std::find(km.families.begin(), km.families.end(), kWorkGroupFamily) != km.families.end();
 }
@@ -25,17 +30,11 @@ std::vector<HiddenParam> hiddenParams(const DeviceTraits& t, bool workGroup) {
 }
 
 bool borrowsScratch(const KernelManifest& km, const DeviceTraits& t) {
-  return !libraryFacts(t.strategy, t.khrTestDouble).scratch &&
-         std::any_of(km.hiddenArgs.begin(), km.hiddenArgs.end(), [](const HiddenArg& h) {
-           return h.kind == HiddenArg::Kind::LocalScratch;
-         });
+  return !libraryFacts(t.strategy, t.khrTestDouble).scratch && hasScratch(km);
 }
 
 void lendScratch(KernelManifest* km) {
-  const bool has = std::any_of(km->hiddenArgs.begin(), km->hiddenArgs.end(), [](const HiddenArg& h) {
-    return h.kind == HiddenArg::Kind::LocalScratch;
-  });
-  if (!has) {
+  if (!hasScratch(*km)) {
     // The image arguments come later (their edits follow the declarations'): the scratch stays
     // the first hidden argument, as hiddenParams puts it.
     for (HiddenArg& h : km->hiddenArgs) ++h.index;
