@@ -4,6 +4,7 @@
 #include "source/analysis_consumer.h"
 
 #include <algorithm>
+#include <memory>
 
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Lex/Lexer.h>
@@ -26,7 +27,7 @@ void AnalysisConsumer::HandleTranslationUnit(clang::ASTContext& ctx) {
   defineDeclaredInternal(ctx, ed);
   checkMediaRegions(ctx, c, ed);
   findExternalContext(c);
-  firstMemberPointers(ctx, c);
+  firstMemberPointers(ctx, c, ed);
   const Closure closure = contextClosure(ctx.getSourceManager(), c);
   summarise(c, closure);
   editCallSites(c, closure, ed);
@@ -531,35 +532,68 @@ void AnalysisConsumer::editBuiltinCalls(clang::ASTContext& ctx, const Collector&
   }
 }
 
-void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c) {
+void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c, Editor& ed) {
   // nvidia-ptx takes the first active member's pointer in every call (__isg_block_pointer: two
   // shuffles over the active lanes, legal in any flow, so also where a macro site is shared).
   if (in_.traits.strategy == Strategy::Native || in_.traits.strategy == Strategy::NvidiaPtx) return;
   const clang::SourceManager& sm = ctx.getSourceManager();
   DivergenceCheck& check = divergenceCheck(ctx, c);
-  // Spelling of the call's name -> (whether one call there needs the first member's pointer,
-  // whether one is under work-item dependent flow).
-  std::map<unsigned, std::pair<bool, bool>> sites;
-  std::vector<std::pair<const BuiltinCall*, unsigned>> candidates;  // with their site
+  struct Site {
+    bool differs = false;                  // one call there needs the first member's pointer
+    const clang::Expr* guard = nullptr;    // work-item dependent flow around one call there
+  };
+  std::map<unsigned, Site> sites;  // by the spelling of the call's name
+  struct Candidate {
+    const BuiltinCall* call;
+    unsigned site;
+    const clang::Expr* guard;  // its own
+  };
+  std::vector<Candidate> candidates;
   for (const BuiltinCall& bc : c.builtinCalls) {
     const Shape shape = bc.builtin->shape;
     if ((shape != Shape::BlockRead && shape != Shape::BlockWrite) || !bc.function || bc.expr->getNumArgs() == 0 ||
         bc.expr->getNumArgs() != usualArity(*bc.builtin) || !bc.expr->getArg(0)->getType()->isPointerType())
       continue;
     const unsigned at = sm.getSpellingLoc(bc.expr->getCallee()->IgnoreParenImpCasts()->getExprLoc()).getRawEncoding();
-    auto& [differs, guarded] = sites[at];
+    Site& site = sites[at];
     std::set<const clang::FunctionDecl*> visited;
-    if (check.guardOf(bc.function, bc.expr) ||
-        guardInCallers(check, c, bc.function->getCanonicalDecl(), &visited))
-      guarded = true;
-    if (check.dependsOnWorkItem(bc.function, bc.expr->getArg(0))) differs = true;
-    candidates.emplace_back(&bc, at);
+    const clang::Expr* guard = check.guardOf(bc.function, bc.expr);
+    if (!guard) guard = guardInCallers(check, c, bc.function->getCanonicalDecl(), &visited);
+    if (!site.guard) site.guard = guard;
+    if (check.dependsOnWorkItem(bc.function, bc.expr->getArg(0))) site.differs = true;
+    candidates.push_back({&bc, at, guard});
   }
-  for (const auto& [bc, at] : candidates) {
-    const auto [differs, guarded] = sites[at];
-    if (!differs || guarded) continue;
-    firstMember_.insert(bc->expr);
-    c.funcs[bc->function->getCanonicalDecl()].uses.push_back({bc->builtin, 8});
+  // Where a site stays as written, a pointer that may differ within a sub-group (by a check of
+  // that scope: on local, the sub-group's id and its reductions are not such a difference)
+  // gets a warning: the spec's one pointer per sub-group is the user's promise, which the
+  // rewriter cannot check, and it cannot refuse what may keep it (`p + gid - lane`).
+  std::unique_ptr<DivergenceCheck> withinSubGroup;
+  std::set<unsigned> warned;
+  for (const auto& [bc, at, own] : candidates) {
+    const Site& site = sites[at];
+    if (!site.differs) continue;
+    if (!site.guard) {
+      firstMember_.insert(bc->expr);
+      c.funcs[bc->function->getCanonicalDecl()].uses.push_back({bc->builtin, 8});
+      continue;
+    }
+    if (!withinSubGroup) {
+      std::set<const clang::CallExpr*> uniform;
+      for (const BuiltinCall& u : c.builtinCalls)
+        if (resultIsSubGroupUniform(*u.builtin)) uniform.insert(u.expr);
+      withinSubGroup = std::make_unique<DivergenceCheck>(ctx, std::move(uniform), /*subGroupScope=*/true);
+    }
+    if (!withinSubGroup->dependsOnWorkItem(bc->function, bc->expr->getArg(0)) || !warned.insert(at).second)
+      continue;
+    ed.warning(bc->expr->getBeginLoc(),
+               "'" + bc->builtin->name + "' may be given a different pointer by each member of a sub-group, " +
+                   (own ? "under flow only some work-items take (see " + ed.where(own->getBeginLoc())
+                        : "in a macro also expanded under flow only some work-items take (see " +
+                              ed.where(site.guard->getBeginLoc())) +
+                   "): cl_intel_subgroups asks every member for the same pointer; where they differ, Intel's "
+                   "driver takes the first member's and the " + strategyName(in_.traits.strategy) +
+                   " strategy each member's own, so the results may differ from Intel's (nvidia-ptx takes "
+                   "the first active member's)");
   }
 }
 

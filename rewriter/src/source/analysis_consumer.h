@@ -165,8 +165,10 @@ class AnalysisConsumer : public clang::ASTConsumer {
   // work-item and every member reaches it, the call becomes `__ISG_L0_<name>`, whose pointer
   // is the first member's (one exchange of 8 bytes: a use of that size in its function). Calls
   // spelled at one place of a macro body are all changed or none (none where one of them is
-  // under work-item dependent flow, which an exchange there would hang on the local strategy).
-  void firstMemberPointers(clang::ASTContext& ctx, Collector& c);
+  // under work-item dependent flow, which an exchange there would hang on the local strategy:
+  // a pointer there that may differ within a sub-group gets a warning, since each member then
+  // reads from its own where Intel's driver reads from the first member's).
+  void firstMemberPointers(clang::ASTContext& ctx, Collector& c, Editor& ed);
 
   // The kernel's image parameter a block or media IO call names as its image, spelled as the
   // bare parameter name in the kernel's own text (its macro pastes `<name>__isg_facts` from it),

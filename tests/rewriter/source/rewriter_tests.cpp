@@ -637,6 +637,59 @@ TEST(Rewrite, CallsTheWholeWorkGroupReachesTogetherTakeTheConvergedContext) {
   EXPECT_TRUE(converged(rewriteWith(reqd64, "", isg::Strategy::Local)).empty());
 }
 
+// Buffer block IO whose pointer depends on the work-item: where every member reaches the call,
+// local and khr take the first member's (`__ISG_L0_<name>`), as Intel's driver does; where the
+// call, or another spelled at the same place of a macro, is under work-item dependent flow, the
+// call keeps each member's pointer, and the log says so where that pointer may differ within a
+// sub-group (not for one that differs only between sub-groups). nvidia-ptx takes the first
+// active member's everywhere and says nothing.
+TEST(Rewrite, BlockIoPointersThatMayDifferWithinASubGroupAreTheFirstMembersOrWarnedAbout) {
+  const std::string source =
+      "#define READ(p) intel_sub_group_block_read((const global uint*)(p))\n"                  // 1
+      "__attribute__((intel_reqd_sub_group_size(16)))\n"                                      // 2
+      "kernel void k(global uint* in, global uint* out, uint n) {\n"                          // 3
+      "  const uint lane = get_sub_group_local_id();\n"                                       // 4
+      "  const uint sg = get_sub_group_id();\n"                                               // 5
+      "  uint x = READ(in + 16 * lane);\n"                                                    // 6
+      "  uint y = intel_sub_group_block_read(in + 4 * lane);\n"                               // 7
+      "  if (get_local_id(0) < n) x += READ(in + 32);\n"                                      // 8
+      "  if (get_local_id(0) < n) y += intel_sub_group_block_read(in + 16 * sg);\n"           // 9
+      "  if (get_local_id(0) < n) intel_sub_group_block_write(out + lane, x + y);\n"          // 10
+      "  out[64 + get_global_id(0)] = x + y;\n"                                               // 11
+      "}\n";
+  for (isg::Strategy s : {isg::Strategy::Local, isg::Strategy::Khr, isg::Strategy::NvidiaPtx}) {
+    isg::DeviceTraits t = strategyTraits(s, s == isg::Strategy::NvidiaPtx ? 32 : 16);
+    if (s == isg::Strategy::NvidiaPtx) t.nvidiaComputeCapability = 90;
+    const std::string name = isg::strategyName(s);
+    const RewriteResult r = rewrite(source, "", {}, t);
+    EXPECT_REWRITTEN(r);
+    const std::string user = userPart(r);
+    if (s == isg::Strategy::NvidiaPtx) {
+      EXPECT_EQ(r.log.find("warning"), std::string::npos) << name << ": " << r.log;
+      EXPECT_EQ(user.find("__ISG_L0_"), std::string::npos) << name << ": " << user;
+      continue;
+    }
+    // Line 7 alone takes the first member's pointer; the macro's site is shared with line 8's.
+    std::size_t firstMember = 0;
+    for (std::size_t at = user.find("__ISG_L0_"); at != std::string::npos; at = user.find("__ISG_L0_", at + 1))
+      ++firstMember;
+    EXPECT_EQ(firstMember, 1u) << name << ": " << user;
+    EXPECT_NE(user.find("uint y = __ISG_L0_intel_sub_group_block_read(in + 4 * lane);"), std::string::npos)
+        << name << ": " << user;
+    const std::string tail = "' may be given a different pointer by each member of a sub-group, ";
+    EXPECT_NE(r.log.find("<source>:6:12: warning: 'intel_sub_group_block_read" + tail +
+                         "in a macro also expanded under flow only some work-items take (see <source>:8:7): "
+                         "cl_intel_subgroups asks every member for the same pointer; where they differ, Intel's "
+                         "driver takes the first member's and the " + name + " strategy each member's own, so "
+                         "the results may differ from Intel's"),
+              std::string::npos) << name << ": " << r.log;
+    EXPECT_NE(r.log.find("<source>:10:28: warning: 'intel_sub_group_block_write" + tail +
+                         "under flow only some work-items take (see <source>:10:7)"),
+              std::string::npos) << name << ": " << r.log;
+    EXPECT_EQ(std::count(r.log.begin(), r.log.end(), '\n'), 2) << name << ": " << r.log;
+  }
+}
+
 // Issue 52.1: a launch variant (RewriteInput::assumedWorkGroupSize) writes every kernel that
 // declares no work-group size as if it declared the launch's, with uniform work-groups under
 // every -cl-std: the prologue's constant layout, the converged context on nvidia-ptx, and the
