@@ -566,7 +566,9 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
   // Where a site stays as written, a pointer that may differ within a sub-group (by a check of
   // that scope: on local, the sub-group's id and its reductions are not such a difference)
   // gets a warning: the spec's one pointer per sub-group is the user's promise, which the
-  // rewriter cannot check, and it cannot refuse what may keep it (`p + gid - lane`).
+  // rewriter cannot check, and it cannot refuse what may keep it (`p + gid - lane`). Where the
+  // program's check has work-group scope, the one made here takes helpers' parameters as
+  // uniform (no fixed point over the call graph for a warning): it says less, never more.
   std::unique_ptr<DivergenceCheck> withinSubGroup;
   std::set<unsigned> warned;
   for (const auto& [bc, at, own] : candidates) {
@@ -577,14 +579,14 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
       c.funcs[bc->function->getCanonicalDecl()].uses.push_back({bc->builtin, 8});
       continue;
     }
-    if (!withinSubGroup) {
+    if (!withinSubGroup && !check.subGroupScope()) {
       std::set<const clang::CallExpr*> uniform;
       for (const BuiltinCall& u : c.builtinCalls)
         if (resultIsSubGroupUniform(*u.builtin)) uniform.insert(u.expr);
       withinSubGroup = std::make_unique<DivergenceCheck>(ctx, std::move(uniform), /*subGroupScope=*/true);
     }
-    if (!withinSubGroup->dependsOnWorkItem(bc->function, bc->expr->getArg(0)) || !warned.insert(at).second)
-      continue;
+    DivergenceCheck& scoped = check.subGroupScope() ? check : *withinSubGroup;
+    if (!scoped.dependsOnWorkItem(bc->function, bc->expr->getArg(0)) || !warned.insert(at).second) continue;
     ed.warning(bc->expr->getBeginLoc(),
                "'" + bc->builtin->name + "' may be given a different pointer by each member of a sub-group, " +
                    (own ? "under flow only some work-items take (see " + ed.where(own->getBeginLoc())
