@@ -154,10 +154,9 @@ double growthPerCycle(Kind kind, int cycles) {
   clReleaseMemObject(out);
   std::string each;
   for (double r : rounds) each += (each.empty() ? "" : " ") + std::to_string(int(r));
-  std::vector<double> sorted = rounds;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t m = sorted.size();
-  const double growth = m == 0 ? 0.0 : m % 2 ? sorted[m / 2] : (sorted[m / 2 - 1] + sorted[m / 2]) / 2;
+  std::sort(rounds.begin(), rounds.end());
+  const size_t m = rounds.size();
+  const double growth = m == 0 ? 0.0 : m % 2 ? rounds[m / 2] : (rounds[m / 2 - 1] + rounds[m / 2]) / 2;
   std::printf("[soak] %s: %d cycles; after %d: heap %.2f MiB, resident %.1f MiB; at the end: heap %.2f MiB, "
               "resident %.1f MiB; heap growth per cycle in rounds of %d: %s; median %.1f bytes, mean %.1f\n",
               (std::string(kindName(kind)) + (std::getenv("OPENCL_LAYERS") ? ", through the layer" : ", driver alone")).c_str(), cycles, warm,

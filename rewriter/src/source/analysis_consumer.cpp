@@ -180,14 +180,22 @@ bool AnalysisConsumer::exchanges(const Builtin& b) {
   return b.family == "barrier" || exchangeBytes(b, 4) != 0;
 }
 
+namespace {
+// The calls whose value every member of a sub-group shares: a sub-group scope check's uniform ones.
+std::set<const clang::CallExpr*> subGroupUniformCalls(const Collector& c) {
+  std::set<const clang::CallExpr*> uniform;
+  for (const BuiltinCall& bc : c.builtinCalls)
+    if (resultIsSubGroupUniform(*bc.builtin)) uniform.insert(bc.expr);
+  return uniform;
+}
+}  // namespace
+
 DivergenceCheck& AnalysisConsumer::divergenceCheck(clang::ASTContext& ctx, const Collector& c) const {
   if (divergence_) return *divergence_;
   // The khr test double exchanges through work-group barriers (builtins-cl/khr-test/).
   const bool workGroup = in_.traits.strategy == Strategy::Local || in_.traits.khrTestDouble;
-  std::set<const clang::CallExpr*> uniform;
-  if (!workGroup)
-    for (const BuiltinCall& bc : c.builtinCalls)
-      if (resultIsSubGroupUniform(*bc.builtin)) uniform.insert(bc.expr);
+  const std::set<const clang::CallExpr*> uniform =
+      workGroup ? std::set<const clang::CallExpr*>() : subGroupUniformCalls(c);
   auto make = [&](std::set<const clang::VarDecl*> params) {
     DivergenceCheck check = workGroup ? DivergenceCheck(ctx) : DivergenceCheck(ctx, uniform, true);
     check.setDivergentParams(std::move(params));
@@ -579,12 +587,8 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
       c.funcs[bc->function->getCanonicalDecl()].uses.push_back({bc->builtin, 8});
       continue;
     }
-    if (!withinSubGroup && !check.subGroupScope()) {
-      std::set<const clang::CallExpr*> uniform;
-      for (const BuiltinCall& u : c.builtinCalls)
-        if (resultIsSubGroupUniform(*u.builtin)) uniform.insert(u.expr);
-      withinSubGroup = std::make_unique<DivergenceCheck>(ctx, std::move(uniform), /*subGroupScope=*/true);
-    }
+    if (!withinSubGroup && !check.subGroupScope())
+      withinSubGroup = std::make_unique<DivergenceCheck>(ctx, subGroupUniformCalls(c), /*subGroupScope=*/true);
     DivergenceCheck& scoped = check.subGroupScope() ? check : *withinSubGroup;
     if (!scoped.dependsOnWorkItem(bc->function, bc->expr->getArg(0)) || !warned.insert(at).second) continue;
     ed.warning(bc->expr->getBeginLoc(),
