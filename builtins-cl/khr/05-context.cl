@@ -97,6 +97,12 @@ typedef struct {
 #define __isg_k_clustered_reduce_max(ctx, x, cs) sub_group_clustered_reduce_max(x, cs)
 #define __isg_k_barrier(ctx, flags) sub_group_barrier(flags)
 #define __isg_k_barrier_scope(ctx, flags, scope) sub_group_barrier(flags, scope)
+/* cl_khr_subgroup_ballot's, named only under __ISG_KHR_FIRST_ACTIVE (never on an overlay). */
+#define __isg_k_size(ctx) get_sub_group_size()
+#define __isg_k_ballot(ctx, p) sub_group_ballot(p)
+#define __isg_k_ballot_find_lsb(ctx, m) sub_group_ballot_find_lsb(m)
+#define __isg_k_broadcast_first(ctx, x) sub_group_broadcast_first(x)
+#define __isg_k_nonuniform_broadcast(ctx, x, i) sub_group_non_uniform_broadcast(x, i)
 #endif
 
 /* ---- the context ------------------------------------------------------------------------- */
@@ -150,15 +156,44 @@ __ISG_KHR_FN uint __isg_lane(__isg_ctx_t* ctx, uint j) {
   return ctx->lane0 + min(j & (ctx->S - 1u), ctx->sgsize - 1u);
 }
 
-/* Block IO's pointer as the member passed it: khr's shuffles (and the test double's exchanges)
- * need every member, so the rewriter asks for member 0's only where every member reaches the
- * call (__ISG_L0_<name>). */
+/* Block IO's pointer as the member passed it: the rewriter asks for the first member's
+ * (__ISG_L0_<name>) where the members may pass different ones. */
 #define __isg_block_pointer(ctx, v) (v)
-/* Member 0's `v` (common/80-block.cl: the pointer of block IO). */
+#ifdef __ISG_KHR_FIRST_ACTIVE
+/* The bits of native lanes [j, j + S) in word w of a ballot. */
+__ISG_KHR_FN uint __isg_run_bits(uint w, uint j, uint S) {
+  const uint lo = max(j, 32u * w), hi = min(j + S, 32u * w + 32u);
+  if (lo >= hi) return 0u;
+  const uint n = hi - lo;
+  return (n == 32u ? 0xffffffffu : (1u << n) - 1u) << (lo - 32u * w);
+}
+/* The first active member's `v`, in any flow (the rewriter defines __ISG_KHR_FIRST_ACTIVE where
+ * the driver has cl_khr_subgroup_ballot, whose functions need not be reached by every member):
+ * where every member reaches the call, member 0's. With S < N each Intel sub-group of the native
+ * one finds its first active lane in the ballot, which every active lane sees alike, so each
+ * broadcast's lane is one every active lane names alike, as sub_group_non_uniform_broadcast asks. */
+__ISG_KHR_FN ulong __isg_first_member_word(__isg_ctx_t* ctx, ulong v) {
+  if (__ISG_KHR_WHOLE(ctx)) return __isg_k_broadcast_first(ctx, v);
+  const uint S = __ISG_KHR_S(ctx), n = __isg_k_size(ctx);
+  const uint4 b = __isg_k_ballot(ctx, 1);
+  ulong r = v;
+  for (uint j = 0; j < n; j += S) {
+    const uint4 m = b & (uint4)(__isg_run_bits(0u, j, S), __isg_run_bits(1u, j, S), __isg_run_bits(2u, j, S),
+                                __isg_run_bits(3u, j, S));
+    if ((m.x | m.y | m.z | m.w) == 0u) continue;
+    const ulong x = __isg_k_nonuniform_broadcast(ctx, v, __isg_k_ballot_find_lsb(ctx, m));
+    if (j == ctx->lane0) r = x;
+  }
+  return r;
+}
+#else
+/* Member 0's `v`: khr's shuffles (and the test double's exchanges) need every member, so the
+ * rewriter asks for it only where every member reaches the call. */
 __ISG_KHR_FN ulong __isg_first_member_word(__isg_ctx_t* ctx, ulong v) {
   const uint lo = __isg_k_shuffle(ctx, (uint)v, ctx->lane0), hi = __isg_k_shuffle(ctx, (uint)(v >> 32), ctx->lane0);
   return (ulong)lo | ((ulong)hi << 32);
 }
+#endif
 
 /* ---- types -------------------------------------------------------------------------------- */
 /* Shuffles move any scalar; vectors go component by component through a union, which gives

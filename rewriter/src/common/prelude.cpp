@@ -47,6 +47,7 @@ std::string buildPrelude(const DeviceTraits& traits, const Analysis& a) {
     if (sizes.size() == 1 && !sharedHelpers)
       p += "#define __ISG_KHR_ONLY_S " + std::to_string(sizes[0]) + "u\n";
   }
+  if (khrTakesFirstActive(traits) && !a.firstMemberArity.empty()) p += "#define __ISG_KHR_FIRST_ACTIVE 1\n";
   p += offeredFeatureMacros(traits);
   if (emulatesReadWriteImages(traits))
     // The library's stand-in for read_write image2d_t (75-image.cl); the parse took the

@@ -3,6 +3,7 @@
 // view of it), so adding a row there is the only change a new builtin needs.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,6 +93,17 @@ std::vector<std::string> featuresOfExtensions(const DeviceTraits& traits);
 // defines __opencl_c_read_write_images for the driver too.
 inline bool emulatesReadWriteImages(const DeviceTraits& traits) {
   return traits.images && !traits.readWriteImages;
+}
+
+// Whether block IO whose members may pass different pointers takes the first active member's on
+// khr (a real driver with cl_khr_subgroup_ballot, whose functions need not be reached by every
+// member): then every such call does, under any flow, as on nvidia-ptx, and the prelude defines
+// __ISG_KHR_FIRST_ACTIVE for the library (khr/05-context.cl). Without it, member 0's is taken
+// by shuffles only where every member reaches the call.
+inline bool khrTakesFirstActive(const DeviceTraits& traits) {
+  return traits.strategy == Strategy::Khr && !traits.khrTestDouble &&
+         std::find(traits.deviceExtensions.begin(), traits.deviceExtensions.end(), "cl_khr_subgroup_ballot") !=
+             traits.deviceExtensions.end();
 }
 
 // What a collective builtin computes, read off its name as builtins.def spells the families

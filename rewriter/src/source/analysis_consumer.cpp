@@ -541,9 +541,12 @@ void AnalysisConsumer::editBuiltinCalls(clang::ASTContext& ctx, const Collector&
 }
 
 void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c, Editor& ed) {
+  if (in_.traits.strategy == Strategy::Native) return;
   // nvidia-ptx takes the first active member's pointer in every call (__isg_block_pointer: two
-  // shuffles over the active lanes, legal in any flow, so also where a macro site is shared).
-  if (in_.traits.strategy == Strategy::Native || in_.traits.strategy == Strategy::NvidiaPtx) return;
+  // shuffles over the active lanes, legal in any flow, so also where a macro site is shared), and
+  // khr does through __ISG_L0_ where the driver has cl_khr_subgroup_ballot.
+  const bool nvidia = in_.traits.strategy == Strategy::NvidiaPtx;
+  const bool firstActive = nvidia || khrTakesFirstActive(in_.traits);
   const clang::SourceManager& sm = ctx.getSourceManager();
   DivergenceCheck& check = divergenceCheck(ctx, c);
   struct Site {
@@ -582,6 +585,25 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
   for (const auto& [bc, at, own] : candidates) {
     const Site& site = sites[at];
     if (!site.differs) continue;
+    if (firstActive) {
+      if (!nvidia) {
+        firstMember_.insert(bc->expr);
+        c.funcs[bc->function->getCanonicalDecl()].uses.push_back({bc->builtin, 8});
+      }
+      // Under flow that only some members of a sub-group take (this check has that scope
+      // here), Intel's runtimes need not agree on whose pointer: its CPU runtime reads from
+      // member 0's even where member 0 skipped the flow (measured), which no member here holds.
+      if (!own || !check.dependsOnWorkItem(bc->function, bc->expr->getArg(0)) || !warned.insert(at).second)
+        continue;
+      ed.warning(bc->expr->getBeginLoc(),
+                 "'" + bc->builtin->name + "' may be given a different pointer by each member of a sub-group, "
+                     "under flow only some members of a sub-group take (see " + ed.where(own->getBeginLoc()) +
+                     "): cl_intel_subgroups asks every member for the same pointer; where they differ, the " +
+                     strategyName(in_.traits.strategy) +
+                     " strategy takes the first member's that takes that flow and Intel's CPU runtime member "
+                     "0's, even where member 0 skipped it, so the results may differ from Intel's");
+      continue;
+    }
     if (!site.guard) {
       firstMember_.insert(bc->expr);
       c.funcs[bc->function->getCanonicalDecl()].uses.push_back({bc->builtin, 8});
@@ -598,8 +620,8 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
                               ed.where(site.guard->getBeginLoc())) +
                    "): cl_intel_subgroups asks every member for the same pointer; where they differ, Intel's "
                    "driver takes the first member's and the " + strategyName(in_.traits.strategy) +
-                   " strategy each member's own, so the results may differ from Intel's (nvidia-ptx takes "
-                   "the first active member's)");
+                   " strategy each member's own, so the results may differ from Intel's (nvidia-ptx, and khr "
+                   "on a driver with cl_khr_subgroup_ballot, take the first member's that reaches the call)");
   }
 }
 
