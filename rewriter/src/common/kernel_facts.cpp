@@ -109,6 +109,19 @@ void addImageFacts(unsigned imageArg, KernelManifest* km) {
   appendImageArg(HiddenArg::Kind::ImageFacts, imageArg, km);
 }
 
+std::string eachMemberPointerWarning(const std::string& name, const DeviceTraits& traits, bool eachOwn,
+                                     const std::string& flow) {
+  const std::string strategy = strategyName(traits.strategy);
+  return "'" + name + "' may be given a different pointer by each member of a sub-group, " + flow +
+         ": cl_intel_subgroups asks every member for the same pointer; where they differ, " +
+         (eachOwn ? "Intel's driver takes the first member's and the " + strategy +
+                        " strategy each member's own, so the results may differ from Intel's (nvidia-ptx, and khr "
+                        "on a driver with cl_khr_subgroup_ballot, take the first member's that reaches the call)"
+                  : "the " + strategy +
+                        " strategy takes the first member's that takes that flow and Intel's CPU runtime member "
+                        "0's, even where member 0 skipped it, so the results may differ from Intel's");
+}
+
 }  // namespace isg::detail
 
 namespace isg {

@@ -64,6 +64,14 @@ RewriteResult errorResult(std::string log);
 // Why the khr strategy cannot serve the program (a note), or "" (rewriter.cpp).
 std::string khrMisfit(const DeviceTraits& traits, const std::vector<KernelManifest>& kernels);
 
+// The build log's warning on buffer block IO `name` whose members may pass different pointers
+// and that keeps each member's (`eachOwn`: local, khr without cl_khr_subgroup_ballot) or takes
+// the first member's that runs it under flow that splits a sub-group (nvidia-ptx, khr with the
+// ballot); `flow` says which flow (docs/design.md, "Block IO with each member's pointer"). Both
+// front ends say it in these words (kernel_facts.cpp).
+std::string eachMemberPointerWarning(const std::string& name, const DeviceTraits& traits, bool eachOwn,
+                                     const std::string& flow);
+
 // The strategy's library for a program that uses `families` (prelude.cpp): builtins.def, the
 // collective rows and the library files, then the builtin macros (`a`'s arities).
 std::string buildPrelude(const DeviceTraits& traits, const Analysis& a);

@@ -73,6 +73,7 @@ bool ModuleRewriter::analyse() {
         work.push_back(caller);
     }
   }
+  firstMemberPointers();
   followBlockImages();
   followOtherImageUses();
   if (!findReadWriteImages()) return false;
@@ -139,11 +140,14 @@ std::string ModuleRewriter::librarySource() const {
   }
   a.kernels = kernels_;
   std::string body;
-  std::set<std::pair<std::string, unsigned>> extra;
+  std::set<std::pair<std::string, unsigned>> extra, firstMember;
   for (const Overload& o : overloads_) {
     const unsigned n = unsigned(o.signature.params.size());
     std::string callee = o.builtin->name;
-    if (n != detail::usualArity(*o.builtin)) {
+    if (o.firstMember) {
+      callee = "__ISG_L0_" + callee;
+      firstMember.insert({o.builtin->name, n});
+    } else if (n != detail::usualArity(*o.builtin)) {
       callee = "__ISG_A" + std::to_string(n) + "_" + callee;
       extra.insert({o.builtin->name, n});
     }
@@ -174,6 +178,7 @@ std::string ModuleRewriter::librarySource() const {
             ") { " + prologue + args + ") *__isg_ir_out = *__isg_ctx; }\n";
   }
   a.extraArity.assign(extra.begin(), extra.end());
+  a.firstMemberArity.assign(firstMember.begin(), firstMember.end());
   return detail::buildPrelude(traits_, a) + "\n" + body;
 }
 
@@ -193,7 +198,8 @@ std::set<std::size_t> ModuleRewriter::overloadsReachedFrom(llvm::Function* root)
     for (llvm::Instruction& i : llvm::instructions(*f))
       if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i))
         if (llvm::Function* callee = call->getCalledFunction()) {
-          if (auto o = overloadOf_.find(callee); o != overloadOf_.end()) found.insert(o->second);
+          if (auto t = firstMemberCall_.find(call); t != firstMemberCall_.end()) found.insert(t->second);
+          else if (auto o = overloadOf_.find(callee); o != overloadOf_.end()) found.insert(o->second);
           else if (contextual_.count(callee) && seen.insert(callee).second) stack.push_back(callee);
         }
   }

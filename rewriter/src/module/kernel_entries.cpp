@@ -85,7 +85,9 @@ bool ModuleRewriter::transform(std::unique_ptr<llvm::Module> library, std::strin
         if (!call || !call->getCalledFunction()) continue;
         llvm::Function* callee = call->getCalledFunction();
         llvm::Function* target = nullptr;
-        if (auto o = overloadOf_.find(callee); o != overloadOf_.end())
+        if (auto t = firstMemberCall_.find(call); t != firstMemberCall_.end())
+          target = m_.getFunction(overloads_[t->second].replacement);
+        else if (auto o = overloadOf_.find(callee); o != overloadOf_.end())
           target = m_.getFunction(overloads_[o->second].replacement);
         else if (auto t = twin.find(callee); t != twin.end())
           target = t->second;

@@ -12,8 +12,10 @@
 // helper's parameter a caller passes such a value, or from a phi where such control flow joins.
 // A branch on such a value makes the blocks it reaches before its post-dominator divergent; an
 // exchange there, or a call of a function that exchanges, is reached by only some.
+#include <algorithm>
 #include <deque>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,6 +26,7 @@
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 
+#include "common/kernel_facts.h"
 #include "common/llvm_compat.h"
 #include "common/mangled_names.h"
 #include "module/module_rewriter.h"
@@ -56,9 +59,8 @@ class Divergence {
              std::set<const llvm::Function*> uniformDecls)
       : m_(m), workGroup_(workGroup), exchangeDecls_(std::move(exchangeDecls)), uniformDecls_(std::move(uniformDecls)) {}
 
-  // The calls that exchange and may be reached by only some members, each with the branch
-  // that decides it.
-  std::vector<std::pair<const llvm::CallBase*, const llvm::Instruction*>> run() {
+  // The work-item dependent values, the divergent blocks and the functions called there.
+  void analyse() {
     findExchangingFunctions();
     for (bool grew = true; grew;) {
       grew = false;
@@ -73,6 +75,31 @@ class Divergence {
                 if (divergent_.count(call->getArgOperand(a)) && divergent_.insert(callee->getArg(a)).second)
                   grew = true;
     }
+    // A helper called where only some run runs so itself, with the branch of its first such call.
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (llvm::Function& f : m_)
+        for (llvm::Instruction& i : llvm::instructions(f))
+          if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i))
+            if (llvm::Function* callee = call->getCalledFunction();
+                callee && !callee->isDeclaration() && !calledUnder_.count(callee))
+              if (const llvm::Instruction* b = branchOf(call)) grew = calledUnder_.emplace(callee, b).second;
+    }
+  }
+
+  bool dependsOnWorkItem(const llvm::Value* v) const { return divergent_.count(v) != 0; }
+  // The branch that decides whether `i` runs (its block's, or its function's callers'), or null
+  // where every work-item that reaches the function runs it.
+  const llvm::Instruction* branchOf(const llvm::Instruction* i) const {
+    if (auto r = region_.find(i->getParent()); r != region_.end()) return r->second;
+    auto c = calledUnder_.find(i->getFunction());
+    return c == calledUnder_.end() ? nullptr : c->second;
+  }
+
+  // The calls that exchange and may be reached by only some members, each with the branch
+  // that decides it.
+  std::vector<std::pair<const llvm::CallBase*, const llvm::Instruction*>> run() {
+    analyse();
     std::vector<std::pair<const llvm::CallBase*, const llvm::Instruction*>> found;
     for (llvm::Function& f : m_)
       for (llvm::Instruction& i : llvm::instructions(f))
@@ -185,6 +212,7 @@ class Divergence {
   std::set<const llvm::Function*> exchangeDecls_, uniformDecls_, exchangingDefs_;
   std::set<const llvm::Value*> divergent_, divergentMemory_;
   std::map<const llvm::BasicBlock*, const llvm::Instruction*> region_;  // block -> its branch
+  std::map<const llvm::Function*, const llvm::Instruction*> calledUnder_;  // helper -> a branch
 };
 
 // Where `i` is: the source line the module's debug information names, else its function.
@@ -201,6 +229,7 @@ bool ModuleRewriter::refuseDivergentExchanges() {
   const bool workGroup = traits_.strategy == Strategy::Local || traits_.khrTestDouble;
   std::set<const llvm::Function*> exchange, uniform;
   for (const Overload& o : overloads_) {
+    if (o.firstMember) continue;  // called only where every member runs (firstMemberPointers)
     if (o.builtin->family == "barrier" || o.exchangeBytes != 0) exchange.insert(o.declaration);
     if (!workGroup && resultIsSubGroupUniform(*o.builtin)) uniform.insert(o.declaration);
   }
@@ -223,6 +252,71 @@ bool ModuleRewriter::refuseDivergentExchanges() {
                                                    : "; results may differ from Intel's\n");
   }
   return !traits_.refuseDivergent || said.empty();
+}
+
+void ModuleRewriter::firstMemberPointers() {
+  if (traits_.strategy == Strategy::Native) return;
+  // Whether a pointer may differ within a sub-group: a check of that scope, whose uniform
+  // values include the sub-group's id and its reductions' results. Where the strategy's
+  // exchanges are work-group barriers (local, the khr test double) the flow is another's.
+  std::set<const llvm::Function*> uniform;
+  for (const Overload& o : overloads_)
+    if (resultIsSubGroupUniform(*o.builtin)) uniform.insert(o.declaration);
+  Divergence sub(m_, /*workGroup=*/false, {}, uniform);
+  sub.analyse();
+  const bool workGroup = traits_.strategy == Strategy::Local || traits_.khrTestDouble;
+  std::unique_ptr<Divergence> group;
+  if (workGroup) {
+    group = std::make_unique<Divergence>(m_, /*workGroup=*/true, std::set<const llvm::Function*>(),
+                                         std::set<const llvm::Function*>());
+    group->analyse();
+  }
+  const Divergence& flow = workGroup ? *group : sub;
+  // nvidia-ptx's library takes the first active member's pointer in every call; khr does
+  // through __ISG_L0_ where the driver has cl_khr_subgroup_ballot.
+  const bool nvidia = traits_.strategy == Strategy::NvidiaPtx;
+  const bool firstActive = nvidia || khrTakesFirstActive(traits_);
+  std::set<std::string> said;
+  auto warn = [&](const llvm::CallBase* call, const Overload& o, bool eachOwn, const llvm::Instruction* branch) {
+    const std::string at = where(call), decided = where(branch);
+    const std::string flowText = std::string(eachOwn ? "under flow only some work-items take"
+                                                     : "under flow only some members of a sub-group take") +
+                                 " (" + (decided.empty() ? "a branch in function '" + branch->getFunction()->getName().str() + "'"
+                                                         : "the branch at " + decided) +
+                                 " decides per work-item)";
+    const std::string text = (at.empty() ? "" : at + ": ") + "warning: " +
+                             eachMemberPointerWarning(o.builtin->name, traits_, eachOwn, flowText) + "\n";
+    if (said.insert(text).second) result_.log += text;
+  };
+  for (std::size_t i = 0, n = overloads_.size(); i < n; ++i) {
+    const table::Shape shape = overloads_[i].builtin->shape;
+    llvm::Function* decl = overloads_[i].declaration;
+    if ((shape != table::Shape::BlockRead && shape != table::Shape::BlockWrite) || decl->arg_size() == 0 ||
+        !decl->getArg(0)->getType()->isPointerTy() || decl->arg_size() != usualArity(*overloads_[i].builtin))
+      continue;
+    std::size_t twin = 0;  // its first-member twin, once made
+    for (llvm::User* u : decl->users()) {
+      auto* call = llvm::dyn_cast<llvm::CallBase>(u);
+      if (!call || call->getCalledFunction() != decl || !sub.dependsOnWorkItem(call->getArgOperand(0))) continue;
+      const llvm::Instruction* split = sub.branchOf(call);
+      const llvm::Instruction* branch = firstActive ? nullptr : flow.branchOf(call);
+      if (branch) {
+        warn(call, overloads_[i], true, branch);
+        continue;
+      }
+      if (firstActive && split) warn(call, overloads_[i], false, split);
+      if (nvidia) continue;
+      if (!twin) {
+        Overload t = overloads_[i];
+        t.firstMember = true;
+        t.exchangeBytes = std::max(t.exchangeBytes, 8u);
+        t.replacement += "_l0";
+        twin = overloads_.size();
+        overloads_.push_back(std::move(t));
+      }
+      firstMemberCall_[call] = twin;
+    }
+  }
 }
 
 }  // namespace isg::detail

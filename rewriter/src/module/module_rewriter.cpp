@@ -137,6 +137,7 @@ RewriteResult rewriteModuleUncached(const ModuleInput& in) {
     r.form = in.output;
     r.strategy = traits.strategy;
     if (!note.empty()) r.log = note + "\n";
+    r.log += rewriter.takeLog();  // its warnings (block IO pointers; ISG_REFUSE_DIVERGENT=0)
     if (!rewriter.usesSubGroups()) {
       if (in.output == RewriteResult::Form::Spirv && !rewriter.standsInForImages())
         return RewriteResult{};  // the driver takes it as it is

@@ -31,6 +31,9 @@ struct Overload {
   detail::MangledFunction signature;
   unsigned exchangeBytes = 0;
   std::string replacement;  // __isg_ir_<n>
+  // Buffer block IO that takes the first member's pointer (__ISG_L0_<name>): the twin of the
+  // overload its declaration maps to, called where firstMemberPointers says.
+  bool firstMember = false;
 };
 
 // The rewrite of one module (module_rewriter.cpp's header comment says what it does).
@@ -74,6 +77,11 @@ class ModuleRewriter {
   // module_divergence.cpp: false (with the log) where an exchange may be reached by only some
   // work-items and ISG_REFUSE_DIVERGENT refuses such modules.
   bool refuseDivergentExchanges();
+  // Buffer block IO whose members may pass different pointers: the calls that take the first
+  // member's (firstMemberCall_, each to its overload's twin) and the build log's warnings where
+  // the strategy keeps each member's, as the source pipeline decides them
+  // (AnalysisConsumer::firstMemberPointers).
+  void firstMemberPointers();
 
   // kernel_entries.cpp
   llvm::Function* withContext(llvm::Function* f, llvm::Type* ctxPtr);
@@ -92,6 +100,7 @@ class ModuleRewriter {
   llvm::LLVMContext& ctx_;
   std::vector<Overload> overloads_;
   std::map<llvm::Function*, std::size_t> overloadOf_;
+  std::map<const llvm::CallBase*, std::size_t> firstMemberCall_;  // call -> its overload's twin
   std::set<llvm::Function*> contextual_;
   std::set<std::pair<llvm::Function*, unsigned>> blockImages_;
   std::set<std::pair<llvm::Function*, unsigned>> otherImageUses_;

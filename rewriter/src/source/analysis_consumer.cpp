@@ -596,12 +596,9 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
       if (!own || !check.dependsOnWorkItem(bc->function, bc->expr->getArg(0)) || !warned.insert(at).second)
         continue;
       ed.warning(bc->expr->getBeginLoc(),
-                 "'" + bc->builtin->name + "' may be given a different pointer by each member of a sub-group, "
-                     "under flow only some members of a sub-group take (see " + ed.where(own->getBeginLoc()) +
-                     "): cl_intel_subgroups asks every member for the same pointer; where they differ, the " +
-                     strategyName(in_.traits.strategy) +
-                     " strategy takes the first member's that takes that flow and Intel's CPU runtime member "
-                     "0's, even where member 0 skipped it, so the results may differ from Intel's");
+                 eachMemberPointerWarning(bc->builtin->name, in_.traits, false,
+                                          "under flow only some members of a sub-group take (see " +
+                                              ed.where(own->getBeginLoc()) + ")"));
       continue;
     }
     if (!site.guard) {
@@ -614,14 +611,10 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
     DivergenceCheck& scoped = check.subGroupScope() ? check : *withinSubGroup;
     if (!scoped.dependsOnWorkItem(bc->function, bc->expr->getArg(0)) || !warned.insert(at).second) continue;
     ed.warning(bc->expr->getBeginLoc(),
-               "'" + bc->builtin->name + "' may be given a different pointer by each member of a sub-group, " +
-                   (own ? "under flow only some work-items take (see " + ed.where(own->getBeginLoc())
-                        : "in a macro also expanded under flow only some work-items take (see " +
-                              ed.where(site.guard->getBeginLoc())) +
-                   "): cl_intel_subgroups asks every member for the same pointer; where they differ, Intel's "
-                   "driver takes the first member's and the " + strategyName(in_.traits.strategy) +
-                   " strategy each member's own, so the results may differ from Intel's (nvidia-ptx, and khr "
-                   "on a driver with cl_khr_subgroup_ballot, take the first member's that reaches the call)");
+               eachMemberPointerWarning(bc->builtin->name, in_.traits, true,
+                                        own ? "under flow only some work-items take (see " + ed.where(own->getBeginLoc()) + ")"
+                                            : "in a macro also expanded under flow only some work-items take (see " +
+                                                  ed.where(site.guard->getBeginLoc()) + ")"));
   }
 }
 
