@@ -65,15 +65,17 @@ bool warningsFail(const std::string& options) {
 // The analysis of `*in`. Where the walk of Intel's execution model had to leave a function as it
 // was (an exchange, or the statement around it, spelled by a macro), the same walk over the
 // program after its preprocessor (expandMainText: same lines, the macros of the main text
-// expanded) may lower it: then that text is the program's (*in) from here on. Programs the walk
-// lowers or leaves alone as written keep their text byte for byte.
+// expanded) may lower it: then that text is the program's (*in) from here on. So too where block
+// IO a macro spells could take member 0's pointer there (Analysis::firstMemberInMacro), if the
+// text after the preprocessor gives it every such call. Programs the walk lowers or leaves alone
+// as written keep their text byte for byte.
 detail::Analysis analyzeForExecutionModel(RewriteInput* in) {
   detail::Analysis a = detail::analyzeProgram(*in);
-  if (!a.predicationRefused || !a.intelInternal.empty()) return a;
+  if ((!a.predicationRefused && !a.firstMemberInMacro) || !a.intelInternal.empty()) return a;
   RewriteInput expanded = *in;
   if (!detail::expandMainText(*in, &expanded.source) || expanded.source == in->source) return a;
   detail::Analysis b = detail::analyzeProgram(expanded);
-  if (!b.ok || b.predicationRefused) return a;
+  if (!b.ok || b.predicationRefused || (!a.predicationRefused && b.firstMemberInMacro)) return a;
   *in = std::move(expanded);
   return b;
 }

@@ -678,6 +678,59 @@ TEST(OpenVinoShapes, BlockIoInAMacroAlsoExpandedUnderALaneSplit) {
   }
 }
 
+// OpenVINO's sdpa_opt reads its keys in a loop that starts at the sub-group's id: flow whole
+// sub-groups skip, where member 0 runs every call its sub-group does and Intel's runtimes read
+// from its pointer, through the macro its other block reads use too. On local (exchanges are
+// work-group barriers) the layer takes member 0's pointer out of the statement there, for every
+// work-item, on the program after its preprocessor where a macro spells the call; before, each
+// member read from its own. From SPIR-V the layer keeps each member's there and says so
+// (docs/spirv.md).
+TEST(OpenVinoShapes, BlockIoWhereWholeSubGroupsSkipTheFlowTakesMember0sPointer) {
+  ISG_REQUIRE_ENV();
+  Program p;
+  std::string log;
+  cl_int status = CL_SUCCESS;
+  p.p = isgtest::buildProgram(
+      "#define KEY(ptr) intel_sub_group_block_read(ptr)\n"
+      "__attribute__((intel_reqd_sub_group_size(16)))\n"
+      "kernel void keys(global const uint* in, global uint* out, global uint* w, uint n) {\n"
+      "  const uint lane = get_sub_group_local_id(), sg = get_sub_group_id();\n"
+      "  const uint base = (get_group_id(0) * get_num_sub_groups() + sg) * 64;\n"
+      "  const uint k0 = KEY(in + base + 48 + lane);\n"
+      "  uint r = 0xffffffffu;\n"
+      "  if (sg < n) {\n"
+      "    r = intel_sub_group_block_read(in + base + 2 * lane);\n"
+      "    intel_sub_group_block_write(w + base + 3 * lane, r ^ 0x5a5a5a5au);\n"
+      "  }\n"
+      "  for (uint i = sg; i < 3; i += 2) r += KEY(in + base + 32 + i + lane);\n"
+      "  out[get_global_id(0)] = r + k0;\n"
+      "}\n",
+      isgtest::extraBuildOptions(), &log, &status);
+  ASSERT_NE(p.p, nullptr) << status << "\n" << log;
+  const bool eachOwn = log.find("strategy each member's own") != std::string::npos;
+  ASSERT_TRUE(!eachOwn || isgtest::spirvMode()) << log;
+  Kernel k;
+  ASSERT_NO_FATAL_FAILURE(kernel(p, "keys", &k));
+  const unsigned groups = 2, local = 32, subGroups = groups * local / 16;
+  const cl_uint n = 1;
+  Words in(randomWords(64 * subGroups + 64, 83));
+  Words out(std::vector<uint32_t>(groups * local, 0));
+  Words w(std::vector<uint32_t>(64 * subGroups + 64, 7u));
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k.k, in.mem, out.mem, w.mem, n));
+  ASSERT_NO_FATAL_FAILURE(run(k, groups * local, local));
+  if (eachOwn) return;  // each member's pointer, as the log says
+  const std::vector<uint32_t> got = out.read(), written = w.read();
+  for (unsigned q = 0; q < subGroups; ++q) {
+    const unsigned sg = q % 2, base = q * 64;
+    for (unsigned l = 0; l < 16; ++l) {
+      uint32_t r = sg < n ? in.host[base + l] : 0xffffffffu;
+      ASSERT_EQ(written[base + l], sg < n ? r ^ 0x5a5a5a5au : 7u) << "sub-group " << q << ", member " << l;
+      for (unsigned i = sg; i < 3; i += 2) r += in.host[base + 32 + i + l];
+      ASSERT_EQ(got[q * 16 + l], r + in.host[base + 48 + l]) << "sub-group " << q << ", member " << l;
+    }
+  }
+}
+
 // OpenVINO's fully connected kernels at f16 pick each half of a sub-group's input from another
 // element of a private array, `lane < 8 ? SELECT(shuffle(v[k], ..)) : SELECT(shuffle(v[k'], ..))`:
 // on Intel's GPU the work-items that skipped an arm still hold v[] in registers, and the shuffle

@@ -39,6 +39,9 @@ struct Analysis {
   // The walk of Intel's execution model (predication.h) left a function as it was, refused or
   // warned about: the program after its preprocessor may let it through (rewriteProgram).
   bool predicationRefused = false;
+  // Block IO a macro spells, which the walk could give member 0's pointer in the program after
+  // its preprocessor (AnalysisConsumer::firstMemberPointers), and keeps each member's here.
+  bool firstMemberInMacro = false;
   bool usesSubGroups = false;              // a builtin call or intel_reqd_sub_group_size
   std::vector<std::string> families;       // used anywhere in the program, in table order
   std::vector<std::string> userDefined;    // table names the program defines itself

@@ -242,13 +242,20 @@ std::set<const clang::FunctionDecl*> AnalysisConsumer::predicateDivergentFlow(
           }
   }
   DivergenceCheck& check = divergenceCheck(ctx, c);
+  // Block IO whose pointer is member 0's (firstMemberPointers), unless the walk of its kernel
+  // cannot take it out of its statement: then it keeps each member's, with the warning.
+  std::set<const clang::CallExpr*> hoisted;
+  for (const auto& [call, flow] : hoistPointer_) hoisted.insert(call);
   auto exchangesOf = [&](const clang::FunctionDecl* canon, bool masked) {
     const Func& f = c.funcs.at(canon);
     KernelExchanges k;
     k.kernel = f.definition;
     k.masked = masked;
     for (const BuiltinCall& bc : c.builtinCalls)
-      if (bc.function == f.definition && exchanges(*bc.builtin)) k.builtins[bc.expr] = bc.builtin;
+      if (bc.function == f.definition && (exchanges(*bc.builtin) || hoisted.count(bc.expr))) {
+        k.builtins[bc.expr] = bc.builtin;
+        if (hoisted.count(bc.expr)) k.pointerOnly.insert(bc.expr);
+      }
     for (const Call& call : f.calls)
       if (exchanging.count(call.callee) && closure.count(call.callee))
         (c.funcs.count(call.callee) && c.funcs.at(call.callee).definition ? k.helpers : k.opaque).insert(call.expr);
@@ -258,6 +265,22 @@ std::set<const clang::FunctionDecl*> AnalysisConsumer::predicateDivergentFlow(
     const Func& f = c.funcs.at(canon);
     return f.definition && (f.kernel || exchanging.count(canon));
   };
+  for (const clang::FunctionDecl* canon : c.order) {
+    const Func& f = c.funcs.at(canon);
+    if (!f.kernel || !f.definition) continue;
+    KernelExchanges k = exchangesOf(canon, false);
+    if (k.pointerOnly.empty()) continue;
+    MaskedCalls trial;
+    if (predicateKernel(ctx, check, k, nullptr, false, &trial) != Predication::Refused) continue;
+    for (const clang::CallExpr* call : k.pointerOnly) {
+      hoisted.erase(call);
+      const Builtin& b = *k.builtins.at(call);
+      ed.warning(call->getBeginLoc(),
+                 eachMemberPointerWarning(b.name, in_.traits, true,
+                                          "under flow only some work-items take (see " +
+                                              ed.where(hoistPointer_.at(call)->getBeginLoc()) + ")"));
+    }
+  }
   // Which helpers take a mask: those a walk calls where only some work-items run, and, in
   // turn, those such a helper calls (its whole body runs under its mask). Trials until none
   // is added, then the walk that edits.
@@ -581,6 +604,7 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
   // program's check has work-group scope, the one made here takes helpers' parameters as
   // uniform (no fixed point over the call graph for a warning): it says less, never more.
   std::unique_ptr<DivergenceCheck> withinSubGroup;
+  std::unique_ptr<UniformFlow> sameSubGroup;
   std::set<unsigned> warned;
   for (const auto& [bc, at, own] : candidates) {
     const Site& site = sites[at];
@@ -609,7 +633,25 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
     if (!withinSubGroup && !check.subGroupScope())
       withinSubGroup = std::make_unique<DivergenceCheck>(ctx, subGroupUniformCalls(c), /*subGroupScope=*/true);
     DivergenceCheck& scoped = check.subGroupScope() ? check : *withinSubGroup;
-    if (!scoped.dependsOnWorkItem(bc->function, bc->expr->getArg(0)) || !warned.insert(at).second) continue;
+    if (!scoped.dependsOnWorkItem(bc->function, bc->expr->getArg(0))) continue;
+    // Where only whole sub-groups skip the flow, member 0 runs the call whenever its sub-group
+    // does, so the predication can take its pointer (every work-item at the exchange, those
+    // outside giving a null one that nobody reads). A call a macro spells keeps its own here
+    // (the macro's other expansions share its text): the program after its preprocessor, where
+    // each call is its own, may give it member 0's (analyzeForExecutionModel).
+    if (!check.subGroupScope() && own && c.funcs[bc->function->getCanonicalDecl()].kernel) {
+      if (!sameSubGroup) sameSubGroup = std::make_unique<UniformFlow>(ctx, subGroupUniformCalls(c), /*subGroupScope=*/true);
+      if (sameSubGroup->reachedTogether(bc->function, bc->expr)) {
+        if (!bc->expr->getBeginLoc().isFileID() || !bc->expr->getEndLoc().isFileID()) {
+          out_.firstMemberInMacro = true;
+        } else {
+          hoistPointer_.emplace(bc->expr, own);
+          c.funcs[bc->function->getCanonicalDecl()].uses.push_back({bc->builtin, 8});
+          continue;
+        }
+      }
+    }
+    if (!warned.insert(at).second) continue;
     ed.warning(bc->expr->getBeginLoc(),
                eachMemberPointerWarning(bc->builtin->name, in_.traits, true,
                                         own ? "under flow only some work-items take (see " + ed.where(own->getBeginLoc()) + ")"

@@ -167,7 +167,10 @@ class AnalysisConsumer : public clang::ASTConsumer {
   // spelled at one place of a macro body are all changed or none (none where one of them is
   // under work-item dependent flow, which an exchange there would hang on the local strategy:
   // a pointer there that may differ within a sub-group gets a warning, since each member then
-  // reads from its own where Intel's driver reads from the first member's).
+  // reads from its own where Intel's driver reads from the first member's). On local and the
+  // khr test double a call in a kernel's own text under flow that only some sub-groups take,
+  // which every member of its sub-group reaches together (UniformFlow at sub-group scope),
+  // goes to the predication instead (hoistPointer_).
   void firstMemberPointers(clang::ASTContext& ctx, Collector& c, Editor& ed);
 
   // The kernel's image parameter a block or media IO call names as its image, spelled as the
@@ -212,6 +215,11 @@ class AnalysisConsumer : public clang::ASTConsumer {
   std::map<const clang::FunctionDecl*, const ContextFunction*> externalContext_;
   std::set<const clang::ParmVarDecl*> factsParams_;  // kernel images passed with their facts
   std::set<const clang::CallExpr*> firstMember_;     // firstMemberPointers' calls
+  // Its calls under flow only some sub-groups take (local, the khr test double) that every
+  // member of a sub-group reaches together: the predication takes member 0's pointer out of
+  // the statement (KernelExchanges::pointerOnly). Each with the flow, for the warning where
+  // the walk cannot (predicateDivergentFlow).
+  std::map<const clang::CallExpr*, const clang::Expr*> hoistPointer_;
   mutable std::optional<DivergenceCheck> divergence_;  // divergenceCheck's
 };
 

@@ -347,7 +347,8 @@ class FlowScan : public clang::RecursiveASTVisitor<FlowScan> {
 
 }  // namespace
 
-UniformFlow::UniformFlow(clang::ASTContext&) {}
+UniformFlow::UniformFlow(clang::ASTContext&, std::set<const clang::CallExpr*> subGroupUniform, bool subGroupScope)
+    : subGroupUniform_(std::move(subGroupUniform)), subGroupScope_(subGroupScope) {}
 UniformFlow::~UniformFlow() = default;
 
 UniformFlow::Facts& UniformFlow::factsOf(const clang::FunctionDecl* fn) {
@@ -407,10 +408,12 @@ bool UniformFlow::uniform(const Facts& f, const clang::Expr* e,
            (v->getType().isConstQualified() || v->getType().getAddressSpace() == clang::LangAS::opencl_constant);
   }
   if (const auto* call = llvm::dyn_cast<clang::CallExpr>(e)) {
+    if (subGroupScope_ && subGroupUniform_.count(call)) return true;
     const clang::FunctionDecl* callee = call->getDirectCallee();
     if (!callee || callee->hasBody() || !callee->getIdentifier()) return false;
     const std::string_view name = callee->getName();
-    if (!uniformQuery(name) && !pureBuiltin(name)) return false;
+    const bool subGroupQuery = subGroupScope_ && (name == "get_sub_group_id" || name == "get_sub_group_size");
+    if (!uniformQuery(name) && !pureBuiltin(name) && !subGroupQuery) return false;
     for (const clang::Expr* arg : call->arguments())
       if (!uniform(f, arg, vars)) return false;
     return true;

@@ -78,12 +78,17 @@ class DivergenceCheck {
 // work-group-wide queries (get_group_id, get_local_size, ...), a few pure builtins of uniform
 // arguments, and local variables that only ever take uniform values at uniform points (the
 // greatest such set). Memory is never uniform.
+//
+// With `subGroupScope` the question is the sub-group's: the sub-group's id and size, and the
+// calls of `subGroupUniform` (its reductions, broadcasts, votes), count as uniform too.
 class UniformFlow {
  public:
-  explicit UniformFlow(clang::ASTContext& ctx);
+  explicit UniformFlow(clang::ASTContext& ctx, std::set<const clang::CallExpr*> subGroupUniform = {},
+                       bool subGroupScope = false);
   ~UniformFlow();
 
-  // Whether every work-item of a work-group reaches `call` inside kernel `kernel` together.
+  // Whether every work-item of a work-group (with subGroupScope: of a sub-group) reaches `call`
+  // inside kernel `kernel` together.
   bool reachedTogether(const clang::FunctionDecl* kernel, const clang::Stmt* call);
 
   struct Facts;  // what divergence.cpp finds in a function body
@@ -94,6 +99,8 @@ class UniformFlow {
   bool together(const Facts& f, const clang::Stmt* s, const std::set<const clang::VarDecl*>& vars) const;
 
   std::map<const clang::FunctionDecl*, std::unique_ptr<Facts>> facts_;
+  std::set<const clang::CallExpr*> subGroupUniform_;
+  bool subGroupScope_;
 };
 
 }  // namespace isg::detail

@@ -832,6 +832,17 @@ class Rewrite {
       for (const clang::Stmt* p = parentOf(call); p && p != s; p = parentOf(p))
         if (const auto* outer = llvm::dyn_cast<clang::CallExpr>(p); outer && (k_.builtins.count(outer) || k_.helpers.count(outer)))
           refuse(call->getBeginLoc(), "an exchange inside the arguments of another");
+      if (k_.pointerOnly.count(call)) {
+        auto [ab, ae] = argumentBytes(call, 0);
+        const std::string type = typeText(call->getArg(0)->getType(), call->getBeginLoc());
+        const bool write = k_.builtins.at(call)->shape == Shape::BlockWrite;
+        const std::string h = fresh("h");
+        hoisted += type + " " + h + " = (" + type + ")" + (write ? "__isg_first_member_wr(" : "__isg_first_member_rd(") +
+                   std::string(Editor::contextArgument()) + ", (" + callPred + ") ? (" + flat(ab, ae, call->getBeginLoc()) +
+                   ") : 0); ";
+        replace(ab, ae, h);
+        continue;
+      }
       auto [cb, ce] = bytesOr(call->getSourceRange(), call->getBeginLoc(), "the exchange");
       const auto* callee = call->getCallee()->IgnoreParenImpCasts();
       auto [nb, ne] = bytesOr(callee->getSourceRange(), call->getBeginLoc(), "the exchange's name");

@@ -57,6 +57,11 @@ struct KernelExchanges {
   std::map<const clang::CallExpr*, const Builtin*> builtins;
   std::set<const clang::CallExpr*> helpers;
   std::set<const clang::CallExpr*> opaque;
+  // Buffer block IO among `builtins` whose members may pass different pointers, in flow that
+  // only some sub-groups take (local, the khr test double): only member 0's pointer is taken
+  // out of the statement (`__isg_first_member_rd/_wr`, an exchange every work-item runs, those
+  // outside giving a null pointer nobody reads); the call stays under its predicate.
+  std::set<const clang::CallExpr*> pointerOnly;
   bool masked = false;  // the function runs under its caller's execution mask
 };
 
