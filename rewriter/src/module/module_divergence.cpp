@@ -83,7 +83,7 @@ class Divergence {
           if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i))
             if (llvm::Function* callee = call->getCalledFunction();
                 callee && !callee->isDeclaration() && !calledUnder_.count(callee))
-              if (const llvm::Instruction* b = branchOf(call)) grew = calledUnder_.emplace(callee, b).second;
+              if (const llvm::Instruction* b = branchOf(call)) grew = calledUnder_.emplace(callee, b).second || grew;
     }
   }
 

@@ -270,8 +270,10 @@ std::set<const clang::FunctionDecl*> AnalysisConsumer::predicateDivergentFlow(
     if (!f.kernel || !f.definition) continue;
     KernelExchanges k = exchangesOf(canon, false);
     if (k.pointerOnly.empty()) continue;
+    // Only a walk that rewrites the kernel takes the pointers out; any other answer leaves the
+    // calls as written, each member on its own pointer, which the warning must then say.
     MaskedCalls trial;
-    if (predicateKernel(ctx, check, k, nullptr, false, &trial) != Predication::Refused) continue;
+    if (predicateKernel(ctx, check, k, nullptr, false, &trial) == Predication::Rewritten) continue;
     for (const clang::CallExpr* call : k.pointerOnly) {
       hoisted.erase(call);
       const Builtin& b = *k.builtins.at(call);
@@ -606,13 +608,17 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
   std::unique_ptr<DivergenceCheck> withinSubGroup;
   std::unique_ptr<UniformFlow> sameSubGroup;
   std::set<unsigned> warned;
+  // Its function then exchanges 8 bytes for the first member's pointer.
+  auto exchangesPointer = [&c](const BuiltinCall& bc) {
+    c.funcs[bc.function->getCanonicalDecl()].uses.push_back({bc.builtin, 8});
+  };
   for (const auto& [bc, at, own] : candidates) {
     const Site& site = sites[at];
     if (!site.differs) continue;
     if (firstActive) {
       if (!nvidia) {
         firstMember_.insert(bc->expr);
-        c.funcs[bc->function->getCanonicalDecl()].uses.push_back({bc->builtin, 8});
+        exchangesPointer(*bc);
       }
       // Under flow that only some members of a sub-group take (this check has that scope
       // here), Intel's runtimes need not agree on whose pointer: its CPU runtime reads from
@@ -627,7 +633,7 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
     }
     if (!site.guard) {
       firstMember_.insert(bc->expr);
-      c.funcs[bc->function->getCanonicalDecl()].uses.push_back({bc->builtin, 8});
+      exchangesPointer(*bc);
       continue;
     }
     if (!withinSubGroup && !check.subGroupScope())
@@ -646,7 +652,7 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
           out_.firstMemberInMacro = true;
         } else {
           hoistPointer_.emplace(bc->expr, own);
-          c.funcs[bc->function->getCanonicalDecl()].uses.push_back({bc->builtin, 8});
+          exchangesPointer(*bc);
           continue;
         }
       }
