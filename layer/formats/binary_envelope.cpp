@@ -117,6 +117,8 @@ bool readKernel(Reader& r, KernelManifest* k) {
       h.kind = HiddenArg::Kind::LaunchShape;
     else if (kind == static_cast<uint32_t>(HiddenArg::Kind::ImageFacts) && h.imageArg < k->numUserArgs)
       h.kind = HiddenArg::Kind::ImageFacts;
+    else if (kind == static_cast<uint32_t>(HiddenArg::Kind::PackedLaunch))
+      h.kind = HiddenArg::Kind::PackedLaunch;
     else
       return false;
     if (h.index != k->numUserArgs + i) return false;

@@ -8,6 +8,7 @@
 
 #include <CL/cl.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -94,7 +95,8 @@ inline const HiddenArg* hiddenArgOf(const KernelManifest& m, HiddenArg::Kind kin
 // launch shape is set when the kernel is created and around non-uniform launches only, image
 // facts with the image (clSetKernelArg) and around its stand-in.
 inline bool setsHiddenArgs(const KernelManifest& m) {
-  return hiddenArgOf(m, HiddenArg::Kind::LocalScratch) || hiddenArgOf(m, HiddenArg::Kind::RawImage);
+  return hiddenArgOf(m, HiddenArg::Kind::LocalScratch) || hiddenArgOf(m, HiddenArg::Kind::RawImage) ||
+         hiddenArgOf(m, HiddenArg::Kind::PackedLaunch);
 }
 inline const HiddenArg* launchShapeArg(const KernelManifest& m) {
   return hiddenArgOf(m, HiddenArg::Kind::LaunchShape);
@@ -214,6 +216,15 @@ inline cl_int setLaunchShape(cl_kernel kernel, const KernelManifest& m,
   return h ? next().clSetKernelArg(kernel, h->index, sizeof shape, shape) : CL_SUCCESS;
 }
 constexpr cl_ulong kUniformLaunch[3] = {0, 0, 0};
+
+// A packed launch's description (HiddenArg::Kind::PackedLaunch; its words as
+// builtins-cl/ptx-runtime/workitems.cl names them), zeros for a launch as the application gave it.
+using PackedLaunchWords = std::array<cl_ulong, 12>;
+// Sets it on `kernel`; CL_SUCCESS where the kernel has none.
+inline cl_int setPackedLaunch(cl_kernel kernel, const KernelManifest& m, const PackedLaunchWords& words) {
+  const HiddenArg* h = hiddenArgOf(m, HiddenArg::Kind::PackedLaunch);
+  return h ? next().clSetKernelArg(kernel, h->index, sizeof words, words.data()) : CL_SUCCESS;
+}
 
 // Remembers a kernel the driver created from record's driver program.
 void registerKernel(cl_kernel kernel, const ProgramRecord& record, const std::string& name);

@@ -68,6 +68,8 @@ void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::s
   // argument; non-uniform launches set it around themselves.
   if (cl_int err = setLaunchShape(kernel, record->manifest, kUniformLaunch))
     ISG_LOG_WARNING("kernel " << name << ": setting its launch shape failed with " << err);
+  if (cl_int err = setPackedLaunch(kernel, record->manifest, PackedLaunchWords{}))
+    ISG_LOG_WARNING("kernel " << name << ": setting its packed launch failed with " << err);
   // Every kernel of a rewritten program keeps copies where the driver may refuse a work-group
   // for registers (NVIDIA): the driver answers 256 for CL_KERNEL_WORK_GROUP_SIZE whatever the
   // kernel, and a kernel with a private array refuses 1024 unless capped (docs/strategies.md).
@@ -256,7 +258,8 @@ cl_int CL_API_CALL clReleaseKernel_layer(cl_kernel kernel) {
   return err;
 }
 
-// CL_KERNEL_WORK_GROUP_SIZE of a kernel whose PTX the layer wrote: NVIDIA's driver answers 256
+// CL_KERNEL_WORK_GROUP_SIZE (and CL_KERNEL_COMPILE_WORK_GROUP_SIZE) of a kernel whose PTX the
+// layer wrote: NVIDIA's driver answers 256
 // whatever the kernel, and the layer's PTX launches at up to the device's largest work-group
 // (.maxntid 1024, registers kept to it), or at its reqd_work_group_size (.reqntid). Intel's
 // drivers answer their largest, and Intel-targeted code sizes its work-groups by the answer
@@ -273,9 +276,19 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo_layer(cl_kernel kernel, cl_device_id
       return next().clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size,
                                              param_value, param_value_size_ret);
     };
-    if (param_name != CL_KERNEL_WORK_GROUP_SIZE || !kernelIndex().contains(kernel))
+    if ((param_name != CL_KERNEL_WORK_GROUP_SIZE && param_name != CL_KERNEL_COMPILE_WORK_GROUP_SIZE) ||
+        !kernelIndex().contains(kernel))
       return forward();
     std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
+    // A kernel that can run packed has no .reqntid (rewriter/src/ptx/launch_shape.h), so the
+    // driver would answer zeros: its reqd_work_group_size is the layer's answer.
+    if (param_name == CL_KERNEL_COMPILE_WORK_GROUP_SIZE) {
+      if (!record || !hiddenArgOf(record->manifest, HiddenArg::Kind::PackedLaunch)) return forward();
+      if (cl_int err = forward(); err != CL_SUCCESS || !param_value) return err;
+      const std::size_t* reqd = record->manifest.reqdWorkGroupSize;
+      const size_t size[3] = {reqd[0], reqd[1], reqd[2]};
+      return writeValue(param_value_size, param_value, param_value_size_ret, size);
+    }
     std::shared_ptr<ProgramRecord> program =
         record ? programRegistry().find(record->appProgram) : nullptr;
     if (!program || program->rewrite.form != RewriteResult::Form::Ptx) return forward();

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "core/controls.h"
 #include "core/driver_queries.h"
 #include "core/layer_api.h"
 #include "core/logger.h"
@@ -71,10 +72,14 @@ cl_int LaunchPlan::make(const Launch& application, const KernelSummary& summary,
   if (p.launch_.task && hiddenArgOf(record.manifest, HiddenArg::Kind::RawImage))
     p.launch_.task = false;
 
+  const bool packs = hiddenArgOf(record.manifest, HiddenArg::Kind::PackedLaunch) != nullptr;
+  if (packs) {
+    if (const cl_int err = p.checkRequiredSize(record.manifest)) return err;
+  }
   // Rounding up (the layer's PTX path, rewriter/src/ptx/launch_shape.h): NVIDIA's driver has no
   // non-uniform work-groups, so the launch covers whole work-groups and the kernel's launch
   // shape holds the application's global size, which its work-items past it leave at.
-  const Launch& l = application;
+  const Launch& l = p.launch_;
   if (summary.shapesLaunch() && unevenLaunch(l.workDim, l.globalSize, l.localSize)) {
     for (cl_uint d = 0; d < l.workDim; ++d) {
       p.roundedGlobal_[d] = l.globalSize[d];
@@ -86,6 +91,7 @@ cl_int LaunchPlan::make(const Launch& application, const KernelSummary& summary,
     }
     if (p.uneven_) p.launch_.globalSize = p.roundedGlobal_;
   }
+  if (packs) p.pack(record.manifest);
   if (!l.globalSize) {
     // OpenCL 2.1 and newer: an empty launch succeeds trivially, once the driver has checked the
     // arguments, the hidden ones included (any work-group size will do for those).
@@ -93,6 +99,53 @@ cl_int LaunchPlan::make(const Launch& application, const KernelSummary& summary,
     return CL_SUCCESS;
   }
   return p.planWorkGroup(record);
+}
+
+// A kernel that can run packed has no .reqntid (launch_shape.h): the driver no longer knows its
+// reqd_work_group_size, which the layer then enforces as NVIDIA's driver does for a kernel that
+// has it (and OpenCL 1.2 says): a local size other than it, or none, is CL_INVALID_WORK_GROUP_SIZE.
+cl_int LaunchPlan::checkRequiredSize(const KernelManifest& manifest) const {
+  const std::size_t* reqd = manifest.reqdWorkGroupSize;
+  if (!launch_.localSize) return CL_INVALID_WORK_GROUP_SIZE;
+  for (cl_uint d = 0; d < 3; ++d)
+    if ((d < launch_.workDim ? launch_.localSize[d] : 1) != reqd[d]) return CL_INVALID_WORK_GROUP_SIZE;
+  return CL_SUCCESS;
+}
+
+// Packed work-groups (rewriter/src/ptx/launch_shape.h): a launch whose work-groups are all whole
+// runs as 1-D CTAs of one warp, each 32 / W of them, the kernel told the application's launch.
+void LaunchPlan::pack(const KernelManifest& manifest) {
+  Launch& l = launch_;
+  if (!config().PACK_WORK_GROUPS || l.task || uneven_ || !l.globalSize) return;
+  constexpr size_t kWarp = 32;
+  const std::size_t* reqd = manifest.reqdWorkGroupSize;
+  const size_t items = reqd[0] * reqd[1] * reqd[2];
+  size_t groups[3] = {1, 1, 1};
+  size_t total = 1;
+  for (cl_uint d = 0; d < l.workDim; ++d) {
+    if (l.globalSize[d] == 0 || l.globalSize[d] % reqd[d] != 0) return;
+    groups[d] = l.globalSize[d] / reqd[d];
+    // The kernel numbers the work-groups in 32 bits.
+    if (groups[d] > 0x7fffffff / total) return;
+    total *= groups[d];
+  }
+  auto log2 = [](size_t v) {
+    cl_ulong n = 0;
+    while ((size_t{1} << n) < v) ++n;
+    return n;
+  };
+  if (items == 0 || items >= kWarp || kWarp % items != 0) return;
+  packedWords_ = {1, log2(items), log2(reqd[0]), log2(reqd[1]), total, groups[0], groups[1], groups[2],
+                  l.globalOffset ? l.globalOffset[0] : 0, l.workDim > 1 && l.globalOffset ? l.globalOffset[1] : 0,
+                  l.workDim > 2 && l.globalOffset ? l.globalOffset[2] : 0, l.workDim};
+  const size_t perWarp = kWarp / items;
+  packedGlobal_[0] = (total + perWarp - 1) / perWarp * kWarp;
+  chosenLocal_[0] = kWarp;
+  usesChosenLocal_ = true;
+  l.workDim = 1;
+  l.globalOffset = nullptr;
+  l.globalSize = packedGlobal_;
+  l.localSize = chosenLocal_;
 }
 
 // The work-group as the layer must know it: the scratch is sized per work-group, and the khr
@@ -228,6 +281,7 @@ cl_int LaunchPlan::run(KernelRecord& record) const {
   cl_int err = CL_SUCCESS;
   if (setsScratch_ && (err = setScratch(manifest)) != CL_SUCCESS) return err;
   if (uneven_ && (err = setLaunchShape(kernel_, manifest, shape_)) != CL_SUCCESS) return err;
+  if ((err = setPackedLaunch(kernel_, manifest, packedWords_)) != CL_SUCCESS) return err;
   err = runWithStandIns(record);
   // A uniform shape again, for the application's next launch.
   if (uneven_) setLaunchShape(kernel_, manifest, kUniformLaunch);

@@ -9,6 +9,8 @@
 // what the application's next launch must not see. carryOut() holds the order in which a launch
 // falls back: the kernel's launch variant where one is ready, else (or where the variant cannot
 // launch) the general kernel, and where the driver refuses that for resources, the capped build.
+// A kernel that can run packed (rewriter/src/ptx/launch_shape.h) runs its whole work-groups 32 /
+// W to a warp.
 #pragma once
 
 #include <CL/cl.h>
@@ -74,6 +76,9 @@ class LaunchPlan {
   // The launch, once, with everything the plan names set before and put back after.
   cl_int run(KernelRecord& record) const;
 
+  cl_int checkRequiredSize(const KernelManifest& manifest) const;
+  void pack(const KernelManifest& manifest);
+
   bool onCappedBuild() const { return kernel_ != launch_.kernel && !variant_; }
   const size_t* local() const { return usesChosenLocal_ ? chosenLocal_ : launch_.localSize; }
   cl_int planWorkGroup(const KernelRecord& record);
@@ -95,6 +100,10 @@ class LaunchPlan {
   size_t chosenLocal_[3] = {1, 1, 1};
   bool usesChosenLocal_ = false;
   size_t items_ = 0;
+  // A kernel that can run packed (launch_shape.h): the launch's description, zeros where it
+  // runs as given.
+  PackedLaunchWords packedWords_{};
+  size_t packedGlobal_[1] = {0};
   bool setsScratch_ = false;
   std::vector<ImageStandIn> standIns_;
 };

@@ -98,6 +98,7 @@ std::string rewriteSummary(const RewriteResult& r) {
         case HiddenArg::Kind::RawImage: line << ", texels of image " << h.imageArg; break;
         case HiddenArg::Kind::LaunchShape: line << ", launch shape"; break;
         case HiddenArg::Kind::ImageFacts: line << ", format of image " << h.imageArg; break;
+        case HiddenArg::Kind::PackedLaunch: line << ", packed launch"; break;
       }
       line << " as argument " << h.index;
     }

@@ -129,7 +129,11 @@ struct HiddenArg {
   // argument `imageArg` names, for the block and media IO calls that name that parameter in
   // the kernel itself (set with every clSetKernelArg of the image, and around a stand-in):
   // on NVIDIA each size query costs what a texel read does (docs/performance.md).
-  enum class Kind { LocalScratch, RawImage, LaunchShape, ImageFacts };
+  // PackedLaunch: NVIDIA, the layer's PTX path: `ulong[12]` by value, the description of a
+  // launch the layer runs as CTAs of 32 threads that each hold 32 / W of the application's
+  // work-groups of W < 32 work-items (the kernel's reqd_work_group_size), zeros for a launch as
+  // the application gave it (rewriter/src/ptx/launch_shape.h: set at every launch).
+  enum class Kind { LocalScratch, RawImage, LaunchShape, ImageFacts, PackedLaunch };
   Kind kind = Kind::LocalScratch;
   unsigned index = 0;     // argument index in the driver's kernel
   unsigned imageArg = 0;  // RawImage, ImageFacts: the application's image argument

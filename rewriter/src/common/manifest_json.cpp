@@ -50,6 +50,8 @@ const char* hiddenKindName(HiddenArg::Kind k) {
       return "launch-shape";
     case HiddenArg::Kind::ImageFacts:
       return "image-facts";
+    case HiddenArg::Kind::PackedLaunch:
+      return "packed-launch";
   }
   return "unknown";
 }

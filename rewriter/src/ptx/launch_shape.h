@@ -9,18 +9,17 @@
 #include <utility>
 #include <vector>
 
+#include "isg/rewriter.h"
+
 namespace llvm {
 class Module;
 }
 
-namespace isg {
-struct KernelManifest;
-}
-
 namespace isg::detail {
 
-// A kernel given the launch shape parameter, and its index.
-using ShapedKernels = std::vector<std::pair<std::string, unsigned>>;
+// A kernel given a hidden launch parameter (the launch shape, the packed launch), and the
+// parameter: kind and index.
+using ShapedKernels = std::vector<std::pair<std::string, HiddenArg>>;
 
 // For a module in NVPTX's form whose builtins are bound (ptx-runtime/workitems.cl linked):
 // defines __isg_launch_global and, unless `uniform`, appends to every kernel the hidden
@@ -30,7 +29,26 @@ using ShapedKernels = std::vector<std::pair<std::string, unsigned>>;
 // threads take no part in a PTX barrier. Returns each kernel given the parameter, with its index.
 ShapedKernels appendLaunchShape(llvm::Module& m, bool uniform);
 
-// The manifests of `shaped` kernels list the parameter (HiddenArg::Kind::LaunchShape).
+// Packed work-groups (docs/design.md, "Packed work-groups"). A warp runs 32 threads whatever the
+// work-group: one of W < 32 work-items leaves 32 - W lanes idle, and an SM holds at most 32 CTAs,
+// so Intel's SIMD16 kernels (OpenVINO's blocked convolutions: reqd_work_group_size(1, 16, 1))
+// run on half-empty warps at a quarter of the SM's threads. For a module in NVPTX's form after
+// appendLaunchShape: defines __isg_pack, and appends to each kernel that can run packed the
+// hidden parameter `ulong[12]` (by value; its words as ptx-runtime/workitems.cl names them),
+// which the layer fills at every launch: zeros for a launch as the application gave it, else
+// the description of the application's launch, which then runs as 1-D CTAs of 32 threads, each
+// 32 / W of its work-groups. The kernel copies it where the work-item functions read it and lets
+// the threads past the last work-group leave. A kernel can run packed where its
+// reqd_work_group_size is W < 32 work-items with W dividing 32, W a multiple of its sub-group
+// size (`rewritten`: the rewriter's manifests, null where there are none, as from SPIR-V: then no
+// kernel packs; a kernel they do not name calls none of the layer's builtins), and it reaches no local
+// memory (which its CTA's work-groups would share); a CTA barrier then waits for the CTA's
+// work-groups together, a stronger barrier that exited threads take no part in. Packed kernels
+// carry the function attribute kPackedKernel (writePtx: .maxntid 32 instead of .reqntid).
+void appendPackedLaunch(llvm::Module& m, const std::vector<KernelManifest>* rewritten, ShapedKernels* shaped);
+inline constexpr const char* kPackedKernel = "isg-packed-launch";
+
+// The manifests of `shaped` kernels list their parameters.
 void recordLaunchShape(const ShapedKernels& shaped, std::vector<KernelManifest>* kernels);
 
 }  // namespace isg::detail

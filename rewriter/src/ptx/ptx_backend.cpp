@@ -34,6 +34,7 @@
 #include "common/llvm_compat.h"
 #include "common/own_files.h"
 #include "isg/build_options.h"
+#include "ptx/launch_shape.h"
 #include "ptx/ptx_images.h"
 #include "ptx/ptx_steps.h"
 #include "ptx/ptx_unaligned.h"
@@ -193,7 +194,14 @@ bool writePtx(llvm::Module& m, llvm::TargetMachine& tm, const std::string& optio
       for (unsigned d = 0; d < 3; ++d)
         if (auto* c = llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(w->getOperand(d)))
           reqd[d] = unsigned(c->getZExtValue());
-    if (reqd[0] && reqd[1] && reqd[2]) {
+    if (f.hasFnAttribute(kPackedKernel)) {
+      // A launch of its work-groups as given (reqd[]) or packed into one warp (launch_shape.h),
+      // with registers for as many CTAs of one warp as of reqd[] (below).
+      annotate("maxntidx", 32);
+      annotate("maxntidy", 1);
+      annotate("maxntidz", 1);
+      annotate("minctasm", kMaxWorkGroup / 2 / 32);
+    } else if (reqd[0] && reqd[1] && reqd[2]) {
       annotate("reqntidx", reqd[0]);
       annotate("reqntidy", reqd[1]);
       annotate("reqntidz", reqd[2]);

@@ -181,7 +181,8 @@ std::unique_ptr<llvm::Module> compileForPtx(const RewriteInput& program, llvm::L
 // images, printf and builtins bound, the launch shape (`uniform`: no non-uniform work-groups),
 // then the PTX for the math `options`.
 bool moduleToPtx(llvm::Module& m, const DeviceTraits& traits, const std::string& options, bool uniform,
-                 const std::string& diagnostics, std::string* ptx, ShapedKernels* shaped, std::string* log) {
+                 const std::vector<KernelManifest>& rewritten, const std::string& diagnostics, std::string* ptx,
+                 ShapedKernels* shaped, std::string* log) {
   std::unique_ptr<llvm::TargetMachine> tm = targetMachine(traits.nvidiaComputeCapability, options, log);
   if (!tm) return false;
   m.setTargetTriple(kTriple);
@@ -191,6 +192,7 @@ bool moduleToPtx(llvm::Module& m, const DeviceTraits& traits, const std::string&
   if (!lowerImages(m, traits, log) || !lowerPrintf(m, log)) return false;
   if (!bindBuiltins(m, traits, Origin::Source, log)) return false;
   *shaped = appendLaunchShape(m, uniform);
+  appendPackedLaunch(m, &rewritten, shaped);
   if (!writePtx(m, *tm, options, Origin::Source, diagnostics, ptx, log)) return false;
   declareBufferSurfaces(m, ptx);
   return true;
@@ -198,8 +200,8 @@ bool moduleToPtx(llvm::Module& m, const DeviceTraits& traits, const std::string&
 
 }  // namespace
 
-bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<KernelManifest>* kernels,
-                 ShapedKernels* shaped, std::string* log) {
+bool sourceToPtx(const RewriteInput& program, const std::vector<KernelManifest>& rewritten, std::string* ptx,
+                 std::vector<KernelManifest>* kernels, ShapedKernels* shaped, std::string* log) {
   llvm::LLVMContext context;
   useOpaquePointers(context);  // as libclc's bitcode
   std::string diagnostics;
@@ -207,8 +209,8 @@ bool sourceToPtx(const RewriteInput& program, std::string* ptx, std::vector<Kern
   std::unique_ptr<llvm::Module> m = compileForPtx(program, context, kernels, log);
   if (!m) return false;
   return moduleToPtx(*m, program.traits, program.options,
-                     !allowsNonUniformWorkGroups(program.options, /*fromSpirv=*/false), diagnostics, ptx,
-                     shaped, log);
+                     !allowsNonUniformWorkGroups(program.options, /*fromSpirv=*/false), rewritten, diagnostics,
+                     ptx, shaped, log);
 }
 
 bool compilesForPtx(const RewriteInput& program, std::string* log) {
@@ -218,7 +220,8 @@ bool compilesForPtx(const RewriteInput& program, std::string* log) {
   return compileForPtx(program, context, &kernels, log) != nullptr;
 }
 
-bool objectsToPtx(const std::vector<RewriteInput>& objects, const std::string& options, std::string* ptx,
+bool objectsToPtx(const std::vector<RewriteInput>& objects, const std::string& options,
+                  const std::vector<KernelManifest>& rewritten, std::string* ptx,
                   std::vector<KernelManifest>* kernels, ShapedKernels* shaped, std::size_t* failed,
                   std::string* log) {
   *failed = objects.size();
@@ -251,7 +254,7 @@ bool objectsToPtx(const std::vector<RewriteInput>& objects, const std::string& o
       return false;
     }
   }
-  return moduleToPtx(*linked, objects.front().traits, options, uniform, diagnostics, ptx, shaped, log);
+  return moduleToPtx(*linked, objects.front().traits, options, uniform, rewritten, diagnostics, ptx, shaped, log);
 }
 
 }  // namespace isg::detail

@@ -229,6 +229,7 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
   if (!lowerImages(*m, traits, log) || !lowerPrintf(*m, log)) return false;
   if (!bindBuiltins(*m, traits, Origin::Spirv, log)) return false;
   *shaped = appendLaunchShape(*m, uniform);
+  appendPackedLaunch(*m, nullptr, shaped);  // the module rewriter's manifests name no S per kernel
   if (!writePtx(*m, *tm, options, Origin::Spirv, diagnostics, ptx, log)) return false;
   declareBufferSurfaces(*m, ptx);
   return true;

@@ -161,6 +161,55 @@ TEST(NvidiaFrontEnd, TheLocalStrategyTakesThePathToo) {
   EXPECT_FALSE(has(r.binary.c_str(), "shfl.sync"));
 }
 
+// Packed work-groups (rewriter/src/ptx/launch_shape.h): a kernel whose reqd_work_group_size is
+// under a warp and a multiple of its sub-group size, and that reaches no local memory, gets the
+// packed launch as its last parameter and .maxntid 32 instead of .reqntid (the GPU checks the
+// launches: tests/nvidia/opencl_packed_test.cpp). Local memory (used through a helper), a
+// work-group of a whole warp, a kernel without the attribute and one whose S exceeds its rows keep theirs.
+TEST(NvidiaFrontEnd, SmallWorkGroupsPackIntoAWarp) {
+  const isg::RewriteResult r = compile(R"CLC(
+__attribute__((reqd_work_group_size(1, 16, 1))) __attribute__((intel_reqd_sub_group_size(16)))
+__kernel void conv(__global float* o) { o[get_global_id(1)] = intel_sub_group_shuffle(o[get_global_id(0)], 3u); }
+__attribute__((reqd_work_group_size(8, 1, 1)))
+__kernel void plain(__global float* o) { o[get_global_id(0)] += 1.0f; barrier(CLK_GLOBAL_MEM_FENCE); }
+static void helper(__global float* o, __local float* t) {
+  t[get_local_id(1)] = o[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  o[1] = t[0];
+}
+__attribute__((reqd_work_group_size(1, 16, 1))) __attribute__((intel_reqd_sub_group_size(16)))
+__kernel void staged(__global float* o) {
+  __local float t[16];
+  helper(o, t);
+  o[2] = intel_sub_group_shuffle(o[3], 1u);
+}
+__attribute__((reqd_work_group_size(32, 1, 1)))
+__kernel void warp(__global float* o) { o[0] = intel_sub_group_shuffle(o[1], 1u); }
+__attribute__((reqd_work_group_size(16, 1, 1)))
+__kernel void rows(__global float* o) { o[0] = intel_sub_group_shuffle(o[1], 1u); }
+__kernel void any_size(__global float* o) { o[0] = intel_sub_group_shuffle(o[1], 1u); }
+)CLC", "-cl-std=CL1.2");
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  std::vector<std::string> packed;
+  for (const isg::KernelManifest& k : r.kernels)
+    for (const isg::HiddenArg& h : k.hiddenArgs)
+      if (h.kind == isg::HiddenArg::Kind::PackedLaunch) {
+        EXPECT_EQ(h.index, k.numUserArgs) << k.name;
+        packed.push_back(k.name);
+      }
+  std::sort(packed.begin(), packed.end());
+  // rows: S 32 (nvidia-ptx's default: x is 16, not below it) over 16 work-items.
+  EXPECT_EQ(packed, (std::vector<std::string>{"conv", "plain"}));
+  const std::string ptx = r.binary.c_str();
+  EXPECT_TRUE(has(ptx, ".param .align 8 .b8 conv_param_1[96]")) << ptx;
+  EXPECT_TRUE(has(ptx, ".reqntid 1, 16, 1")) << "staged keeps its size";
+  EXPECT_TRUE(has(ptx, ".reqntid 32, 1, 1"));
+  std::size_t capped = 0;
+  for (std::size_t at = ptx.find(".maxntid 32, 1, 1"); at != std::string::npos; at = ptx.find(".maxntid 32, 1, 1", at + 1))
+    ++capped;
+  EXPECT_EQ(capped, 2u) << ptx;
+}
+
 // Non-uniform work-groups (OpenCL C 2.0), which NVIDIA's driver lacks: a program that may be
 // launched with them gets the launch shape as its kernels' last parameter, which the work-items
 // past the application's global size leave at and get_global_size / get_local_size read. Not
