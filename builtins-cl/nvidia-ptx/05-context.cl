@@ -27,19 +27,15 @@ static inline uint __isg_lanes(uint n, uint lane0) {
   return n == 32u ? 0xffffffffu : ((1u << n) - 1u) << lane0;
 }
 
-/* The warp lane of this work-item. Member 0's is this less the sub-group local id: a work-group
- * starts a warp except where the layer packs several into one (rewriter/src/ptx/launch_shape.h),
- * so the linear local id alone does not give it. */
-static inline uint __isg_laneid(void) {
-  uint r;
-  __asm__("mov.u32 %0, %%laneid;" : "=r"(r));
-  return r;
-}
+/* The warp lane of the work-item of linear local id `lid`: a work-group starts a warp. The
+ * packed copy of a kernel, whose CTA holds several work-groups, calls its own instead
+ * (rewriter/src/ptx/launch_shape.h). */
+static inline uint __isg_warp_lane(uint lid) { return lid & 31u; }
 
 static inline __isg_ctx_t __isg_ctx_init(uint S, uint rx, uint ry, uint rz) {
   __isg_ctx_t c;
   __ISG_LAYOUT_INIT(c, S, rx, ry, rz)
-  c.lane0 = __isg_laneid() - c.sglid;
+  c.lane0 = __isg_warp_lane(c.base);
   c.c = ((32u - S) << 8) | 0x1fu;
   c.members = __isg_lanes(c.sgsize, c.lane0);
   c.converged = 0u;

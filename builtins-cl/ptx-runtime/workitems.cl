@@ -14,10 +14,12 @@
  * the local size of a last, smaller work-group is what is left of the global size.
  *
  * Packed work-groups (launch_shape.h, appendPackedLaunch): a kernel whose work-groups are
- * smaller than a warp runs 32 / W of them in one CTA of 32 threads, so that no warp runs half
- * empty. Its hidden parameter, copied where __isg_pack reads it, then describes the
- * application's launch, from which these functions answer: the CTA's virtual groups are runs of
- * W threads, each work-group's local ids in x, y, z order, the groups numbered x fastest.
+ * smaller than a warp gets a packed copy that runs 32 / W of them in one CTA of 32 threads, so
+ * that no warp runs half empty. In that copy (and in the copies of what it calls) the work-item
+ * functions are the __isg_pk_ ones below, given the work-group's shape (lx, ly, lz: the kernel's
+ * reqd_work_group_size, constants there) and reading the rest of the application's launch where
+ * __isg_pack reads it: a CTA's work-groups are runs of W threads, each work-group's local ids in
+ * x, y, z order, the work-groups numbered x fastest.
  */
 /* Definitions of the builtins Clang declares (overloadable, as its own declarations are). */
 #define __ISG_PTX_OVL __attribute__((overloadable))
@@ -60,72 +62,22 @@ static inline long __isg_ctaid(uint d) {
  * layer rounded up, 0 when the launch is uniform. */
 ulong __isg_launch_global(uint d);
 
-/* Defined by launch_shape.cpp: word i of a packed launch's description (__ISG_PACK_*), 0 in
- * every word for a launch the layer made as the application gave it and in modules without
- * packed kernels (where all of the below folds to the launch registers). */
-ulong __isg_pack(uint i);
-#define __ISG_PACK_ON 0u       /* 1: this CTA runs packed work-groups */
-#define __ISG_PACK_LOG2_W 1u   /* work-items per work-group W, as log2 (W divides 32) */
-#define __ISG_PACK_LOG2_LX 2u  /* the work-group's x size, as log2 */
-#define __ISG_PACK_LOG2_LY 3u  /* its y size, as log2 */
-#define __ISG_PACK_GROUPS 4u   /* the launch's work-groups (below 2^31) */
-#define __ISG_PACK_NUM_GROUPS 5u  /* 5, 6, 7: the work-groups in x, y, z */
-#define __ISG_PACK_OFFSET 8u      /* 8, 9, 10: the global offset */
-#define __ISG_PACK_DIM 11u        /* the work dimension */
-static inline bool __isg_packed(void) { return __isg_pack(__ISG_PACK_ON) != 0; }
-static inline uint __isg_pack_word(uint i) { return (uint)__isg_pack(i); }
-/* The packed work-group's index in the launch, and the work-item's linear id in it. */
-static inline uint __isg_pack_group(void) {
-  const uint w = __isg_pack_word(__ISG_PACK_LOG2_W);
-  return (__nvvm_read_ptx_sreg_ctaid_x() << (5u - w)) | (__nvvm_read_ptx_sreg_tid_x() >> w);
-}
-static inline uint __isg_pack_local_size(uint d) {
-  const uint w = __isg_pack_word(__ISG_PACK_LOG2_W), x = __isg_pack_word(__ISG_PACK_LOG2_LX),
-             y = __isg_pack_word(__ISG_PACK_LOG2_LY);
-  return __ISG_DIM(d, 1u << x, 1u << y, 1u << (w - x - y), 1u);
-}
-static inline uint __isg_pack_local_id(uint d) {
-  const uint w = __isg_pack_word(__ISG_PACK_LOG2_W), x = __isg_pack_word(__ISG_PACK_LOG2_LX),
-             y = __isg_pack_word(__ISG_PACK_LOG2_LY);
-  const uint r = __nvvm_read_ptx_sreg_tid_x() & ((1u << w) - 1u);
-  return __ISG_DIM(d, r & ((1u << x) - 1u), (r >> x) & ((1u << y) - 1u), r >> (x + y), 0u);
-}
-static inline uint __isg_pack_group_id(uint d) {
-  const uint g = __isg_pack_group(), gx = __isg_pack_word(__ISG_PACK_NUM_GROUPS),
-             gy = __isg_pack_word(__ISG_PACK_NUM_GROUPS + 1u);
-  return __ISG_DIM(d, g % gx, g / gx % gy, g / gx / gy, 0u);
-}
-/* Whether this thread's packed work-group lies past the launch's last (it leaves at the entry). */
-bool __isg_pack_outside(void) {
-  return __isg_packed() && __isg_pack_group() >= __isg_pack_word(__ISG_PACK_GROUPS);
-}
-
-uint __ISG_PTX_OVL get_work_dim(void) {
-  return __isg_packed() ? __isg_pack_word(__ISG_PACK_DIM) : (uint)__isg_env9();
-}
-size_t __ISG_PTX_OVL get_local_id(uint d) {
-  return __isg_packed() ? (size_t)__isg_pack_local_id(d) : (size_t)__isg_tid(d);
-}
-size_t __ISG_PTX_OVL get_enqueued_local_size(uint d) {
-  return __isg_packed() ? (size_t)__isg_pack_local_size(d) : (size_t)__isg_ntid(d);
-}
+uint __ISG_PTX_OVL get_work_dim(void) { return (uint)__isg_env9(); }
+size_t __ISG_PTX_OVL get_local_id(uint d) { return (size_t)__isg_tid(d); }
+size_t __ISG_PTX_OVL get_enqueued_local_size(uint d) { return (size_t)__isg_ntid(d); }
 size_t __ISG_PTX_OVL get_num_groups(uint d) {
-  if (__isg_packed()) return d < 3u ? (size_t)__isg_pack_word(__ISG_PACK_NUM_GROUPS + d) : 1;
   return (size_t)__ISG_DIM(d, __isg_env6(), __isg_env7(), __isg_env8(), 1);
 }
 size_t __ISG_PTX_OVL get_group_id(uint d) {
-  if (__isg_packed()) return (size_t)__isg_pack_group_id(d);
   return (size_t)(__ISG_DIM(d, __isg_env0(), __isg_env1(), __isg_env2(), 0) + __isg_ctaid(d));
 }
 size_t __ISG_PTX_OVL get_local_size(uint d) {
-  if (__isg_packed()) return (size_t)__isg_pack_local_size(d);  /* packed launches are uniform */
   const ulong size = __isg_launch_global(d), enqueued = (ulong)__isg_ntid(d);
   if (size == 0) return (size_t)enqueued;
   const ulong left = size - get_group_id(d) * enqueued;
   return (size_t)(left < enqueued ? left : enqueued);
 }
 size_t __ISG_PTX_OVL get_global_size(uint d) {
-  if (__isg_packed()) return get_num_groups(d) * (size_t)__isg_pack_local_size(d);
   const ulong size = __isg_launch_global(d);
   return size != 0 ? (size_t)size : get_num_groups(d) * (size_t)__isg_ntid(d);
 }
@@ -138,14 +90,10 @@ bool __isg_launch_outside(ulong g0, ulong g1, ulong g2) {
   return outside;
 }
 size_t __ISG_PTX_OVL get_global_id(uint d) {
-  if (__isg_packed())
-    return get_global_offset(d) + (size_t)__isg_pack_group_id(d) * __isg_pack_local_size(d) +
-           __isg_pack_local_id(d);
   const long first = __ISG_DIM(d, __isg_env3(), __isg_env4(), __isg_env5(), 0);
   return (size_t)(first + __isg_ctaid(d) * __isg_ntid(d) + __isg_tid(d));
 }
 size_t __ISG_PTX_OVL get_global_offset(uint d) {
-  if (__isg_packed()) return d < 3u ? (size_t)__isg_pack(__ISG_PACK_OFFSET + d) : 0;
   const long first = __ISG_DIM(d, __isg_env3(), __isg_env4(), __isg_env5(), 0);
   const long group = __ISG_DIM(d, __isg_env0(), __isg_env1(), __isg_env2(), 0);
   return (size_t)(first - group * __isg_ntid(d));
@@ -157,6 +105,60 @@ size_t __ISG_PTX_OVL get_global_linear_id(void) {
 }
 size_t __ISG_PTX_OVL get_local_linear_id(void) {
   return (get_local_id(2) * get_local_size(1) + get_local_id(1)) * get_local_size(0) + get_local_id(0);
+}
+
+/* Defined by launch_shape.cpp: word i of a packed launch's description (__ISG_PACK_*). */
+ulong __isg_pack(uint i);
+#define __ISG_PACK_GROUPS 4u      /* the launch's work-groups (below 2^31) */
+#define __ISG_PACK_NUM_GROUPS 5u  /* 5, 6, 7: the work-groups in x, y, z */
+#define __ISG_PACK_OFFSET 8u      /* 8, 9, 10: the global offset */
+#define __ISG_PACK_DIM 11u        /* the work dimension */
+#define __ISG_PK_SHAPE uint lx, uint ly, uint lz
+/* The packed work-group's index in the launch. */
+static inline uint __isg_pk_group(__ISG_PK_SHAPE) {
+  const uint w = lx * ly * lz;
+  return __nvvm_read_ptx_sreg_ctaid_x() * (32u / w) + __nvvm_read_ptx_sreg_tid_x() / w;
+}
+size_t __isg_pk_local_size(uint d, __ISG_PK_SHAPE) { return __ISG_DIM(d, lx, ly, lz, 1u); }
+size_t __isg_pk_local_id(uint d, __ISG_PK_SHAPE) {
+  const uint r = __nvvm_read_ptx_sreg_tid_x() % (lx * ly * lz);
+  return __ISG_DIM(d, r % lx, r / lx % ly, r / (lx * ly), 0u);
+}
+size_t __isg_pk_num_groups(uint d, __ISG_PK_SHAPE) {
+  return d < 3u ? (size_t)__isg_pack(__ISG_PACK_NUM_GROUPS + d) : 1;
+}
+size_t __isg_pk_group_id(uint d, __ISG_PK_SHAPE) {
+  const uint g = __isg_pk_group(lx, ly, lz), gx = (uint)__isg_pack(__ISG_PACK_NUM_GROUPS),
+             gy = (uint)__isg_pack(__ISG_PACK_NUM_GROUPS + 1u);
+  return __ISG_DIM(d, g % gx, g / gx % gy, g / gx / gy, 0u);
+}
+size_t __isg_pk_global_offset(uint d, __ISG_PK_SHAPE) {
+  return d < 3u ? (size_t)__isg_pack(__ISG_PACK_OFFSET + d) : 0;
+}
+size_t __isg_pk_global_size(uint d, __ISG_PK_SHAPE) {
+  return __isg_pk_num_groups(d, lx, ly, lz) * __isg_pk_local_size(d, lx, ly, lz);
+}
+size_t __isg_pk_global_id(uint d, __ISG_PK_SHAPE) {
+  return __isg_pk_global_offset(d, lx, ly, lz) +
+         __isg_pk_group_id(d, lx, ly, lz) * __isg_pk_local_size(d, lx, ly, lz) + __isg_pk_local_id(d, lx, ly, lz);
+}
+uint __isg_pk_work_dim(__ISG_PK_SHAPE) { return (uint)__isg_pack(__ISG_PACK_DIM); }
+size_t __isg_pk_local_linear_id(__ISG_PK_SHAPE) { return __nvvm_read_ptx_sreg_tid_x() % (lx * ly * lz); }
+size_t __isg_pk_global_linear_id(__ISG_PK_SHAPE) {
+  size_t id = 0;
+  for (uint d = 3; d-- > 0;)
+    id = id * __isg_pk_global_size(d, lx, ly, lz) + __isg_pk_global_id(d, lx, ly, lz) - __isg_pk_global_offset(d, lx, ly, lz);
+  return id;
+}
+/* nvidia-ptx's context (its __isg_warp_lane): the warp lane of local id `lid` of this thread's
+ * work-group, which starts at lane tid.x % 32 - tid.x % W. */
+uint __isg_pk_warp_lane(uint lid, __ISG_PK_SHAPE) {
+  const uint tid = __nvvm_read_ptx_sreg_tid_x();
+  return tid % 32u - tid % (lx * ly * lz) + lid;
+}
+/* Whether this thread's packed work-group lies past the launch's last (it leaves at the entry). */
+bool __isg_pk_outside(__ISG_PK_SHAPE) {
+  return __isg_pk_group(lx, ly, lz) >= (uint)__isg_pack(__ISG_PACK_GROUPS);
 }
 
 /* OpenCL C 2.0's barrier and fence spellings (the SPIR-V reader writes them); libclc has only

@@ -80,6 +80,9 @@ void dumpRewrittenProgram(const RewriteInput& input, const RewriteResult& result
             (refused ? writeFile(base / (key + ".refused.log"), result.log)
                      : writeFile(base / (key + ".rewritten.cl"), result.source) &&
                            writeFile(base / (key + ".manifest.json"), manifestToJson(result)));
+  // The layer's front end on NVIDIA: the PTX the driver builds (`ptxas -v` tells its registers).
+  if (!refused && result.form == RewriteResult::Form::Ptx)
+    ok = ok && writeFile(base / (key + ".ptx"), result.binary.c_str());
   for (const SourceFile& h : input.headers)
     ok = ok && writeFile(base / (key + ".original-header." + capture::fileSafe(h.name)), h.text);
   for (const SourceFile& h : result.headers)

@@ -60,6 +60,13 @@ struct KernelRecord {
     size_t refusedFrom = 0;        // the smallest work-group the driver refused; 0: none yet
   } cap;
 
+  // The packed copy of its program's driver program (HiddenArg::Kind::PackedLaunch), made at
+  // its first packed launch and guarded by enqueueMutex; `unavailable` once it cannot run.
+  struct PackedCopy {
+    cl_kernel kernel = nullptr;  // owned
+    bool unavailable = false;
+  } packed;
+
   // khr on a driver with per-row sub-groups (DeviceProfile::khrRowSubGroups), for kernels that
   // exchange data: the native sub-group size every multi-dimensional work-group's rows must be
   // a multiple of; 0: no such check.

@@ -68,14 +68,14 @@ void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::s
   // argument; non-uniform launches set it around themselves.
   if (cl_int err = setLaunchShape(kernel, record->manifest, kUniformLaunch))
     ISG_LOG_WARNING("kernel " << name << ": setting its launch shape failed with " << err);
-  if (cl_int err = setPackedLaunch(kernel, record->manifest, PackedLaunchWords{}))
-    ISG_LOG_WARNING("kernel " << name << ": setting its packed launch failed with " << err);
   // Every kernel of a rewritten program keeps copies where the driver may refuse a work-group
   // for registers (NVIDIA): the driver answers 256 for CL_KERNEL_WORK_GROUP_SIZE whatever the
   // kernel, and a kernel with a private array refuses 1024 unless capped (docs/strategies.md).
   if (program.variants && variantsCanServe(record->manifest))
     record->variants.program = program.variants;
-  if (mayCapRegisters(program) || record->variants.program) {
+  // A kernel with a packed copy (launch_plan.h) sets them on the copy at each packed launch.
+  if (mayCapRegisters(program) || record->variants.program ||
+      hiddenArgOf(record->manifest, HiddenArg::Kind::PackedLaunch)) {
     record->cap.args = ArgStore::make(record->manifest.numUserArgs);
   }
   // The driver kernel keeps the shadow alive; the application's program must stay alive as
@@ -132,6 +132,9 @@ cl_kernel CL_API_CALL clCreateKernel_layer(cl_program program, const char* kerne
     } else if (record->kind == ProgramRecord::Kind::RewriteFailed) {
       if (errcode_ret) *errcode_ret = CL_INVALID_PROGRAM_EXECUTABLE;
       return nullptr;
+    } else if (kernel_name && isPackedCopy(*record, kernel_name)) {
+      if (errcode_ret) *errcode_ret = CL_INVALID_KERNEL_NAME;  // the layer's, not a kernel of the program
+      return nullptr;
     } else {
       kernel = next().clCreateKernel(record->driverProgram(), kernel_name, errcode_ret);
       if (kernel) registerKernel(kernel, *record, kernel_name);
@@ -141,6 +144,42 @@ cl_kernel CL_API_CALL clCreateKernel_layer(cl_program program, const char* kerne
   });
 }
 
+namespace {
+
+// clCreateKernelsInProgram of a program with packed copies (program_records.h): the driver's
+// kernels without them, the counts and errors as for the application's kernels alone.
+cl_int createKernelsWithoutCopies(const ProgramRecord& record, cl_uint num_kernels, cl_kernel* kernels,
+                                  cl_uint* num_kernels_ret) {
+  if (kernels && num_kernels == 0) return CL_INVALID_VALUE;
+  std::string names;
+  if (cl_int err = programString(record.driverProgram(), CL_PROGRAM_KERNEL_NAMES, &names)) return err;
+  names = withoutPackedCopies(record, names);
+  const cl_uint visible = names.empty() ? 0 : cl_uint(std::count(names.begin(), names.end(), ';')) + 1;
+  if (kernels && num_kernels < visible) return CL_INVALID_VALUE;
+  if (num_kernels_ret) *num_kernels_ret = visible;
+  if (!kernels) return CL_SUCCESS;
+  cl_uint all = 0;
+  cl_int err = next().clCreateKernelsInProgram(record.driverProgram(), 0, nullptr, &all);
+  std::vector<cl_kernel> made(all);
+  if (err == CL_SUCCESS && all) err = next().clCreateKernelsInProgram(record.driverProgram(), all, made.data(), nullptr);
+  if (err != CL_SUCCESS) return err;
+  cl_uint n = 0;
+  for (cl_kernel k : made) {
+    std::string name;
+    kernelString(k, CL_KERNEL_FUNCTION_NAME, &name);
+    if (isPackedCopy(record, name) || n == visible) {
+      next().clReleaseKernel(k);
+      continue;
+    }
+    kernels[n++] = k;
+    handleKinds().created(k, HandleKind::Kernel);
+    registerKernel(k, record, name);
+  }
+  return CL_SUCCESS;
+}
+
+}  // namespace
+
 cl_int CL_API_CALL clCreateKernelsInProgram_layer(cl_program program, cl_uint num_kernels,
                                                   cl_kernel* kernels, cl_uint* num_kernels_ret) {
   return guardedEntry("clCreateKernelsInProgram", [&]() -> cl_int {
@@ -149,6 +188,7 @@ cl_int CL_API_CALL clCreateKernelsInProgram_layer(cl_program program, cl_uint nu
     std::shared_ptr<ProgramRecord> record = programRegistry().find(program);
     if (record && record->kind == ProgramRecord::Kind::RewriteFailed)
       return CL_INVALID_PROGRAM_EXECUTABLE;
+    if (record && hasPackedCopies(*record)) return createKernelsWithoutCopies(*record, num_kernels, kernels, num_kernels_ret);
     cl_uint created = 0;
     cl_int err = next().clCreateKernelsInProgram(record ? record->driverProgram() : program,
                                                  num_kernels, kernels, &created);
@@ -239,6 +279,7 @@ cl_int releaseKernel(cl_kernel kernel) {
           if (!record) return;
           for (auto& [index, view] : record->images.views) view.release();
           record->variants.release();
+          if (record->packed.kernel) next().clReleaseKernel(record->packed.kernel);
           if (record->cap.kernel) next().clReleaseKernel(record->cap.kernel);
           if (record->cap.program && next().clReleaseProgram)
             next().clReleaseProgram(record->cap.program);
@@ -258,8 +299,7 @@ cl_int CL_API_CALL clReleaseKernel_layer(cl_kernel kernel) {
   return err;
 }
 
-// CL_KERNEL_WORK_GROUP_SIZE (and CL_KERNEL_COMPILE_WORK_GROUP_SIZE) of a kernel whose PTX the
-// layer wrote: NVIDIA's driver answers 256
+// CL_KERNEL_WORK_GROUP_SIZE of a kernel whose PTX the layer wrote: NVIDIA's driver answers 256
 // whatever the kernel, and the layer's PTX launches at up to the device's largest work-group
 // (.maxntid 1024, registers kept to it), or at its reqd_work_group_size (.reqntid). Intel's
 // drivers answer their largest, and Intel-targeted code sizes its work-groups by the answer
@@ -276,19 +316,9 @@ cl_int CL_API_CALL clGetKernelWorkGroupInfo_layer(cl_kernel kernel, cl_device_id
       return next().clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size,
                                              param_value, param_value_size_ret);
     };
-    if ((param_name != CL_KERNEL_WORK_GROUP_SIZE && param_name != CL_KERNEL_COMPILE_WORK_GROUP_SIZE) ||
-        !kernelIndex().contains(kernel))
+    if (param_name != CL_KERNEL_WORK_GROUP_SIZE || !kernelIndex().contains(kernel))
       return forward();
     std::shared_ptr<KernelRecord> record = kernelRegistry().find(kernel);
-    // A kernel that can run packed has no .reqntid (rewriter/src/ptx/launch_shape.h), so the
-    // driver would answer zeros: its reqd_work_group_size is the layer's answer.
-    if (param_name == CL_KERNEL_COMPILE_WORK_GROUP_SIZE) {
-      if (!record || !hiddenArgOf(record->manifest, HiddenArg::Kind::PackedLaunch)) return forward();
-      if (cl_int err = forward(); err != CL_SUCCESS || !param_value) return err;
-      const std::size_t* reqd = record->manifest.reqdWorkGroupSize;
-      const size_t size[3] = {reqd[0], reqd[1], reqd[2]};
-      return writeValue(param_value_size, param_value, param_value_size_ret, size);
-    }
     std::shared_ptr<ProgramRecord> program =
         record ? programRegistry().find(record->appProgram) : nullptr;
     if (!program || program->rewrite.form != RewriteResult::Form::Ptx) return forward();

@@ -72,14 +72,10 @@ cl_int LaunchPlan::make(const Launch& application, const KernelSummary& summary,
   if (p.launch_.task && hiddenArgOf(record.manifest, HiddenArg::Kind::RawImage))
     p.launch_.task = false;
 
-  const bool packs = hiddenArgOf(record.manifest, HiddenArg::Kind::PackedLaunch) != nullptr;
-  if (packs) {
-    if (const cl_int err = p.checkRequiredSize(record.manifest)) return err;
-  }
   // Rounding up (the layer's PTX path, rewriter/src/ptx/launch_shape.h): NVIDIA's driver has no
   // non-uniform work-groups, so the launch covers whole work-groups and the kernel's launch
   // shape holds the application's global size, which its work-items past it leave at.
-  const Launch& l = p.launch_;
+  const Launch& l = application;
   if (summary.shapesLaunch() && unevenLaunch(l.workDim, l.globalSize, l.localSize)) {
     for (cl_uint d = 0; d < l.workDim; ++d) {
       p.roundedGlobal_[d] = l.globalSize[d];
@@ -91,7 +87,7 @@ cl_int LaunchPlan::make(const Launch& application, const KernelSummary& summary,
     }
     if (p.uneven_) p.launch_.globalSize = p.roundedGlobal_;
   }
-  if (packs) p.pack(record.manifest);
+  if (hiddenArgOf(record.manifest, HiddenArg::Kind::PackedLaunch)) p.planPacking(record.manifest);
   if (!l.globalSize) {
     // OpenCL 2.1 and newer: an empty launch succeeds trivially, once the driver has checked the
     // arguments, the hidden ones included (any work-group size will do for those).
@@ -101,51 +97,80 @@ cl_int LaunchPlan::make(const Launch& application, const KernelSummary& summary,
   return p.planWorkGroup(record);
 }
 
-// A kernel that can run packed has no .reqntid (launch_shape.h): the driver no longer knows its
-// reqd_work_group_size, which the layer then enforces as NVIDIA's driver does for a kernel that
-// has it (and OpenCL 1.2 says): a local size other than it, or none, is CL_INVALID_WORK_GROUP_SIZE.
-cl_int LaunchPlan::checkRequiredSize(const KernelManifest& manifest) const {
-  const std::size_t* reqd = manifest.reqdWorkGroupSize;
-  if (!launch_.localSize) return CL_INVALID_WORK_GROUP_SIZE;
-  for (cl_uint d = 0; d < 3; ++d)
-    if ((d < launch_.workDim ? launch_.localSize[d] : 1) != reqd[d]) return CL_INVALID_WORK_GROUP_SIZE;
-  return CL_SUCCESS;
-}
-
-// Packed work-groups (rewriter/src/ptx/launch_shape.h): a launch whose work-groups are all whole
-// runs as 1-D CTAs of one warp, each 32 / W of them, the kernel told the application's launch.
-void LaunchPlan::pack(const KernelManifest& manifest) {
-  Launch& l = launch_;
-  if (!config().PACK_WORK_GROUPS || l.task || uneven_ || !l.globalSize) return;
+// Packed work-groups (rewriter/src/ptx/launch_shape.h): a launch of whole work-groups of the
+// kernel's required size runs its packed copy as 1-D CTAs of one warp, each 32 / W of them, the
+// copy told the application's launch. Anything else (no local size or another one, which the
+// driver answers for the kernel itself; non-uniform work-groups; a task; image stand-ins)
+// runs the kernel as given.
+void LaunchPlan::planPacking(const KernelManifest& manifest) {
+  const Launch& l = launch_;
+  if (!config().PACK_WORK_GROUPS || l.task || uneven_ || !l.globalSize || !l.localSize) return;
+  if (hiddenArgOf(manifest, HiddenArg::Kind::RawImage) || hiddenArgOf(manifest, HiddenArg::Kind::ImageFacts))
+    return;
   constexpr size_t kWarp = 32;
   const std::size_t* reqd = manifest.reqdWorkGroupSize;
   const size_t items = reqd[0] * reqd[1] * reqd[2];
+  if (items == 0 || items >= kWarp || kWarp % items != 0) return;
   size_t groups[3] = {1, 1, 1};
   size_t total = 1;
-  for (cl_uint d = 0; d < l.workDim; ++d) {
-    if (l.globalSize[d] == 0 || l.globalSize[d] % reqd[d] != 0) return;
+  for (cl_uint d = 0; d < 3; ++d) {
+    if (d >= l.workDim) {
+      if (reqd[d] != 1) return;
+      continue;
+    }
+    if (l.localSize[d] != reqd[d] || l.globalSize[d] == 0 || l.globalSize[d] % reqd[d] != 0) return;
     groups[d] = l.globalSize[d] / reqd[d];
-    // The kernel numbers the work-groups in 32 bits.
+    // The copy numbers the work-groups in 32 bits.
     if (groups[d] > 0x7fffffff / total) return;
     total *= groups[d];
   }
-  auto log2 = [](size_t v) {
-    cl_ulong n = 0;
-    while ((size_t{1} << n) < v) ++n;
-    return n;
-  };
-  if (items == 0 || items >= kWarp || kWarp % items != 0) return;
-  packedWords_ = {1, log2(items), log2(reqd[0]), log2(reqd[1]), total, groups[0], groups[1], groups[2],
-                  l.globalOffset ? l.globalOffset[0] : 0, l.workDim > 1 && l.globalOffset ? l.globalOffset[1] : 0,
-                  l.workDim > 2 && l.globalOffset ? l.globalOffset[2] : 0, l.workDim};
+  auto offset = [&](cl_uint d) -> cl_ulong { return l.globalOffset && d < l.workDim ? l.globalOffset[d] : 0; };
+  packedWords_ = {0, 0, 0, 0, total, groups[0], groups[1], groups[2], offset(0), offset(1), offset(2), l.workDim};
   const size_t perWarp = kWarp / items;
   packedGlobal_[0] = (total + perWarp - 1) / perWarp * kWarp;
-  chosenLocal_[0] = kWarp;
-  usesChosenLocal_ = true;
-  l.workDim = 1;
-  l.globalOffset = nullptr;
-  l.globalSize = packedGlobal_;
-  l.localSize = chosenLocal_;
+  packedLocal_[0] = kWarp;
+  mayPack_ = true;
+}
+
+bool LaunchPlan::usePackedCopy(KernelRecord& record) {
+  KernelRecord::PackedCopy& copy = record.packed;
+  // clSetKernelExecInfo's settings are the application kernel's alone (as for variants).
+  if (!mayPack_ || copy.unavailable || !record.cap.args || !standIns_.empty() ||
+      record.execInfoSet.load(std::memory_order_acquire))
+    return false;
+  if (!copy.kernel) {
+    std::shared_ptr<ProgramRecord> program = programRegistry().find(record.appProgram);
+    const std::string name = record.manifest.name + kPackedKernelSuffix;
+    cl_int err = CL_INVALID_PROGRAM;
+    if (program) copy.kernel = next().clCreateKernel(program->driverProgram(), name.c_str(), &err);
+    if (copy.kernel) err = setLaunchShape(copy.kernel, record.manifest, kUniformLaunch);
+    if (err != CL_SUCCESS) {
+      ISG_LOG_INFO("kernel " << record.manifest.name << ": its packed copy cannot run (" << err
+                             << "); its launches run as given");
+      copy.unavailable = true;
+      return false;
+    }
+  }
+  // The application's values as it set them last; one the driver refuses leaves the launch to
+  // the kernel, whose answer it is.
+  if (replayArgs(*record.cap.args, copy.kernel) != CL_SUCCESS) return false;
+  asGiven_ = launch_;
+  launch_.workDim = 1;
+  launch_.globalOffset = nullptr;
+  launch_.globalSize = packedGlobal_;
+  launch_.localSize = packedLocal_;
+  kernel_ = copy.kernel;
+  packing_ = true;
+  return true;
+}
+
+void LaunchPlan::dropPackedCopy(KernelRecord& record, cl_int err) {
+  ISG_LOG_INFO("kernel " << record.manifest.name << ": its packed copy failed to launch (" << err
+                         << "); its launches run as given");
+  record.packed.unavailable = true;
+  launch_ = asGiven_;
+  kernel_ = launch_.kernel;
+  packing_ = false;
 }
 
 // The work-group as the layer must know it: the scratch is sized per work-group, and the khr
@@ -281,7 +306,7 @@ cl_int LaunchPlan::run(KernelRecord& record) const {
   cl_int err = CL_SUCCESS;
   if (setsScratch_ && (err = setScratch(manifest)) != CL_SUCCESS) return err;
   if (uneven_ && (err = setLaunchShape(kernel_, manifest, shape_)) != CL_SUCCESS) return err;
-  if ((err = setPackedLaunch(kernel_, manifest, packedWords_)) != CL_SUCCESS) return err;
+  if (packing_ && (err = setPackedLaunch(kernel_, manifest, packedWords_)) != CL_SUCCESS) return err;
   err = runWithStandIns(record);
   // A uniform shape again, for the application's next launch.
   if (uneven_) setLaunchShape(kernel_, manifest, kUniformLaunch);
@@ -320,6 +345,11 @@ cl_int LaunchPlan::carryOut(KernelRecord& record, bool refusedAsIs) {
   cl_int err = addStandIns(record);
   if (err == CL_SUCCESS) err = useCappedBuildIfRefusedBefore(record);
   if (err != CL_SUCCESS) return err;
+  if (!onCappedBuild() && !refusedAsIs && usePackedCopy(record)) {
+    // The copy changes speed, never the answer: whatever it cannot launch, the kernel does.
+    if ((err = run(record)) == CL_SUCCESS) return err;
+    dropPackedCopy(record, err);
+  }
   if (!onCappedBuild() && useLaunchVariant(record)) {
     // A variant changes speed, never the answer: whatever it cannot launch, the general
     // kernel does (launch_variants.h).

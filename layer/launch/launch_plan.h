@@ -76,10 +76,13 @@ class LaunchPlan {
   // The launch, once, with everything the plan names set before and put back after.
   cl_int run(KernelRecord& record) const;
 
-  cl_int checkRequiredSize(const KernelManifest& manifest) const;
-  void pack(const KernelManifest& manifest);
+  // Packed work-groups (rewriter/src/ptx/launch_shape.h): whether this launch may run the
+  // kernel's packed copy, and the plan on it (with the application's arguments set on it).
+  void planPacking(const KernelManifest& manifest);
+  bool usePackedCopy(KernelRecord& record);
+  void dropPackedCopy(KernelRecord& record, cl_int err);
 
-  bool onCappedBuild() const { return kernel_ != launch_.kernel && !variant_; }
+  bool onCappedBuild() const { return kernel_ != launch_.kernel && !variant_ && !packing_; }
   const size_t* local() const { return usesChosenLocal_ ? chosenLocal_ : launch_.localSize; }
   cl_int planWorkGroup(const KernelRecord& record);
   cl_int setScratch(const KernelManifest& manifest) const;
@@ -100,10 +103,14 @@ class LaunchPlan {
   size_t chosenLocal_[3] = {1, 1, 1};
   bool usesChosenLocal_ = false;
   size_t items_ = 0;
-  // A kernel that can run packed (launch_shape.h): the launch's description, zeros where it
-  // runs as given.
+  // Packing: the launch's description and shape on the packed copy, and the application's
+  // launch while the copy runs.
+  bool mayPack_ = false;
+  bool packing_ = false;
   PackedLaunchWords packedWords_{};
   size_t packedGlobal_[1] = {0};
+  size_t packedLocal_[1] = {0};
+  Launch asGiven_{};
   bool setsScratch_ = false;
   std::vector<ImageStandIn> standIns_;
 };

@@ -55,6 +55,38 @@ cl_program newAppProgram(cl_program program) {
   return program;
 }
 
+bool hasPackedCopies(const ProgramRecord& record) {
+  for (const KernelManifest& k : record.rewrite.kernels)
+    for (const HiddenArg& h : k.hiddenArgs)
+      if (h.kind == HiddenArg::Kind::PackedLaunch) return true;
+  return false;
+}
+
+bool isPackedCopy(const ProgramRecord& record, const std::string& name) {
+  const std::string suffix = kPackedKernelSuffix;
+  if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return false;
+  const std::string kernel = name.substr(0, name.size() - suffix.size());
+  for (const KernelManifest& k : record.rewrite.kernels)
+    if (k.name == kernel)
+      for (const HiddenArg& h : k.hiddenArgs)
+        if (h.kind == HiddenArg::Kind::PackedLaunch) return true;
+  return false;
+}
+
+std::string withoutPackedCopies(const ProgramRecord& record, const std::string& names) {
+  std::string kept;
+  std::size_t from = 0;
+  while (from <= names.size()) {
+    std::size_t end = names.find(';', from);
+    if (end == std::string::npos) end = names.size();
+    const std::string name = names.substr(from, end - from);
+    if (!name.empty() && !isPackedCopy(record, name)) kept += (kept.empty() ? "" : ";") + name;
+    from = end + 1;
+  }
+  return kept;
+}
+
 cl_program createDriverProgram(cl_program like, const std::string& text, cl_int* err) {
   cl_context context = nullptr;
   *err = programValue(like, CL_PROGRAM_CONTEXT, &context);

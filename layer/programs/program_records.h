@@ -96,6 +96,14 @@ bool programHasKernels(cl_program program);
 // Releases the layer's reference to a record's shadow program.
 void releaseShadow(const std::shared_ptr<ProgramRecord>& record);
 
+// Packed copies (HiddenArg::Kind::PackedLaunch): kernels of the driver's program, named as
+// their kernel plus kPackedKernelSuffix, that the application never sees.
+bool hasPackedCopies(const ProgramRecord& record);
+// Whether `name` is a packed copy's in `record`'s driver program.
+bool isPackedCopy(const ProgramRecord& record, const std::string& name);
+// CL_PROGRAM_KERNEL_NAMES (`names`, separated by ';') without them.
+std::string withoutPackedCopies(const ProgramRecord& record, const std::string& names);
+
 // A source program of the driver's in the context of `like` (shadows, rewritten headers).
 cl_program createDriverProgram(cl_program like, const std::string& text, cl_int* err);
 // The same in `context` (the register cap's and the launch variants' builds).

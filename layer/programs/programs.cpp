@@ -3,6 +3,7 @@
 // was rewritten is built as a shadow (program_build.cpp), and every later question about the
 // application's program is routed to where the answer lives. Creation, retain and release, and
 // clGetProgramInfo/clGetProgramBuildInfo answered from the record.
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -118,6 +119,21 @@ cl_int CL_API_CALL clGetProgramInfo_layer(cl_program program, cl_program_info pa
             record && record->kind != ProgramRecord::Kind::RewriteFailed)
           return envelopedBinaryInfo(*record, param_name, param_value_size, param_value,
                                      param_value_size_ret);
+        break;
+      // The kernels the application sees: the shadow's, without the layer's packed copies.
+      case CL_PROGRAM_NUM_KERNELS:
+      case CL_PROGRAM_KERNEL_NAMES:
+        if (auto record = programRegistry().find(program)) {
+          target = record->driverProgram();
+          if (!hasPackedCopies(*record)) break;
+          std::string names;
+          if (cl_int err = programString(target, CL_PROGRAM_KERNEL_NAMES, &names)) return err;
+          names = withoutPackedCopies(*record, names);
+          if (param_name == CL_PROGRAM_KERNEL_NAMES)
+            return writeString(param_value_size, param_value, param_value_size_ret, names);
+          const size_t count = names.empty() ? 0 : size_t(std::count(names.begin(), names.end(), ';')) + 1;
+          return writeValue(param_value_size, param_value, param_value_size_ret, count);
+        }
         break;
       // What the build produced: the shadow answers.
       default:

@@ -129,15 +129,20 @@ struct HiddenArg {
   // argument `imageArg` names, for the block and media IO calls that name that parameter in
   // the kernel itself (set with every clSetKernelArg of the image, and around a stand-in):
   // on NVIDIA each size query costs what a texel read does (docs/performance.md).
-  // PackedLaunch: NVIDIA, the layer's PTX path: `ulong[12]` by value, the description of a
-  // launch the layer runs as CTAs of 32 threads that each hold 32 / W of the application's
-  // work-groups of W < 32 work-items (the kernel's reqd_work_group_size), zeros for a launch as
-  // the application gave it (rewriter/src/ptx/launch_shape.h: set at every launch).
+  // PackedLaunch: NVIDIA, the layer's PTX path: the kernel has a packed copy, the program's
+  // kernel named as it plus kPackedKernelSuffix, which runs CTAs of 32 threads that each hold 32
+  // / W of the application's work-groups of W < 32 work-items (its reqd_work_group_size); `index`
+  // is that copy's parameter `ulong[12]` (by value), the description of the launch, set at every
+  // launch of the copy (rewriter/src/ptx/launch_shape.h). The kernel itself has no such parameter.
   enum class Kind { LocalScratch, RawImage, LaunchShape, ImageFacts, PackedLaunch };
   Kind kind = Kind::LocalScratch;
   unsigned index = 0;     // argument index in the driver's kernel
   unsigned imageArg = 0;  // RawImage, ImageFacts: the application's image argument
 };
+
+// The name of a kernel's packed copy, after the kernel's own (HiddenArg::Kind::PackedLaunch): a
+// kernel of the driver's program that the application never sees.
+inline constexpr const char* kPackedKernelSuffix = "__isg_packed";
 
 // What clGetKernelArgInfo answers for one of the application's kernel arguments, as the
 // application declared it (Clang's kernel_arg_* metadata spells it so): the layer answers from

@@ -5,8 +5,10 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -131,6 +133,60 @@ bool canPack(llvm::Function& kernel, const std::vector<KernelManifest>& rewritte
   return true;
 }
 
+// The functions whose packed form (ptx-runtime/workitems.cl) a packed copy calls, by the name
+// OpenCL C gives them (mangled, as workitems.cl defines them), and nvidia-ptx's warp lane.
+const std::pair<const char*, const char*> kPackedForms[] = {
+    {"get_local_id", "__isg_pk_local_id"},
+    {"get_local_size", "__isg_pk_local_size"},
+    {"get_enqueued_local_size", "__isg_pk_local_size"},
+    {"get_group_id", "__isg_pk_group_id"},
+    {"get_num_groups", "__isg_pk_num_groups"},
+    {"get_global_id", "__isg_pk_global_id"},
+    {"get_global_size", "__isg_pk_global_size"},
+    {"get_global_offset", "__isg_pk_global_offset"},
+    {"get_work_dim", "__isg_pk_work_dim"},
+    {"get_local_linear_id", "__isg_pk_local_linear_id"},
+    {"get_global_linear_id", "__isg_pk_global_linear_id"},
+    {"__isg_warp_lane", "__isg_pk_warp_lane"},
+};
+
+// The plain name of an Itanium-mangled function (_Z12get_local_idj: get_local_id).
+std::string demangledName(llvm::StringRef mangled) {
+  std::size_t at = 2, length = 0;
+  while (at < mangled.size() && mangled[at] >= '0' && mangled[at] <= '9') length = length * 10 + (mangled[at++] - '0');
+  return at + length <= mangled.size() ? mangled.substr(at, length).str() : std::string();
+}
+
+// `kernel` and the functions it calls that call, themselves or through others, one of `forms`.
+std::set<llvm::Function*> workItemReaders(llvm::Function& kernel,
+                                          const std::map<llvm::Function*, llvm::Function*>& forms) {
+  std::vector<llvm::Function*> reach{&kernel};
+  std::set<llvm::Function*> seen{&kernel};
+  for (std::size_t n = 0; n < reach.size(); ++n)
+    for (llvm::BasicBlock& bb : *reach[n])
+      for (llvm::Instruction& i : bb)
+        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i))
+          if (llvm::Function* callee = call->getCalledFunction();
+              callee && !callee->isDeclaration() && !forms.count(callee) && seen.insert(callee).second)
+            reach.push_back(callee);
+  std::set<llvm::Function*> readers;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (llvm::Function* f : reach) {
+      if (readers.count(f)) continue;
+      bool reads = false;
+      for (llvm::BasicBlock& bb : *f)
+        for (llvm::Instruction& i : bb)
+          if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i))
+            if (llvm::Function* callee = call->getCalledFunction())
+              reads = reads || forms.count(callee) || readers.count(callee);
+      if (reads) grew = readers.insert(f).second || grew;
+    }
+  }
+  readers.insert(&kernel);
+  return readers;
+}
+
 }  // namespace
 
 ShapedKernels appendLaunchShape(llvm::Module& m, bool uniform) {
@@ -179,20 +235,31 @@ ShapedKernels appendLaunchShape(llvm::Module& m, bool uniform) {
 
 void appendPackedLaunch(llvm::Module& m, const std::vector<KernelManifest>* rewritten, ShapedKernels* shaped) {
   llvm::LLVMContext& c = m.getContext();
+  llvm::Type* i32 = llvm::Type::getInt32Ty(c);
   llvm::Type* i64 = llvm::Type::getInt64Ty(c);
   llvm::ArrayType* words = llvm::ArrayType::get(i64, kPackWords);
   llvm::Function* reader = m.getFunction("__isg_pack");
-  llvm::Function* outside = m.getFunction("__isg_pack_outside");
   if (!reader || !reader->isDeclaration()) return;  // no work-item functions: nothing to pack
-  std::vector<llvm::Function*> packed;
+  // The work-item functions (and nvidia-ptx's warp lane) and their packed forms, which take the
+  // work-group's shape after the function's own parameters.
+  std::map<llvm::Function*, llvm::Function*> packedForm;
+  for (const auto& [name, form] : kPackedForms) {
+    llvm::Function* general = nullptr;
+    for (llvm::Function& f : m)
+      if (f.getName() == name || (f.getName().startswith("_Z") && demangledName(f.getName()) == name)) general = &f;
+    llvm::Function* packed = m.getFunction(form);
+    if (general && packed && !packed->isDeclaration()) packedForm[general] = packed;
+  }
+  llvm::Function* outside = m.getFunction("__isg_pk_outside");
+  std::vector<llvm::Function*> packable;
   if (rewritten && outside && !outside->isDeclaration()) {
     const std::set<const llvm::Function*> local = localMemoryUsers(m);
     for (llvm::Function* f : definedKernels(m))
-      if (canPack(*f, *rewritten, local)) packed.push_back(f);
+      if (canPack(*f, *rewritten, local)) packable.push_back(f);
   }
   llvm::IRBuilder<> r(llvm::BasicBlock::Create(c, "", reader));
   reader->setLinkage(llvm::GlobalValue::InternalLinkage);
-  if (packed.empty()) {
+  if (packable.empty()) {
     r.CreateRet(llvm::ConstantInt::get(i64, 0));
     return;
   }
@@ -204,27 +271,62 @@ void appendPackedLaunch(llvm::Module& m, const std::vector<KernelManifest>* rewr
   llvm::Value* inside = r.CreateICmpULT(i, r.getInt32(kPackWords));
   llvm::Value* at = r.CreateInBoundsGEP(words, store, {r.getInt32(0), r.CreateSelect(inside, i, r.getInt32(0))});
   r.CreateRet(r.CreateSelect(inside, r.CreateLoad(i64, at), llvm::ConstantInt::get(i64, 0)));
-  // The module's other kernels run as launched: they say so where the work-item functions read.
-  for (llvm::Function* f : definedKernels(m)) {
-    if (std::find(packed.begin(), packed.end(), f) != packed.end()) continue;
-    llvm::BasicBlock& entry = f->getEntryBlock();
-    llvm::BasicBlock::iterator at = entry.begin();
-    while (llvm::isa<llvm::AllocaInst>(*at)) ++at;
-    llvm::IRBuilder<> b(&entry, at);
-    b.CreateStore(llvm::ConstantInt::get(i64, 0), b.CreateConstInBoundsGEP2_32(words, store, 0, 0));
-  }
-  for (llvm::Function* f : packed) {
-    const unsigned index = unsigned(f->arg_size());
-    llvm::Function* fresh = withHiddenParameter(*f, words, "__isg_pack_launch");
+  for (llvm::Function* kernel : packable) {
+    unsigned shape[3] = {1, 1, 1};
+    const llvm::MDNode* w = kernel->getMetadata("reqd_work_group_size");
+    for (unsigned d = 0; d < 3; ++d)
+      shape[d] = unsigned(llvm::mdconst::extract<llvm::ConstantInt>(w->getOperand(d))->getZExtValue());
+    // The packed copy: the kernel and what it calls that reads the work-item functions, copied,
+    // each such call made to the packed form with the shape as constants.
+    std::set<llvm::Function*> readers = workItemReaders(*kernel, packedForm);
+    llvm::ValueToValueMapTy vmap;
+    std::vector<std::pair<llvm::Function*, llvm::Function*>> copies;
+    for (llvm::Function* f : readers) {
+      if (f == kernel) continue;
+      auto* copy = llvm::Function::Create(f->getFunctionType(), llvm::GlobalValue::InternalLinkage,
+                                          f->getName() + ".isg.packed." + kernel->getName(), &m);
+      vmap[f] = copy;
+      copies.emplace_back(f, copy);
+    }
+    llvm::Function* packed = llvm::CloneFunction(kernel, vmap);
+    for (auto& [f, copy] : copies) {
+      auto arg = copy->arg_begin();
+      for (llvm::Argument& a : f->args()) vmap[&a] = &*arg++;
+      llvm::SmallVector<llvm::ReturnInst*, 4> returns;
+      llvm::CloneFunctionInto(copy, f, vmap, llvm::CloneFunctionChangeType::LocalChangesOnly, returns);
+      copy->setLinkage(llvm::GlobalValue::InternalLinkage);
+    }
+    packed->setName(kernel->getName() + kPackedKernelSuffix);
+    std::vector<llvm::Function*> body{packed};
+    for (auto& [f, copy] : copies) body.push_back(copy);
+    for (llvm::Function* f : body) {
+      std::vector<llvm::CallInst*> calls;
+      for (llvm::BasicBlock& bb : *f)
+        for (llvm::Instruction& inst : bb)
+          if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst); call && packedForm.count(call->getCalledFunction()))
+            calls.push_back(call);
+      for (llvm::CallInst* call : calls) {
+        llvm::Function* form = packedForm[call->getCalledFunction()];
+        std::vector<llvm::Value*> args(call->arg_begin(), call->arg_end());
+        for (unsigned d = 0; d < 3; ++d) args.push_back(llvm::ConstantInt::get(i32, shape[d]));
+        llvm::IRBuilder<> b(call);
+        llvm::Value* v = b.CreateCall(form, args);
+        if (v->getType() != call->getType()) v = b.CreateZExtOrTrunc(v, call->getType());
+        call->replaceAllUsesWith(v);
+        call->eraseFromParent();
+      }
+    }
+    const unsigned index = unsigned(packed->arg_size());
+    llvm::Function* fresh = withHiddenParameter(*packed, words, "__isg_pack_launch");
     fresh->addFnAttr(kPackedKernel);
     // First in the entry: the launch shape's check (appendLaunchShape) reads the work-item
     // functions, which read this.
     llvm::IRBuilder<> b(splitEntry(*fresh, "pack"));
-    for (unsigned w = 0; w < kPackWords; ++w)
-      b.CreateStore(b.CreateLoad(i64, b.CreateConstInBoundsGEP2_32(words, fresh->getArg(index), 0, w)),
-                    b.CreateConstInBoundsGEP2_32(words, store, 0, w));
-    leaveWhere(b, b.CreateCall(outside), "pack");
-    shaped->push_back({fresh->getName().str(), {HiddenArg::Kind::PackedLaunch, index, 0}});
+    for (unsigned k = 0; k < kPackWords; ++k)
+      b.CreateStore(b.CreateLoad(i64, b.CreateConstInBoundsGEP2_32(words, fresh->getArg(index), 0, k)),
+                    b.CreateConstInBoundsGEP2_32(words, store, 0, k));
+    leaveWhere(b, b.CreateCall(outside, {b.getInt32(shape[0]), b.getInt32(shape[1]), b.getInt32(shape[2])}), "pack");
+    shaped->push_back({kernel->getName().str(), {HiddenArg::Kind::PackedLaunch, index, 0}});
   }
 }
 

@@ -33,18 +33,20 @@ ShapedKernels appendLaunchShape(llvm::Module& m, bool uniform);
 // work-group: one of W < 32 work-items leaves 32 - W lanes idle, and an SM holds at most 32 CTAs,
 // so Intel's SIMD16 kernels (OpenVINO's blocked convolutions: reqd_work_group_size(1, 16, 1))
 // run on half-empty warps at a quarter of the SM's threads. For a module in NVPTX's form after
-// appendLaunchShape: defines __isg_pack, and appends to each kernel that can run packed the
-// hidden parameter `ulong[12]` (by value; its words as ptx-runtime/workitems.cl names them),
-// which the layer fills at every launch: zeros for a launch as the application gave it, else
-// the description of the application's launch, which then runs as 1-D CTAs of 32 threads, each
-// 32 / W of its work-groups. The kernel copies it where the work-item functions read it and lets
-// the threads past the last work-group leave. A kernel can run packed where its
-// reqd_work_group_size is W < 32 work-items with W dividing 32, W a multiple of its sub-group
-// size (`rewritten`: the rewriter's manifests, null where there are none, as from SPIR-V: then no
-// kernel packs; a kernel they do not name calls none of the layer's builtins), and it reaches no local
-// memory (which its CTA's work-groups would share); a CTA barrier then waits for the CTA's
-// work-groups together, a stronger barrier that exited threads take no part in. Packed kernels
-// carry the function attribute kPackedKernel (writePtx: .maxntid 32 instead of .reqntid).
+// appendLaunchShape: defines __isg_pack and gives each kernel that can pack a packed copy, named
+// as it plus kPackedKernelSuffix, which runs CTAs of 32 threads (.reqntid 32), each 32 / W of
+// the application's work-groups. The copy calls copies of what it calls that reads the
+// work-item functions, and those call the functions' packed forms (ptx-runtime/workitems.cl)
+// with the work-group's shape as constants; its last parameter, `ulong[12]` by value, describes
+// the rest of the application's launch (the work-groups per dimension, the global offset, the
+// work dimension), which it copies where the packed forms read it, and the threads past the
+// last work-group leave at its entry. The kernel itself stays as it was. A kernel can pack where
+// its reqd_work_group_size is W < 32 work-items with W dividing 32 and a multiple of its
+// sub-group size (`rewritten`: the rewriter's manifests, null where there are none, as from
+// SPIR-V: then no kernel packs; a kernel they do not name calls none of the layer's builtins),
+// and it reaches no local memory (which its CTA's work-groups would share); a CTA barrier then
+// waits for the CTA's work-groups together, a stronger barrier that exited threads take no part
+// in. Packed copies carry the function attribute kPackedKernel (writePtx).
 void appendPackedLaunch(llvm::Module& m, const std::vector<KernelManifest>* rewritten, ShapedKernels* shaped);
 inline constexpr const char* kPackedKernel = "isg-packed-launch";
 

@@ -195,11 +195,11 @@ bool writePtx(llvm::Module& m, llvm::TargetMachine& tm, const std::string& optio
         if (auto* c = llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(w->getOperand(d)))
           reqd[d] = unsigned(c->getZExtValue());
     if (f.hasFnAttribute(kPackedKernel)) {
-      // A launch of its work-groups as given (reqd[]) or packed into one warp (launch_shape.h),
-      // with registers for as many CTAs of one warp as of reqd[] (below).
-      annotate("maxntidx", 32);
-      annotate("maxntidy", 1);
-      annotate("maxntidz", 1);
+      // The packed copy of a kernel (launch_shape.h): CTAs of one warp, at the occupancy
+      // target below.
+      annotate("reqntidx", 32);
+      annotate("reqntidy", 1);
+      annotate("reqntidz", 1);
       annotate("minctasm", kMaxWorkGroup / 2 / 32);
     } else if (reqd[0] && reqd[1] && reqd[2]) {
       annotate("reqntidx", reqd[0]);

@@ -162,10 +162,11 @@ TEST(NvidiaFrontEnd, TheLocalStrategyTakesThePathToo) {
 }
 
 // Packed work-groups (rewriter/src/ptx/launch_shape.h): a kernel whose reqd_work_group_size is
-// under a warp and a multiple of its sub-group size, and that reaches no local memory, gets the
-// packed launch as its last parameter and .maxntid 32 instead of .reqntid (the GPU checks the
-// launches: tests/nvidia/opencl_packed_test.cpp). Local memory (used through a helper), a
-// work-group of a whole warp, a kernel without the attribute and one whose S exceeds its rows keep theirs.
+// under a warp and a multiple of its sub-group size, and that reaches no local memory, gets a
+// packed copy (its name plus kPackedKernelSuffix, .reqntid 32, the packed launch as its last
+// parameter) and stays as it was (the GPU checks the launches: tests/nvidia/
+// opencl_packed_test.cpp). Local memory (used through a helper), a work-group of a whole warp,
+// a kernel without the attribute and one whose S exceeds its rows get none.
 TEST(NvidiaFrontEnd, SmallWorkGroupsPackIntoAWarp) {
   const isg::RewriteResult r = compile(R"CLC(
 __attribute__((reqd_work_group_size(1, 16, 1))) __attribute__((intel_reqd_sub_group_size(16)))
@@ -194,20 +195,26 @@ __kernel void any_size(__global float* o) { o[0] = intel_sub_group_shuffle(o[1],
   for (const isg::KernelManifest& k : r.kernels)
     for (const isg::HiddenArg& h : k.hiddenArgs)
       if (h.kind == isg::HiddenArg::Kind::PackedLaunch) {
-        EXPECT_EQ(h.index, k.numUserArgs) << k.name;
+        EXPECT_EQ(h.index, k.numUserArgs) << k.name << ": the copy's last parameter";
         packed.push_back(k.name);
       }
   std::sort(packed.begin(), packed.end());
   // rows: S 32 (nvidia-ptx's default: x is 16, not below it) over 16 work-items.
   EXPECT_EQ(packed, (std::vector<std::string>{"conv", "plain"}));
   const std::string ptx = r.binary.c_str();
-  EXPECT_TRUE(has(ptx, ".param .align 8 .b8 conv_param_1[96]")) << ptx;
-  EXPECT_TRUE(has(ptx, ".reqntid 1, 16, 1")) << "staged keeps its size";
-  EXPECT_TRUE(has(ptx, ".reqntid 32, 1, 1"));
-  std::size_t capped = 0;
-  for (std::size_t at = ptx.find(".maxntid 32, 1, 1"); at != std::string::npos; at = ptx.find(".maxntid 32, 1, 1", at + 1))
-    ++capped;
-  EXPECT_EQ(capped, 2u) << ptx;
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = ptx.find(what); at != std::string::npos; at = ptx.find(what, at + 1)) ++n;
+    return n;
+  };
+  const std::string suffix = isg::kPackedKernelSuffix;
+  EXPECT_EQ(count(".entry conv" + suffix + "("), 1u) << ptx;
+  EXPECT_EQ(count(".entry plain" + suffix + "("), 1u);
+  EXPECT_EQ(count(suffix + "("), 2u) << "no other copies";
+  EXPECT_TRUE(has(ptx, ".param .align 8 .b8 conv" + suffix + "_param_1[96]"));
+  EXPECT_TRUE(has(ptx, ".entry conv(\n\t.param .u64 .ptr .global .align 4 conv_param_0\n)")) << "the kernel as it was";
+  EXPECT_EQ(count(".reqntid 1, 16, 1"), 2u) << "conv and staged keep theirs";
+  EXPECT_EQ(count(".reqntid 32, 1, 1"), 3u) << "warp and the two copies";
 }
 
 // Non-uniform work-groups (OpenCL C 2.0), which NVIDIA's driver lacks: a program that may be
