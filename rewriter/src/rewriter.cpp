@@ -259,7 +259,8 @@ RewriteResult compileForNvidia(const RewriteInput& input) {
     std::vector<KernelManifest> described;
     detail::ShapedKernels shaped;
     // Clang's lines are the rewritten text's; the user's are wanted.
-    if (!detail::sourceToPtx(rewrittenInput(in, rewritten), rewritten.kernels, &ptx, &described, &shaped, &log))
+    if (!detail::sourceToPtx(rewrittenInput(in, rewritten), in.packWorkGroups ? &rewritten.kernels : nullptr, &ptx,
+                             &described, &shaped, &log))
       return detail::errorResult(usersLog(log, rewritten));
     RewriteResult result = rewritten;
     ptx.push_back('\0');  // NVIDIA's clCreateProgramWithBinary reads PTX as a C string
@@ -313,7 +314,9 @@ RewriteResult linkForNvidia(const std::vector<RewriteInput>& objects, const std:
     std::vector<KernelManifest> described;
     detail::ShapedKernels shaped;
     std::size_t failed = 0;
-    if (!detail::objectsToPtx(programs, options, result.kernels, &ptx, &described, &shaped, &failed, &log))
+    const bool pack = !objects.empty() && objects.front().packWorkGroups;
+    if (!detail::objectsToPtx(programs, options, pack ? &result.kernels : nullptr, &ptx, &described, &shaped,
+                              &failed, &log))
       return detail::errorResult(failed < rewrites.size() ? usersLog(log, rewrites[failed]) : log);
     ptx.push_back('\0');
     result.binary = std::move(ptx);

@@ -8,8 +8,8 @@
 // no multiple of a warp's share, no local size given (which a driver may refuse), a wrong one
 // refused, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, the program's kernels without the layer's copies;
 // a kernel with local memory, which has no copy, in the same program. The model is the spec's:
-// it runs on every device, packed on NVIDIA under ISG_NVIDIA_FRONTEND=layer (or for programs
-// that need the layer's front end) and as launched under ISG_PACK_WORK_GROUPS=0.
+// it runs on every device, packed on NVIDIA under ISG_PACK_WORK_GROUPS=1 with
+// ISG_NVIDIA_FRONTEND=layer (or for programs that need the layer's front end).
 #include <algorithm>
 #include <array>
 #include <string>

@@ -115,6 +115,9 @@ struct RewriteInput {
   // reqd_work_group_size is written as if it declared this one, for launches whose work-groups
   // are all that size (so all uniform); {0, 0, 0}: none.
   std::size_t assumedWorkGroupSize[3] = {0, 0, 0};
+  // The layer's front end for NVIDIA: kernels that can pack get packed copies
+  // (rewriter/src/ptx/launch_shape.h; the layer's ISG_PACK_WORK_GROUPS).
+  bool packWorkGroups = false;
 };
 
 // A layer-owned kernel argument appended after the user's arguments.

@@ -96,6 +96,7 @@ CacheKey cacheKey(const RewriteInput& in, std::string_view product) {
   field(in.options);
   field(in.compiledObject ? "\x01object" : "\x01program");
   for (std::size_t d : in.assumedWorkGroupSize) field(std::to_string(d));
+  field(in.packWorkGroups ? "\x01packed" : "\x01as-given");
   for (const ContextFunction& f : in.externalContext) {
     field(f.name);
     for (const std::string& family : f.families) field(family);

@@ -42,8 +42,9 @@ bool spirToPtx(const std::string& bitcode, const DeviceTraits& traits, const std
 // build log in *log: Clang's diagnostics (in `program`'s lines), or what the path cannot build.
 // *kernels: each kernel with its arguments as Clang describes them (name, default S, no hidden
 // arguments), for kernels the rewriter left alone; *shaped as spirToPtx's, and the kernels that
-// can run packed (launch_shape.h; `rewritten`: the rewriter's manifests of the program).
-bool sourceToPtx(const RewriteInput& program, const std::vector<KernelManifest>& rewritten, std::string* ptx,
+// have packed copies (launch_shape.h; `rewritten`: the rewriter's manifests of the program, null
+// for none: RewriteInput::packWorkGroups).
+bool sourceToPtx(const RewriteInput& program, const std::vector<KernelManifest>* rewritten, std::string* ptx,
                  std::vector<KernelManifest>* kernels, ShapedKernels* shaped, std::string* log);
 
 // The front end's compile of `program` alone (Clang, then what the path cannot build): false with
@@ -54,11 +55,12 @@ bool compilesForPtx(const RewriteInput& program, std::string* log);
 // compiledObject) compiled as sourceToPtx compiles a program, the modules linked into one as a
 // driver links objects, and written as PTX for the link's `options` (the math options; the
 // device of objects.front().traits). *kernels: every object's, as sourceToPtx's (`rewritten`:
-// the rewriter's manifests of every object). False with a build log in *log; *failed is the
+// the rewriter's manifests of every object, null for no packed copies). False with a build log in *log; *failed is the
 // index of the object that did not compile, objects.size() when the link itself failed.
 bool objectsToPtx(const std::vector<RewriteInput>& objects, const std::string& options,
-                  const std::vector<KernelManifest>& rewritten, std::string* ptx, std::vector<KernelManifest>* kernels, ShapedKernels* shaped,
-                  std::size_t* failed, std::string* log);
+                  const std::vector<KernelManifest>* rewritten, std::string* ptx,
+                  std::vector<KernelManifest>* kernels, ShapedKernels* shaped, std::size_t* failed,
+                  std::string* log);
 
 // What of OpenCL C the front end cannot build yet, found in the module Clang wrote for NVPTX:
 // the images of imageLimit (ptx_images.h), pipes, device-side enqueue. "" when nothing.

@@ -181,7 +181,7 @@ std::unique_ptr<llvm::Module> compileForPtx(const RewriteInput& program, llvm::L
 // images, printf and builtins bound, the launch shape (`uniform`: no non-uniform work-groups),
 // then the PTX for the math `options`.
 bool moduleToPtx(llvm::Module& m, const DeviceTraits& traits, const std::string& options, bool uniform,
-                 const std::vector<KernelManifest>& rewritten, const std::string& diagnostics, std::string* ptx,
+                 const std::vector<KernelManifest>* rewritten, const std::string& diagnostics, std::string* ptx,
                  ShapedKernels* shaped, std::string* log) {
   std::unique_ptr<llvm::TargetMachine> tm = targetMachine(traits.nvidiaComputeCapability, options, log);
   if (!tm) return false;
@@ -192,7 +192,7 @@ bool moduleToPtx(llvm::Module& m, const DeviceTraits& traits, const std::string&
   if (!lowerImages(m, traits, log) || !lowerPrintf(m, log)) return false;
   if (!bindBuiltins(m, traits, Origin::Source, log)) return false;
   *shaped = appendLaunchShape(m, uniform);
-  appendPackedLaunch(m, &rewritten, shaped);
+  appendPackedLaunch(m, rewritten, shaped);
   if (!writePtx(m, *tm, options, Origin::Source, diagnostics, ptx, log)) return false;
   declareBufferSurfaces(m, ptx);
   return true;
@@ -200,7 +200,7 @@ bool moduleToPtx(llvm::Module& m, const DeviceTraits& traits, const std::string&
 
 }  // namespace
 
-bool sourceToPtx(const RewriteInput& program, const std::vector<KernelManifest>& rewritten, std::string* ptx,
+bool sourceToPtx(const RewriteInput& program, const std::vector<KernelManifest>* rewritten, std::string* ptx,
                  std::vector<KernelManifest>* kernels, ShapedKernels* shaped, std::string* log) {
   llvm::LLVMContext context;
   useOpaquePointers(context);  // as libclc's bitcode
@@ -221,7 +221,7 @@ bool compilesForPtx(const RewriteInput& program, std::string* log) {
 }
 
 bool objectsToPtx(const std::vector<RewriteInput>& objects, const std::string& options,
-                  const std::vector<KernelManifest>& rewritten, std::string* ptx,
+                  const std::vector<KernelManifest>* rewritten, std::string* ptx,
                   std::vector<KernelManifest>* kernels, ShapedKernels* shaped, std::size_t* failed,
                   std::string* log) {
   *failed = objects.size();

@@ -168,7 +168,7 @@ TEST(NvidiaFrontEnd, TheLocalStrategyTakesThePathToo) {
 // opencl_packed_test.cpp). Local memory (used through a helper), a work-group of a whole warp,
 // a kernel without the attribute and one whose S exceeds its rows get none.
 TEST(NvidiaFrontEnd, SmallWorkGroupsPackIntoAWarp) {
-  const isg::RewriteResult r = compile(R"CLC(
+  const char* src = R"CLC(
 __attribute__((reqd_work_group_size(1, 16, 1))) __attribute__((intel_reqd_sub_group_size(16)))
 __kernel void conv(__global float* o) { o[get_global_id(1)] = intel_sub_group_shuffle(o[get_global_id(0)], 3u); }
 __attribute__((reqd_work_group_size(8, 1, 1)))
@@ -189,7 +189,13 @@ __kernel void warp(__global float* o) { o[0] = intel_sub_group_shuffle(o[1], 1u)
 __attribute__((reqd_work_group_size(16, 1, 1)))
 __kernel void rows(__global float* o) { o[0] = intel_sub_group_shuffle(o[1], 1u); }
 __kernel void any_size(__global float* o) { o[0] = intel_sub_group_shuffle(o[1], 1u); }
-)CLC", "-cl-std=CL1.2");
+)CLC";
+  isg::RewriteInput in = nvidiaInput(src, "-cl-std=CL1.2");
+  const isg::RewriteResult plain = isg::compileForNvidia(in);
+  ASSERT_EQ(plain.status, isg::RewriteResult::Status::Rewritten) << plain.log;
+  EXPECT_FALSE(has(plain.binary.c_str(), isg::kPackedKernelSuffix)) << "only where the layer asks";
+  in.packWorkGroups = true;  // ISG_PACK_WORK_GROUPS=1
+  const isg::RewriteResult r = keep(isg::compileForNvidia(in));
   ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
   std::vector<std::string> packed;
   for (const isg::KernelManifest& k : r.kernels)
