@@ -246,7 +246,7 @@ void appendPackedLaunch(llvm::Module& m, const std::vector<KernelManifest>* rewr
   for (const auto& [name, form] : kPackedForms) {
     llvm::Function* general = nullptr;
     for (llvm::Function& f : m)
-      if (f.getName() == name || (f.getName().startswith("_Z") && demangledName(f.getName()) == name)) general = &f;
+      if (f.getName() == name || (f.getName().substr(0, 2) == "_Z" && demangledName(f.getName()) == name)) general = &f;
     llvm::Function* packed = m.getFunction(form);
     if (general && packed && !packed->isDeclaration()) packedForm[general] = packed;
   }
