@@ -3,12 +3,13 @@
 # request at a time (LATENCY hint). Per precision: the wall time of an inference without and with
 # OpenVINO's per-layer profiling, the sum of the layers' GPU times (OpenCL event profiling), the
 # layers run, and the kernels OpenVINO chose with their share of the GPU time.
-#   profile.py [f32] [f16] [--batch N]
+#   profile.py [f32] [f16] [--batch N] [--layers]   (--layers: each layer's time, name and kernel)
 import sys, time, collections, numpy as np, openvino as ov
 from resnet import resnet
 
 args = sys.argv[1:]
 batch = int(args[args.index("--batch") + 1]) if "--batch" in args else 1
+layers = "--layers" in args
 precisions = [a for a in args if a in ("f32", "f16")] or ["f32", "f16"]
 core = ov.Core()
 model = resnet(batch)
@@ -35,6 +36,7 @@ for p in precisions:
         gpu += t
         k = by_kernel[f"{info.node_type}:{info.exec_type}"]
         k[0] += 1; k[1] += t
+        if layers: print(f"  layer {t:8.3f} ms  {info.node_name}  {info.exec_type}", flush=True)
     print(f"{p} batch {batch}: {plain:.3f} ms an inference ({profiled:.3f} ms profiled), "
           f"GPU {gpu:.3f} ms in {ran} layers, host and gaps {profiled - gpu:.3f} ms", flush=True)
     for name, (n, t) in sorted(by_kernel.items(), key=lambda kv: -kv[1][1]):

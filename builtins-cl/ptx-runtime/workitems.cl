@@ -107,12 +107,13 @@ size_t __ISG_PTX_OVL get_local_linear_id(void) {
   return (get_local_id(2) * get_local_size(1) + get_local_id(1)) * get_local_size(0) + get_local_id(0);
 }
 
-/* Defined by launch_shape.cpp: word i of a packed launch's description (__ISG_PACK_*). */
+/* Defined by launch_shape.cpp: word i of a packed launch's description (__ISG_PACK_*, of
+ * isg::kPackedLaunchWords in rewriter.h). */
 ulong __isg_pack(uint i);
-#define __ISG_PACK_GROUPS 4u      /* the launch's work-groups (below 2^31) */
-#define __ISG_PACK_NUM_GROUPS 5u  /* 5, 6, 7: the work-groups in x, y, z */
-#define __ISG_PACK_OFFSET 8u      /* 8, 9, 10: the global offset */
-#define __ISG_PACK_DIM 11u        /* the work dimension */
+#define __ISG_PACK_GROUPS 0u      /* the launch's work-groups (below 2^31) */
+#define __ISG_PACK_NUM_GROUPS 1u  /* 1, 2, 3: the work-groups in x, y, z */
+#define __ISG_PACK_OFFSET 4u      /* 4, 5, 6: the global offset */
+#define __ISG_PACK_DIM 7u         /* the work dimension */
 #define __ISG_PK_SHAPE uint lx, uint ly, uint lz
 /* The packed work-group's index in the launch. */
 static inline uint __isg_pk_group(__ISG_PK_SHAPE) {

@@ -226,7 +226,7 @@ constexpr cl_ulong kUniformLaunch[3] = {0, 0, 0};
 
 // A packed launch's description (HiddenArg::Kind::PackedLaunch; its words as
 // builtins-cl/ptx-runtime/workitems.cl names them), zeros for a launch as the application gave it.
-using PackedLaunchWords = std::array<cl_ulong, 12>;
+using PackedLaunchWords = std::array<cl_ulong, kPackedLaunchWords>;
 // Sets it on `kernel`; CL_SUCCESS where the kernel has none.
 inline cl_int setPackedLaunch(cl_kernel kernel, const KernelManifest& m, const PackedLaunchWords& words) {
   const HiddenArg* h = hiddenArgOf(m, HiddenArg::Kind::PackedLaunch);

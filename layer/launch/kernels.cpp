@@ -152,9 +152,9 @@ cl_int createKernelsWithoutCopies(const ProgramRecord& record, cl_uint num_kerne
                                   cl_uint* num_kernels_ret) {
   if (kernels && num_kernels == 0) return CL_INVALID_VALUE;
   std::string names;
-  if (cl_int err = programString(record.driverProgram(), CL_PROGRAM_KERNEL_NAMES, &names)) return err;
-  names = withoutPackedCopies(record, names);
-  const cl_uint visible = names.empty() ? 0 : cl_uint(std::count(names.begin(), names.end(), ';')) + 1;
+  size_t count = 0;
+  if (cl_int err = visibleKernelNames(record, &names, &count)) return err;
+  const cl_uint visible = cl_uint(count);
   if (kernels && num_kernels < visible) return CL_INVALID_VALUE;
   if (num_kernels_ret) *num_kernels_ret = visible;
   if (!kernels) return CL_SUCCESS;

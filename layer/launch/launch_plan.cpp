@@ -125,7 +125,7 @@ void LaunchPlan::planPacking(const KernelManifest& manifest) {
     total *= groups[d];
   }
   auto offset = [&](cl_uint d) -> cl_ulong { return l.globalOffset && d < l.workDim ? l.globalOffset[d] : 0; };
-  packedWords_ = {0, 0, 0, 0, total, groups[0], groups[1], groups[2], offset(0), offset(1), offset(2), l.workDim};
+  packedWords_ = {total, groups[0], groups[1], groups[2], offset(0), offset(1), offset(2), l.workDim};
   const size_t perWarp = kWarp / items;
   packedGlobal_[0] = (total + perWarp - 1) / perWarp * kWarp;
   packedLocal_[0] = kWarp;

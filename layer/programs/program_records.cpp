@@ -74,17 +74,23 @@ bool isPackedCopy(const ProgramRecord& record, const std::string& name) {
   return false;
 }
 
-std::string withoutPackedCopies(const ProgramRecord& record, const std::string& names) {
-  std::string kept;
+cl_int visibleKernelNames(const ProgramRecord& record, std::string* names, size_t* count) {
+  std::string all;
+  if (cl_int err = programString(record.driverProgram(), CL_PROGRAM_KERNEL_NAMES, &all)) return err;
+  names->clear();
+  *count = 0;
   std::size_t from = 0;
-  while (from <= names.size()) {
-    std::size_t end = names.find(';', from);
-    if (end == std::string::npos) end = names.size();
-    const std::string name = names.substr(from, end - from);
-    if (!name.empty() && !isPackedCopy(record, name)) kept += (kept.empty() ? "" : ";") + name;
+  while (from <= all.size()) {
+    std::size_t end = all.find(';', from);
+    if (end == std::string::npos) end = all.size();
+    const std::string name = all.substr(from, end - from);
+    if (!name.empty() && !isPackedCopy(record, name)) {
+      *names += (names->empty() ? "" : ";") + name;
+      ++*count;
+    }
     from = end + 1;
   }
-  return kept;
+  return CL_SUCCESS;
 }
 
 cl_program createDriverProgram(cl_program like, const std::string& text, cl_int* err) {

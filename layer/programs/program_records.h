@@ -101,8 +101,9 @@ void releaseShadow(const std::shared_ptr<ProgramRecord>& record);
 bool hasPackedCopies(const ProgramRecord& record);
 // Whether `name` is a packed copy's in `record`'s driver program.
 bool isPackedCopy(const ProgramRecord& record, const std::string& name);
-// CL_PROGRAM_KERNEL_NAMES (`names`, separated by ';') without them.
-std::string withoutPackedCopies(const ProgramRecord& record, const std::string& names);
+// The kernels of the driver's program without them: CL_PROGRAM_KERNEL_NAMES (separated by ';')
+// in *names and how many in *count.
+cl_int visibleKernelNames(const ProgramRecord& record, std::string* names, size_t* count);
 
 // A source program of the driver's in the context of `like` (shadows, rewritten headers).
 cl_program createDriverProgram(cl_program like, const std::string& text, cl_int* err);

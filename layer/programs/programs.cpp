@@ -127,11 +127,10 @@ cl_int CL_API_CALL clGetProgramInfo_layer(cl_program program, cl_program_info pa
           target = record->driverProgram();
           if (!hasPackedCopies(*record)) break;
           std::string names;
-          if (cl_int err = programString(target, CL_PROGRAM_KERNEL_NAMES, &names)) return err;
-          names = withoutPackedCopies(*record, names);
+          size_t count = 0;
+          if (cl_int err = visibleKernelNames(*record, &names, &count)) return err;
           if (param_name == CL_PROGRAM_KERNEL_NAMES)
             return writeString(param_value_size, param_value, param_value_size_ret, names);
-          const size_t count = names.empty() ? 0 : size_t(std::count(names.begin(), names.end(), ';')) + 1;
           return writeValue(param_value_size, param_value, param_value_size_ret, count);
         }
         break;

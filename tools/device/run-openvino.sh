@@ -2,15 +2,19 @@
 # SPDX-License-Identifier: MIT
 # On the GPU machine (stage-openvino.sh staged it): the layer's GPU tests, OpenVINO's small models
 # against its CPU plugin, ResNet-34's throughput against the CPU plugin in the same run and where
-# batch 1's time goes, each with packed work-groups on (ISG_PACK_WORK_GROUPS=1) and off. The
-# results go to $OUT, one file per part (the device tool brings back a few files).
+# batch 1's time goes, each with packed work-groups on (ISG_PACK_WORK_GROUPS=1) and off; the f16
+# models on the local strategy; where batch 32's f16 time goes. The
+# results go to $OUT, one file per part (the device tool brings back a few files). Arguments name
+# the parts to run (tests, models, resnet; all by default), so that each fits one device call.
 set -uo pipefail
 stage=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$stage/.." && pwd)
 export OPENCL_LAYERS=$stage/layer/libIntelSubgroupsLayer.so
 out=${OUT:-/tmp/openvino-out}
+parts=" ${*:-tests models resnet} "
+want() { [[ $parts == *" $1 "* ]]; }
 mkdir -p "$out" /tmp/ov
-for pack in 1 0; do
+want tests && for pack in 1 0; do
   ( ISG_PACK_WORK_GROUPS=$pack ISG_NVIDIA_FRONTEND=layer timeout 90 "$stage/tests/nvidia/nvidia_ptx_test"
     ISG_PACK_WORK_GROUPS=$pack ISG_NVIDIA_FRONTEND=layer timeout 90 "$stage/tests/realworld/realworld_tests" ) \
     > "$out/tests-pack$pack.txt" 2>&1
@@ -18,18 +22,25 @@ done
 tar -xJf "$stage/ov.tar.xz" -C /tmp/ov
 export PYTHONPATH=/tmp/ov
 cd "$root/bench/openvino"
-{
-  timeout 30 python3 models.py ref /tmp/refs.npz
+want models && timeout 30 python3 models.py ref /tmp/refs.npz > "$out/refs.txt" 2>&1
+want models && {
   for pack in 1 0; do
     for f16 in "" --f16; do
       echo "== ISG_PACK_WORK_GROUPS=$pack $f16"
       ISG_PACK_WORK_GROUPS=$pack timeout 90 python3 models.py gpu /tmp/refs.npz $f16
     done
   done
+  # Local memory in place of warp instructions (sdpa_opt's block reads under sub-group-uniform flow).
+  echo "== ISG_STRATEGY=local --f16"
+  ISG_STRATEGY=local timeout 120 python3 models.py gpu /tmp/refs.npz --f16
 } > "$out/models.txt" 2>&1
-{
+want resnet && {
   echo "== ISG_PACK_WORK_GROUPS=1"; ISG_PACK_WORK_GROUPS=1 timeout 170 python3 resnet.py
   echo "== ISG_PACK_WORK_GROUPS=0"; ISG_PACK_WORK_GROUPS=0 timeout 100 python3 resnet.py GPU
   for pack in 1 0; do echo "== profile, ISG_PACK_WORK_GROUPS=$pack"; ISG_PACK_WORK_GROUPS=$pack timeout 40 python3 profile.py f32 f16; done
+  echo "== profile, batch 32, ISG_PACK_WORK_GROUPS=1"
+  ISG_DUMP_DIR=/tmp/ov-dump ISG_PACK_WORK_GROUPS=1 timeout 60 python3 profile.py f16 --batch 32
 } > "$out/resnet.txt" 2>&1
+# What the plugin built at batch 32 (source, rewrite, PTX), to read the chosen kernels here.
+want resnet && tar -C /tmp -cJf "$out/ov-dump.tar.xz" ov-dump 2>/dev/null
 grep -h -E 'PASSED|FAILED|==|inferences|rel.err|ms an inference|wrong or' "$out"/*.txt

@@ -135,7 +135,7 @@ struct HiddenArg {
   // PackedLaunch: NVIDIA, the layer's PTX path: the kernel has a packed copy, the program's
   // kernel named as it plus kPackedKernelSuffix, which runs CTAs of 32 threads that each hold 32
   // / W of the application's work-groups of W < 32 work-items (its reqd_work_group_size); `index`
-  // is that copy's parameter `ulong[12]` (by value), the description of the launch, set at every
+  // is that copy's parameter `ulong[kPackedLaunchWords]` (by value), the description of the launch, set at every
   // launch of the copy (rewriter/src/ptx/launch_shape.h). The kernel itself has no such parameter.
   enum class Kind { LocalScratch, RawImage, LaunchShape, ImageFacts, PackedLaunch };
   Kind kind = Kind::LocalScratch;
@@ -146,6 +146,9 @@ struct HiddenArg {
 // The name of a kernel's packed copy, after the kernel's own (HiddenArg::Kind::PackedLaunch): a
 // kernel of the driver's program that the application never sees.
 inline constexpr const char* kPackedKernelSuffix = "__isg_packed";
+// The words of a packed launch's description (HiddenArg::Kind::PackedLaunch), as
+// builtins-cl/ptx-runtime/workitems.cl names them (__ISG_PACK_*).
+inline constexpr unsigned kPackedLaunchWords = 8;
 
 // What clGetKernelArgInfo answers for one of the application's kernel arguments, as the
 // application declared it (Clang's kernel_arg_* metadata spells it so): the layer answers from

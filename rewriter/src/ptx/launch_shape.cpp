@@ -21,8 +21,6 @@ namespace isg::detail {
 
 namespace {
 
-// The words of a packed launch's description (ptx-runtime/workitems.cl, __ISG_PACK_*).
-constexpr unsigned kPackWords = 12;
 constexpr unsigned kWarp = 32;
 
 std::vector<llvm::Function*> definedKernels(llvm::Module& m) {
@@ -96,9 +94,34 @@ std::set<const llvm::Function*> localMemoryUsers(llvm::Module& m) {
   return users;
 }
 
+// A work-item function (and nvidia-ptx's warp lane) of the module and its packed form.
+using PackedForms = std::map<llvm::Function*, llvm::Function*>;
+
+// What `kernel` reaches through its calls: itself first, then every callee, defined or not,
+// but not what the functions in `stops` call. `indirect`: a call through a pointer.
+struct Reach {
+  std::vector<llvm::Function*> functions;
+  bool indirect = false;
+};
+Reach reachable(llvm::Function& kernel, const PackedForms& stops) {
+  Reach r{{&kernel}};
+  std::set<llvm::Function*> seen{&kernel};
+  for (std::size_t n = 0; n < r.functions.size(); ++n) {
+    if (stops.count(r.functions[n])) continue;
+    for (llvm::BasicBlock& bb : *r.functions[n])
+      for (llvm::Instruction& i : bb)
+        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i)) {
+          llvm::Function* callee = call->getCalledFunction();
+          if (!callee && !call->isInlineAsm()) r.indirect = true;
+          if (callee && seen.insert(callee).second) r.functions.push_back(callee);
+        }
+  }
+  return r;
+}
+
 // Whether `kernel` can run packed (appendPackedLaunch).
 bool canPack(llvm::Function& kernel, const std::vector<KernelManifest>& rewritten,
-             const std::set<const llvm::Function*>& localUsers) {
+             const std::set<const llvm::Function*>& localUsers, const PackedForms& forms) {
   const llvm::MDNode* w = kernel.getMetadata("reqd_work_group_size");
   if (!w || w->getNumOperands() != 3) return false;
   uint64_t items = 1;
@@ -114,23 +137,11 @@ bool canPack(llvm::Function& kernel, const std::vector<KernelManifest>& rewritte
       return false;
   for (const llvm::Argument& a : kernel.args())
     if (auto* p = llvm::dyn_cast<llvm::PointerType>(a.getType()); p && p->getAddressSpace() == 3) return false;
-  // Everything it calls: a call through a pointer (none in OpenCL C) keeps it as it is.
-  std::set<const llvm::Function*> seen{&kernel};
-  std::vector<const llvm::Function*> work{&kernel};
-  while (!work.empty()) {
-    const llvm::Function* f = work.back();
-    work.pop_back();
-    if (localUsers.count(f)) return false;
-    for (const llvm::BasicBlock& bb : *f)
-      for (const llvm::Instruction& i : bb) {
-        const auto* call = llvm::dyn_cast<llvm::CallBase>(&i);
-        if (!call) continue;
-        const llvm::Function* callee = call->getCalledFunction();
-        if (!callee && !call->isInlineAsm()) return false;
-        if (callee && seen.insert(callee).second) work.push_back(callee);
-      }
-  }
-  return true;
+  // A call through a pointer (none in OpenCL C) keeps it as it is.
+  const Reach reach = reachable(kernel, forms);
+  if (reach.indirect) return false;
+  return std::none_of(reach.functions.begin(), reach.functions.end(),
+                      [&](const llvm::Function* f) { return localUsers.count(f) != 0; });
 }
 
 // The functions whose packed form (ptx-runtime/workitems.cl) a packed copy calls, by the name
@@ -158,17 +169,10 @@ std::string demangledName(llvm::StringRef mangled) {
 }
 
 // `kernel` and the functions it calls that call, themselves or through others, one of `forms`.
-std::set<llvm::Function*> workItemReaders(llvm::Function& kernel,
-                                          const std::map<llvm::Function*, llvm::Function*>& forms) {
-  std::vector<llvm::Function*> reach{&kernel};
-  std::set<llvm::Function*> seen{&kernel};
-  for (std::size_t n = 0; n < reach.size(); ++n)
-    for (llvm::BasicBlock& bb : *reach[n])
-      for (llvm::Instruction& i : bb)
-        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i))
-          if (llvm::Function* callee = call->getCalledFunction();
-              callee && !callee->isDeclaration() && !forms.count(callee) && seen.insert(callee).second)
-            reach.push_back(callee);
+std::set<llvm::Function*> workItemReaders(llvm::Function& kernel, const PackedForms& forms) {
+  std::vector<llvm::Function*> reach;
+  for (llvm::Function* f : reachable(kernel, forms).functions)
+    if (!f->isDeclaration() && !forms.count(f)) reach.push_back(f);
   std::set<llvm::Function*> readers;
   for (bool grew = true; grew;) {
     grew = false;
@@ -237,12 +241,12 @@ void appendPackedLaunch(llvm::Module& m, const std::vector<KernelManifest>* rewr
   llvm::LLVMContext& c = m.getContext();
   llvm::Type* i32 = llvm::Type::getInt32Ty(c);
   llvm::Type* i64 = llvm::Type::getInt64Ty(c);
-  llvm::ArrayType* words = llvm::ArrayType::get(i64, kPackWords);
+  llvm::ArrayType* words = llvm::ArrayType::get(i64, kPackedLaunchWords);
   llvm::Function* reader = m.getFunction("__isg_pack");
   if (!reader || !reader->isDeclaration()) return;  // no work-item functions: nothing to pack
   // The work-item functions (and nvidia-ptx's warp lane) and their packed forms, which take the
   // work-group's shape after the function's own parameters.
-  std::map<llvm::Function*, llvm::Function*> packedForm;
+  PackedForms packedForm;
   for (const auto& [name, form] : kPackedForms) {
     llvm::Function* general = nullptr;
     for (llvm::Function& f : m)
@@ -255,7 +259,7 @@ void appendPackedLaunch(llvm::Module& m, const std::vector<KernelManifest>* rewr
   if (rewritten && outside && !outside->isDeclaration()) {
     const std::set<const llvm::Function*> local = localMemoryUsers(m);
     for (llvm::Function* f : definedKernels(m))
-      if (canPack(*f, *rewritten, local)) packable.push_back(f);
+      if (canPack(*f, *rewritten, local, packedForm)) packable.push_back(f);
   }
   llvm::IRBuilder<> r(llvm::BasicBlock::Create(c, "", reader));
   reader->setLinkage(llvm::GlobalValue::InternalLinkage);
@@ -268,7 +272,7 @@ void appendPackedLaunch(llvm::Module& m, const std::vector<KernelManifest>* rewr
                                          llvm::UndefValue::get(words), "__isg_pack_launch", nullptr,
                                          llvm::GlobalValue::NotThreadLocal, 3);
   llvm::Value* i = reader->getArg(0);
-  llvm::Value* inside = r.CreateICmpULT(i, r.getInt32(kPackWords));
+  llvm::Value* inside = r.CreateICmpULT(i, r.getInt32(kPackedLaunchWords));
   llvm::Value* at = r.CreateInBoundsGEP(words, store, {r.getInt32(0), r.CreateSelect(inside, i, r.getInt32(0))});
   r.CreateRet(r.CreateSelect(inside, r.CreateLoad(i64, at), llvm::ConstantInt::get(i64, 0)));
   for (llvm::Function* kernel : packable) {
@@ -322,7 +326,7 @@ void appendPackedLaunch(llvm::Module& m, const std::vector<KernelManifest>* rewr
     // First in the entry: the launch shape's check (appendLaunchShape) reads the work-item
     // functions, which read this.
     llvm::IRBuilder<> b(splitEntry(*fresh, "pack"));
-    for (unsigned k = 0; k < kPackWords; ++k)
+    for (unsigned k = 0; k < kPackedLaunchWords; ++k)
       b.CreateStore(b.CreateLoad(i64, b.CreateConstInBoundsGEP2_32(words, fresh->getArg(index), 0, k)),
                     b.CreateConstInBoundsGEP2_32(words, store, 0, k));
     leaveWhere(b, b.CreateCall(outside, {b.getInt32(shape[0]), b.getInt32(shape[1]), b.getInt32(shape[2])}), "pack");

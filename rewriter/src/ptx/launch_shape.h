@@ -37,7 +37,7 @@ ShapedKernels appendLaunchShape(llvm::Module& m, bool uniform);
 // as it plus kPackedKernelSuffix, which runs CTAs of 32 threads (.reqntid 32), each 32 / W of
 // the application's work-groups. The copy calls copies of what it calls that reads the
 // work-item functions, and those call the functions' packed forms (ptx-runtime/workitems.cl)
-// with the work-group's shape as constants; its last parameter, `ulong[12]` by value, describes
+// with the work-group's shape as constants; its last parameter, `ulong[kPackedLaunchWords]` by value, describes
 // the rest of the application's launch (the work-groups per dimension, the global offset, the
 // work dimension), which it copies where the packed forms read it, and the threads past the
 // last work-group leave at its entry. The kernel itself stays as it was. A kernel can pack where

@@ -217,7 +217,7 @@ __kernel void any_size(__global float* o) { o[0] = intel_sub_group_shuffle(o[1],
   EXPECT_EQ(count(".entry conv" + suffix + "("), 1u) << ptx;
   EXPECT_EQ(count(".entry plain" + suffix + "("), 1u);
   EXPECT_EQ(count(suffix + "("), 2u) << "no other copies";
-  EXPECT_TRUE(has(ptx, ".param .align 8 .b8 conv" + suffix + "_param_1[96]"));
+  EXPECT_TRUE(has(ptx, ".param .align 8 .b8 conv" + suffix + "_param_1[64]"));
   EXPECT_TRUE(has(ptx, ".entry conv(\n\t.param .u64 .ptr .global .align 4 conv_param_0\n)")) << "the kernel as it was";
   EXPECT_EQ(count(".reqntid 1, 16, 1"), 2u) << "conv and staged keep theirs";
   EXPECT_EQ(count(".reqntid 32, 1, 1"), 3u) << "warp and the two copies";
