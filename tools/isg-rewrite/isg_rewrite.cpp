@@ -24,7 +24,7 @@ std::string strategyNames() {
 int usage(std::ostream& out) {
   out << "usage: isg-rewrite --strategy " << strategyNames() << "\n"
                "                   [--sub-group-size N] [--native-size N] [--fp16] [--fp64] [--no-images]\n"
-               "                   [--nv-sm NN] [--device-version NNN] [--device-extensions \"A B\"]\n"
+               "                   [--pack-work-groups] [--nv-sm NN] [--device-version NNN] [--device-extensions \"A B\"]\n"
                "                   [--device-features \"A B\"] [--driver-options FILE] [--manifest]\n"
                "                   [--module-output bitcode|spirv|ptx] [--spirv-bridge PATH]\n"
                "                   [--header NAME=PATH]... [build options...] [--] file.cl|file.spv\n"
@@ -40,6 +40,8 @@ int usage(std::ostream& out) {
                "--sub-group-size the default S, as ISG_SUB_GROUP_SIZE sets it.\n"
                "--device-version (e.g. 300), --device-extensions and --device-features (space\n"
                "separated) say what the driver predefines, as the layer reads it off a device.\n"
+               "--pack-work-groups: nvidia-ptx, the packed copies as ISG_PACK_WORK_GROUPS=1 asks\n"
+               "for them (with --module-output ptx, their PTX beside the kernels').\n"
                "--no-images: a device without CL_DEVICE_IMAGE_SUPPORT (no __IMAGE_SUPPORT__, no\n"
                "cl_intel_media_block_io).\n"
                "A SPIR-V module as input goes through the SPIR-V front end: the output is the\n"
@@ -130,6 +132,8 @@ int main(int argc, char** argv) {
       in.traits.fp64 = true;
     } else if (a == "--no-images") {
       images = false;
+    } else if (a == "--pack-work-groups") {
+      in.packWorkGroups = true;
     } else if (a == "--nv-sm") {
       value(&v);
       in.traits.nvidiaComputeCapability = number(a, v);
