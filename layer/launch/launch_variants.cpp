@@ -88,6 +88,8 @@ class Builder {
 Immortal<Builder> g_builder;
 Builder& Builder::builder() { return g_builder.get(); }
 
+// Whether every kernel of a program of strategy `s` that can runs variants (for speed); else
+// only those whose results depend on the launch's shape do (variantsCanServe).
 bool strategyGains(Strategy s) {
   switch (config().LAUNCH_VARIANTS) {
     case VariantChoice::Off:
@@ -107,28 +109,37 @@ VariantProgram::~VariantProgram() {
   if (program && next().clReleaseProgram) next().clReleaseProgram(program);
 }
 
-bool variantsCanServe(const KernelManifest& m) {
+bool variantsCanServe(const KernelManifest& m, const ProgramVariants& variants) {
   if (m.reqdWorkGroupSize[0] != 0 || m.families.empty() || !m.blockImageArgs.empty()) return false;
+  if (!variants.forSpeed() && !m.shapeDependentResult) return false;
   return std::all_of(m.hiddenArgs.begin(), m.hiddenArgs.end(),
                      [](const HiddenArg& h) { return h.kind == HiddenArg::Kind::LocalScratch; });
+}
+
+bool variantAwaited(const KernelManifest& m) {
+  return config().LAUNCH_VARIANTS == VariantChoice::Wait || m.shapeDependentResult;
 }
 
 std::shared_ptr<ProgramVariants> programVariantsFor(cl_program app, const RewriteInput& input,
                                                     const RewriteResult& rewritten) {
   if (rewritten.status != RewriteResult::Status::Rewritten ||
       rewritten.form != RewriteResult::Form::Source || input.compiledObject ||
-      !strategyGains(rewritten.strategy) || !next().clRetainContext || !next().clBuildProgram)
-    return nullptr;
-  if (std::none_of(rewritten.kernels.begin(), rewritten.kernels.end(), variantsCanServe))
+      config().LAUNCH_VARIANTS == VariantChoice::Off || rewritten.strategy == Strategy::Native ||
+      !next().clRetainContext || !next().clBuildProgram)
     return nullptr;
   cl_context context = nullptr;
   if (programValue(app, CL_PROGRAM_CONTEXT, &context) != CL_SUCCESS || !context) return nullptr;
-  return std::make_shared<ProgramVariants>(input, rewritten.diskFiles, context);
+  auto variants = std::make_shared<ProgramVariants>(input, rewritten.diskFiles, context,
+                                                    strategyGains(rewritten.strategy));
+  if (std::none_of(rewritten.kernels.begin(), rewritten.kernels.end(),
+                   [&](const KernelManifest& m) { return variantsCanServe(m, *variants); }))
+    return nullptr;
+  return variants;
 }
 
 ProgramVariants::ProgramVariants(const RewriteInput& input, std::vector<SourceFile> diskFiles,
-                                 cl_context context)
-    : input_(input), diskFiles_(std::move(diskFiles)), context_(context) {
+                                 cl_context context, bool forSpeed)
+    : input_(input), diskFiles_(std::move(diskFiles)), context_(context), forSpeed_(forSpeed) {
   next().clRetainContext(context_);
 }
 
@@ -234,7 +245,7 @@ const KernelVariants::One* variantFor(KernelRecord& record, const WorkGroupShape
     if (std::find(v.refused.begin(), v.refused.end(), VariantKey{shape, device}) != v.refused.end())
       return nullptr;
     std::shared_ptr<const VariantProgram> built =
-        v.program->get(shape, device, config().LAUNCH_VARIANTS == VariantChoice::Wait);
+        v.program->get(shape, device, variantAwaited(record.manifest));
     if (!built) return nullptr;
     // record.manifest can serve (variants.program is set only then); the variant's must set
     // no other hidden arguments.

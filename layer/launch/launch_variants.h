@@ -7,7 +7,11 @@
 // assumedWorkGroupSize), so every sub-group is whole and the driver knows the size. One build
 // per program, device and size, in the background (ISG_LAUNCH_VARIANTS): launches run the
 // general kernel until it is ready, and whenever a variant cannot run (its build or its launch
-// failed, an argument the driver refuses): a variant changes speed, never a result.
+// failed, an argument the driver refuses): a variant changes speed, never a result. Except for
+// kernels whose build log says their results may differ from Intel's where flow depends on
+// work-item ids (KernelManifest::shapeDependentResult): knowing the size may settle that, so
+// such kernels have variants on every strategy but native (unless ISG_LAUNCH_VARIANTS=off), and
+// a launch waits for its size's build.
 //
 // What a variant needs of the application's kernel object it copies at each launch: the
 // argument values (KernelRecord::ArgStore). Kernels whose launches need more (block-IO image
@@ -49,7 +53,9 @@ class ProgramVariants : public std::enable_shared_from_this<ProgramVariants> {
  public:
   // Made by programVariantsFor (programs/program_records.h).
   // `diskFiles`: the headers the program's rewrite read from disk, with the text it saw.
-  ProgramVariants(const RewriteInput& input, std::vector<SourceFile> diskFiles, cl_context context);
+  // `forSpeed`: every kernel that can runs variants, else only those of shapeDependentResult.
+  ProgramVariants(const RewriteInput& input, std::vector<SourceFile> diskFiles, cl_context context,
+                  bool forSpeed);
   ~ProgramVariants();
   ProgramVariants(const ProgramVariants&) = delete;
   ProgramVariants& operator=(const ProgramVariants&) = delete;
@@ -58,6 +64,8 @@ class ProgramVariants : public std::enable_shared_from_this<ProgramVariants> {
   // the background, or now when `wait`) unless it failed before.
   std::shared_ptr<const VariantProgram> get(const WorkGroupShape& shape, cl_device_id device,
                                             bool wait);
+
+  bool forSpeed() const { return forSpeed_; }
 
   // The builder's (launch_variants.cpp): builds and records one variant.
   void build(const WorkGroupShape& shape, cl_device_id device);
@@ -73,13 +81,15 @@ class ProgramVariants : public std::enable_shared_from_this<ProgramVariants> {
   // A variant must be the same program: one whose headers on disk changed since is not built.
   const std::vector<SourceFile> diskFiles_;
   cl_context context_;  // retained
+  const bool forSpeed_;
   std::mutex mutex_;
   std::condition_variable done_;
   std::map<VariantKey, Entry> entries_;
 };
 
-// Whether kernels described by `manifest` can run variants at all (what their launches set).
-bool variantsCanServe(const KernelManifest& manifest);
+// Whether kernels described by `manifest` run variants of `variants` (what their launches set,
+// and why the program has variants).
+bool variantsCanServe(const KernelManifest& manifest, const ProgramVariants& variants);
 
 // A kernel record's variants, under its enqueueMutex.
 struct KernelVariants {

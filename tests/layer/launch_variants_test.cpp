@@ -275,6 +275,76 @@ TEST_F(LaunchVariants, AHeaderThatChangedOnDiskSinceTheBuildMakesNoVariant) {
   rmdir(dir);
 }
 
+// A kernel whose build log says its results may differ from Intel's where its flow depends on
+// work-item ids (KernelManifest::shapeDependentResult) has a variant under every mode but off,
+// on every strategy, and its launches wait for it: OpenVINO's attention's shape, each member's
+// block-read pointer the first's plus its lane in a loop whose bound comes from get_global_id(1),
+// in work-groups one work-item wide in y. Its variant takes member 0's pointer, as Intel's
+// driver does (the host model); the program's other kernel varies only where variants pay
+// (auto: nvidia-ptx). layer.launch_variants_auto runs it under the default mode.
+TEST_F(LaunchVariants, KernelsWhoseResultsDependOnTheShapeWaitForTheirVariant) {
+  const std::string rows =
+      "__attribute__((intel_reqd_sub_group_size(16)))\n"
+      "kernel void shapeRows(global const int* in, global int* out, int n) {\n"
+      "  const size_t g = get_global_id(0) + get_global_size(0) * get_global_id(1);\n"
+      "  const uint steps = min((uint)(n - (int)get_global_id(1) * 32) / 16u, 3u);\n"
+      "  uint off = (uint)get_global_id(1) * 32u + (uint)get_local_id(0);\n"
+      "  int acc = -1;\n"
+      "  if (get_sub_group_id() * 16 < 16) {\n"
+      "    acc = 0;\n"
+      "    for (uint i = 0; i < steps; ++i) {\n"
+      "      acc += (int)intel_sub_group_block_read((const global uint*)in + off) ^ (int)(i << 12);\n"
+      "      off += 8u;\n"
+      "    }\n"
+      "  }\n"
+      "  out[g] = acc;\n"
+      "}\n";
+  cl_kernel k = nullptr, plain = nullptr;
+  ASSERT_NO_FATAL_FAILURE(build(rows + source("shapePlain"), "-cl-std=CL2.0", "shapeRows", &k));
+  ASSERT_NO_FATAL_FAILURE(kernel("shapePlain", &plain));
+  const size_t global[2] = {32, 4}, local[2] = {32, 1};
+  const int n = 125;
+  std::vector<cl_int> in(256);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<cl_int>((i * 7919 + 13) % 1009);
+  cl_mem a = buffer(in), out = buffer(std::vector<cl_int>(128, 0));
+  ISG_CL_CHECK(clSetKernelArg(k, 0, sizeof a, &a));
+  ISG_CL_CHECK(clSetKernelArg(k, 1, sizeof out, &out));
+  ISG_CL_CHECK(clSetKernelArg(k, 2, sizeof n, &n));
+  ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 2, nullptr, global, local, 0, nullptr, nullptr));
+  std::vector<cl_int> got(128, 0);
+  ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, out, CL_TRUE, 0, got.size() * sizeof(cl_int), got.data(), 0,
+                                   nullptr, nullptr));
+  if (mode() == "off") {
+    EXPECT_FALSE(ranVariant("shapeRows", "32 x 1 x 1")) << layerLog();
+    return;
+  }
+  EXPECT_TRUE(ranVariant("shapeRows", "32 x 1 x 1")) << layerLog();
+  // The host model: rows of 32, sub-groups of 16 along x; member 0's pointer for the whole
+  // sub-group, the first sub-group of each row alone reading.
+  for (size_t y = 0; y < 4; ++y) {
+    const unsigned steps = std::min<unsigned>(static_cast<unsigned>(n - static_cast<int>(y) * 32) / 16u, 3u);
+    for (size_t x = 0; x < 32; ++x) {
+      cl_int want = -1;
+      if (x / kS == 0) {
+        want = 0;
+        for (unsigned i = 0; i < steps; ++i)
+          want += in[y * 32 + (x / kS) * kS + x % kS + 8 * i] ^ static_cast<cl_int>(i << 12);
+      }
+      ASSERT_EQ(got[y * 32 + x], want) << "row " << y << " item " << x;
+    }
+  }
+  // The other kernel, whose result no size changes, varies where variants pay alone.
+  cl_mem plainOut = buffer(std::vector<cl_int>(128, 0));
+  const int bias = 3;
+  ISG_CL_CHECK(clSetKernelArg(plain, 0, sizeof a, &a));
+  ISG_CL_CHECK(clSetKernelArg(plain, 1, sizeof plainOut, &plainOut));
+  ISG_CL_CHECK(clSetKernelArg(plain, 2, sizeof bias, &bias));
+  ASSERT_NO_FATAL_FAILURE(launchAndCheck(plain, 2, global, local, plainOut, std::vector<cl_int>(in.begin(), in.begin() + 128), bias));
+  if (mode() == "auto" && layerLog().find("': strategy nvidia-ptx") == std::string::npos) {
+    EXPECT_FALSE(ranVariant("shapePlain", "32 x 1 x 1")) << layerLog();
+  }
+}
+
 // With capture on (layer.launch_variants_capture), every argument takes the noted path: a NULL
 // SVM pointer is kept as an SVM pointer, so the variant gets it as one.
 TEST_F(LaunchVariants, ANullSvmPointerReachesTheVariantAsAnSvmPointer) {

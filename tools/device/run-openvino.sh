@@ -25,7 +25,8 @@ done
 tar -xJf "$stage/ov.tar.xz" -C /tmp/ov
 export PYTHONPATH=/tmp/ov
 cd "$root/bench/openvino"
-want models && timeout 30 python3 models.py ref /tmp/refs.npz > "$out/refs.txt" 2>&1
+# The CPU plugin's results, which the models and diag parts compare with.
+{ want models || want diag; } && timeout 30 python3 models.py ref /tmp/refs.npz > "$out/refs.txt" 2>&1
 want models && {
   for pack in 1 0; do
     for f16 in "" --f16; do
@@ -46,7 +47,6 @@ want resnet && {
 } > "$out/resnet.txt" 2>&1
 want diag && {
   for pack in 1 0; do echo "== layers, ISG_PACK_WORK_GROUPS=$pack"; ISG_PACK_WORK_GROUPS=$pack timeout 60 python3 profile.py f32 --layers; done
-  timeout 30 python3 models.py ref /tmp/refs.npz
   echo "== ISG_STRATEGY=local --f16 attention, captured"
   ISG_STRATEGY=local ISG_DUMP_DIR=/tmp/ov-local ISG_CAPTURE_DIR=/tmp/ov-cap ISG_CAPTURE_REWRITTEN_ONLY=1 ISG_CAPTURE_PER_KERNEL=1 \
     timeout 120 python3 models.py gpu /tmp/refs.npz --f16 attention

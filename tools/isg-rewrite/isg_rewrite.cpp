@@ -24,8 +24,10 @@ std::string strategyNames() {
 int usage(std::ostream& out) {
   out << "usage: isg-rewrite --strategy " << strategyNames() << "\n"
                "                   [--sub-group-size N] [--native-size N] [--fp16] [--fp64] [--no-images]\n"
-               "                   [--pack-work-groups] [--nv-sm NN] [--device-version NNN] [--device-extensions \"A B\"]\n"
-               "                   [--device-features \"A B\"] [--driver-options FILE] [--manifest]\n"
+               "                   [--pack-work-groups] [--launch-variant X,Y,Z] [--nv-sm NN]\n"
+               "                   [--device-version NNN]\n"
+               "                   [--device-extensions \"A B\"] [--device-features \"A B\"]\n"
+               "                   [--driver-options FILE] [--manifest]\n"
                "                   [--module-output bitcode|spirv|ptx] [--spirv-bridge PATH]\n"
                "                   [--header NAME=PATH]... [build options...] [--] file.cl|file.spv\n"
                "       isg-rewrite --strategy S [--fp16] [--fp64] [--no-images] --declarations\n"
@@ -42,6 +44,9 @@ int usage(std::ostream& out) {
                "separated) say what the driver predefines, as the layer reads it off a device.\n"
                "--pack-work-groups: nvidia-ptx, the packed copies as ISG_PACK_WORK_GROUPS=1 asks\n"
                "for them (with --module-output ptx, their PTX beside the kernels').\n"
+               "--launch-variant X,Y,Z: the program as the layer's launch variant for work-groups\n"
+               "of X x Y x Z (ISG_LAUNCH_VARIANTS): kernels without reqd_work_group_size as if\n"
+               "they declared it.\n"
                "--no-images: a device without CL_DEVICE_IMAGE_SUPPORT (no __IMAGE_SUPPORT__, no\n"
                "cl_intel_media_block_io).\n"
                "A SPIR-V module as input goes through the SPIR-V front end: the output is the\n"
@@ -134,6 +139,17 @@ int main(int argc, char** argv) {
       images = false;
     } else if (a == "--pack-work-groups") {
       in.packWorkGroups = true;
+    } else if (a == "--launch-variant") {
+      value(&v);
+      std::istringstream dims(v);
+      std::string d;
+      for (std::size_t i = 0; i < 3; ++i) {
+        if (!std::getline(dims, d, ',') || d.empty() || d.find_first_not_of("0123456789") != std::string::npos ||
+            d.size() > 9 || std::stoul(d) == 0)
+          fail("--launch-variant '" + v + "' is not a work-group size as X,Y,Z (each at least 1)");
+        in.assumedWorkGroupSize[i] = std::stoul(d);
+      }
+      if (std::getline(dims, d)) fail("--launch-variant '" + v + "' is not a work-group size as X,Y,Z (each at least 1)");
     } else if (a == "--nv-sm") {
       value(&v);
       in.traits.nvidiaComputeCapability = number(a, v);

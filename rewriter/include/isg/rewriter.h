@@ -135,8 +135,8 @@ struct HiddenArg {
   // PackedLaunch: NVIDIA, the layer's PTX path: the kernel has a packed copy, the program's
   // kernel named as it plus kPackedKernelSuffix, which runs CTAs of 32 threads that each hold 32
   // / W of the application's work-groups of W < 32 work-items (its reqd_work_group_size); `index`
-  // is that copy's parameter `ulong[kPackedLaunchWords]` (by value), the description of the launch, set at every
-  // launch of the copy (rewriter/src/ptx/launch_shape.h). The kernel itself has no such parameter.
+  // is that copy's parameter `ulong[kPackedLaunchWords]` (by value), the description of the
+  // launch, set at every launch of the copy (rewriter/src/ptx/launch_shape.h). The kernel itself has no such parameter.
   enum class Kind { LocalScratch, RawImage, LaunchShape, ImageFacts, PackedLaunch };
   Kind kind = Kind::LocalScratch;
   unsigned index = 0;     // argument index in the driver's kernel
@@ -189,6 +189,11 @@ struct KernelManifest {
   std::vector<unsigned> mixedImageArgs;
   // One per user argument; empty where the rewriter did not see the declaration (SPIR-V).
   std::vector<ArgInfo> args;
+  // The build log warns that its results may differ from Intel's where its flow depends on
+  // work-item ids (block IO given each member's pointer, local memory out of lock-step in a
+  // loop): a rewrite that knows the work-group's size (a launch variant) may settle that, so the
+  // layer waits for one at each launch that can have it (docs/design.md, "Launch variants").
+  bool shapeDependentResult = false;
 };
 
 // Whether kernel `km` moves values between the members of its sub-groups (a sub-group builtin

@@ -15,7 +15,8 @@
 //       "reqdWorkGroupSize": [0, 0, 0],     // 0 = not given
 //       "wholeSubGroups": false,            // every sub-group has S members
 //       "blockImageArgs": [],               // image arguments block IO reads or writes
-//       "mixedImageArgs": [] } ],           // those other image functions use as well
+//       "mixedImageArgs": [],               // those other image functions use as well
+//       "shapeDependentResult": false } ],  // results may differ from Intel's (its log says)
 //   "lineMap": [ { "rewrittenFile": "<source>", "rewrittenFirst": 120, "count": 30,
 //                  "originalFile": "<source>", "originalFirst": 1 } ],
 //   "log": "..."
@@ -82,7 +83,8 @@ std::string manifestToJson(const RewriteResult& r) {
     }
     w.end().key("reqdWorkGroupSize").array(k.reqdWorkGroupSize);
     w.field("wholeSubGroups", k.wholeSubGroups).key("blockImageArgs").array(k.blockImageArgs);
-    w.key("mixedImageArgs").array(k.mixedImageArgs).end();
+    w.key("mixedImageArgs").array(k.mixedImageArgs);
+    w.field("shapeDependentResult", k.shapeDependentResult).end();
   }
   w.end().key("lineMap").beginArray();
   for (const LineMapEntry& e : r.lineMap)

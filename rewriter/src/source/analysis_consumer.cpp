@@ -46,7 +46,9 @@ void AnalysisConsumer::HandleTranslationUnit(clang::ASTContext& ctx) {
   if (in_.traits.lockStep && in_.traits.strategy != Strategy::Native)
     for (const clang::FunctionDecl* canon : c.order)
       if (const Func& f = c.funcs.at(canon); f.kernel && f.definition && !predicated.count(canon))
-        keepLockStep(ctx, f.definition, ed);
+        if (keepLockStep(ctx, f.definition, ed, assumedShape()).warned)
+          for (KernelManifest& km : out_.kernels)
+            if (km.name == f.definition->getNameAsString()) km.shapeDependentResult = true;
   ed.checkSharedSites();
 
   if (!ed.errors.empty()) {
@@ -197,7 +199,8 @@ DivergenceCheck& AnalysisConsumer::divergenceCheck(clang::ASTContext& ctx, const
   const std::set<const clang::CallExpr*> uniform =
       workGroup ? std::set<const clang::CallExpr*>() : subGroupUniformCalls(c);
   auto make = [&](std::set<const clang::VarDecl*> params) {
-    DivergenceCheck check = workGroup ? DivergenceCheck(ctx) : DivergenceCheck(ctx, uniform, true);
+    DivergenceCheck check = workGroup ? DivergenceCheck(ctx, {}, false, assumedShape())
+                                       : DivergenceCheck(ctx, uniform, true, assumedShape());
     check.setDivergentParams(std::move(params));
     return check;
   };
@@ -443,6 +446,7 @@ AnalysisConsumer::Reach AnalysisConsumer::reachFrom(const Collector& c, const Cl
   // Families in table order, whichever object's code reaches them.
   for (const Builtin& b : builtins())
     if (r.externalFamilies.count(b.family)) r.builtins.insert(&b);
+  r.functions = std::move(reached);
   return r;
 }
 
@@ -505,7 +509,7 @@ void AnalysisConsumer::editCallSites(const Collector& c, const Closure& closure,
 }
 
 void AnalysisConsumer::editBuiltinCalls(clang::ASTContext& ctx, const Collector& c, Editor& ed) {
-  UniformFlow flow(ctx);
+  UniformFlow flow(ctx, {}, false, assumedShape());
   std::map<std::string, std::map<unsigned, unsigned>> counts;  // name -> arity -> calls
   for (const BuiltinCall& bc : c.builtinCalls) ++counts[bc.builtin->name][bc.expr->getNumArgs()];
   for (const auto& [name, byArity] : counts) {
@@ -623,8 +627,9 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
       // Under flow that only some members of a sub-group take (this check has that scope
       // here), Intel's runtimes need not agree on whose pointer: its CPU runtime reads from
       // member 0's even where member 0 skipped the flow (measured), which no member here holds.
-      if (!own || !check.dependsOnWorkItem(bc->function, bc->expr->getArg(0)) || !warned.insert(at).second)
-        continue;
+      if (!own || !check.dependsOnWorkItem(bc->function, bc->expr->getArg(0))) continue;
+      shapeWarned_.insert(bc->function->getCanonicalDecl());
+      if (!warned.insert(at).second) continue;
       ed.warning(bc->expr->getBeginLoc(),
                  eachMemberPointerWarning(bc->builtin->name, in_.traits, false,
                                           "under flow only some members of a sub-group take (see " +
@@ -637,7 +642,8 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
       continue;
     }
     if (!withinSubGroup && !check.subGroupScope())
-      withinSubGroup = std::make_unique<DivergenceCheck>(ctx, subGroupUniformCalls(c), /*subGroupScope=*/true);
+      withinSubGroup =
+          std::make_unique<DivergenceCheck>(ctx, subGroupUniformCalls(c), /*subGroupScope=*/true, assumedShape());
     DivergenceCheck& scoped = check.subGroupScope() ? check : *withinSubGroup;
     if (!scoped.dependsOnWorkItem(bc->function, bc->expr->getArg(0))) continue;
     // Where only whole sub-groups skip the flow, member 0 runs the call whenever its sub-group
@@ -646,7 +652,9 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
     // (the macro's other expansions share its text): the program after its preprocessor, where
     // each call is its own, may give it member 0's (analyzeForExecutionModel).
     if (!check.subGroupScope() && own && c.funcs[bc->function->getCanonicalDecl()].kernel) {
-      if (!sameSubGroup) sameSubGroup = std::make_unique<UniformFlow>(ctx, subGroupUniformCalls(c), /*subGroupScope=*/true);
+      if (!sameSubGroup)
+        sameSubGroup =
+            std::make_unique<UniformFlow>(ctx, subGroupUniformCalls(c), /*subGroupScope=*/true, assumedShape());
       if (sameSubGroup->reachedTogether(bc->function, bc->expr)) {
         if (!bc->expr->getBeginLoc().isFileID() || !bc->expr->getEndLoc().isFileID()) {
           out_.firstMemberInMacro = true;
@@ -657,6 +665,7 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
         }
       }
     }
+    shapeWarned_.insert(bc->function->getCanonicalDecl());
     if (!warned.insert(at).second) continue;
     ed.warning(bc->expr->getBeginLoc(),
                eachMemberPointerWarning(bc->builtin->name, in_.traits, true,
@@ -731,6 +740,8 @@ AnalysisConsumer::ManifestIndex AnalysisConsumer::buildManifests(clang::ASTConte
     if (closure.count(canon)) {
       const Reach r = reachFrom(c, closure, canon);
       finishKernelManifest(r.builtins, r.widest, in_.traits, &km);
+      km.shapeDependentResult = std::any_of(r.functions.begin(), r.functions.end(),
+                                            [&](const clang::FunctionDecl* fd) { return shapeWarned_.count(fd); });
     }
     manifestOf[canon] = out_.kernels.size();
     out_.kernels.push_back(std::move(km));

@@ -106,6 +106,10 @@ class AnalysisConsumer : public clang::ASTConsumer {
   // The divergence question of the strategy: within a work-group (local) or a sub-group. Built
   // on first use and kept for the program (its facts are the AST's, which edits do not change).
   DivergenceCheck& divergenceCheck(clang::ASTContext& ctx, const Collector& c) const;
+  // The launch variant's work-group size (RewriteInput::assumedWorkGroupSize) for the checks.
+  AssumedWorkGroupSize assumedShape() const {
+    return {in_.assumedWorkGroupSize[0], in_.assumedWorkGroupSize[1], in_.assumedWorkGroupSize[2]};
+  }
   std::set<const clang::FunctionDecl*> predicateDivergentFlow(clang::ASTContext& ctx, const Collector& c,
                                                               const Closure& closure, Editor& ed) const;
 
@@ -136,6 +140,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
     std::set<const Builtin*> builtins;
     std::set<std::string> externalFamilies;
     unsigned widest = 0;
+    std::set<const clang::FunctionDecl*> functions;  // root and the program's functions it calls
   };
   Reach reachFrom(const Collector& c, const Closure& closure, const clang::FunctionDecl* root) const;
 
@@ -215,6 +220,9 @@ class AnalysisConsumer : public clang::ASTConsumer {
   std::map<const clang::FunctionDecl*, const ContextFunction*> externalContext_;
   std::set<const clang::ParmVarDecl*> factsParams_;  // kernel images passed with their facts
   std::set<const clang::CallExpr*> firstMember_;     // firstMemberPointers' calls
+  // Functions (canonical) where firstMemberPointers warned that each member's pointer may
+  // differ under flow that depends on work-item ids (KernelManifest::shapeDependentResult).
+  std::set<const clang::FunctionDecl*> shapeWarned_;
   // Its calls under flow only some sub-groups take (local, the khr test double) that every
   // member of a sub-group reaches together: the predication takes member 0's pointer out of
   // the statement (KernelExchanges::pointerOnly). Each with the flow, for the warning where

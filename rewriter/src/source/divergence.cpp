@@ -48,7 +48,18 @@ class ParentIndex {
 
 namespace {
 
-// `singleDims`: the dimensions (bit d) in which the kernel's required work-group size is 1, so
+// Whether `call` is get_global_id(d) or get_local_id(d) for a constant d in `singleDims` (bit d):
+// one value across the work-group where its size in d is 1.
+bool idInSingleDim(const clang::CallExpr* call, unsigned singleDims, const clang::ASTContext& ctx) {
+  const clang::FunctionDecl* callee = call->getDirectCallee();
+  if (!singleDims || !callee || !callee->getIdentifier() || call->getNumArgs() != 1) return false;
+  const llvm::StringRef name = callee->getName();
+  if (name != "get_global_id" && name != "get_local_id") return false;
+  const auto d = call->getArg(0)->getIntegerConstantExpr(ctx);  // llvm::Optional (15), std (16+)
+  return d && d->getExtValue() >= 0 && d->getExtValue() < 3 && (singleDims >> d->getExtValue() & 1u);
+}
+
+// `singleDims`: the dimensions (bit d) in which the kernel's work-group size is 1, so
 // that get_global_id(d) and get_local_id(d) are one value across its work-group (OpenVINO's
 // convolutions: reqd_work_group_size(1, 16, 1), the output position from get_global_id(0)).
 bool readsWorkItemId(const clang::CallExpr* call, bool subGroupScope, unsigned singleDims,
@@ -56,18 +67,18 @@ bool readsWorkItemId(const clang::CallExpr* call, bool subGroupScope, unsigned s
   const clang::FunctionDecl* callee = call->getDirectCallee();
   if (!callee || !callee->getIdentifier()) return false;
   const llvm::StringRef name = callee->getName();
-  if (singleDims && (name == "get_global_id" || name == "get_local_id") && call->getNumArgs() == 1)
-    if (auto d = call->getArg(0)->getIntegerConstantExpr(ctx);  // llvm::Optional (15), std (16+)
-        d && d->getExtValue() >= 0 && d->getExtValue() < 3 && (singleDims >> d->getExtValue() & 1u))
-      return false;
+  if (idInSingleDim(call, singleDims, ctx)) return false;
   return queryVariesInExchangeGroup(std::string_view(name.data(), name.size()), !subGroupScope);
 }
 
-// The dimensions of kernel `fn` whose required work-group size is 1 (bit d), 0 for others.
-unsigned singleItemDims(const clang::FunctionDecl* fn) {
-  const auto* reqd = fn->hasAttr<clang::OpenCLKernelAttr>() ? fn->getAttr<clang::ReqdWorkGroupSizeAttr>() : nullptr;
-  if (!reqd) return 0;
-  return (reqd->getXDim() == 1 ? 1u : 0u) | (reqd->getYDim() == 1 ? 2u : 0u) | (reqd->getZDim() == 1 ? 4u : 0u);
+// The dimensions of kernel `fn` whose work-group size is 1 (bit d): its reqd_work_group_size's,
+// else those of `assumed` where it is known; 0 for functions that are not kernels.
+unsigned singleItemDims(const clang::FunctionDecl* fn, const AssumedWorkGroupSize& assumed) {
+  if (!fn->hasAttr<clang::OpenCLKernelAttr>()) return 0;
+  if (const auto* reqd = fn->getAttr<clang::ReqdWorkGroupSizeAttr>())
+    return (reqd->getXDim() == 1 ? 1u : 0u) | (reqd->getYDim() == 1 ? 2u : 0u) | (reqd->getZDim() == 1 ? 4u : 0u);
+  if (assumed[0] == 0) return 0;
+  return (assumed[0] == 1 ? 1u : 0u) | (assumed[1] == 1 ? 2u : 0u) | (assumed[2] == 1 ? 4u : 0u);
 }
 
 // What a function body assigns to its local variables, and its early exits.
@@ -120,9 +131,9 @@ struct DivergenceCheck::FunctionFacts {
 };
 
 DivergenceCheck::DivergenceCheck(clang::ASTContext& ctx, std::set<const clang::CallExpr*> subGroupUniform,
-                                 bool subGroupScope)
+                                 bool subGroupScope, AssumedWorkGroupSize assumed)
     : ctx_(ctx), subGroupUniform_(subGroupScope ? std::move(subGroupUniform) : std::set<const clang::CallExpr*>{}),
-      subGroupScope_(subGroupScope) {}
+      subGroupScope_(subGroupScope), assumed_(assumed) {}
 DivergenceCheck::DivergenceCheck(DivergenceCheck&&) = default;
 DivergenceCheck::~DivergenceCheck() = default;
 
@@ -131,7 +142,7 @@ DivergenceCheck::FunctionFacts& DivergenceCheck::factsOf(const clang::FunctionDe
   if (slot) return *slot;
   clang::Stmt* body = fn->getBody();
   slot = std::make_unique<FunctionFacts>(body);
-  slot->singleDims = singleItemDims(fn);
+  slot->singleDims = singleItemDims(fn, assumed_);
   BodyScan scan;
   scan.TraverseStmt(body);
   slot->returns = std::move(scan.returns);
@@ -292,6 +303,7 @@ struct UniformFlow::Facts {
   std::vector<Source> sources;
   std::set<const clang::VarDecl*> vars;    // the uniform locals and parameters
   bool flowUniform = false;                // every exit is reached together
+  unsigned singleDims = 0;                 // the kernel's dimensions of one work-item (idInSingleDim)
 };
 
 namespace {
@@ -347,8 +359,9 @@ class FlowScan : public clang::RecursiveASTVisitor<FlowScan> {
 
 }  // namespace
 
-UniformFlow::UniformFlow(clang::ASTContext&, std::set<const clang::CallExpr*> subGroupUniform, bool subGroupScope)
-    : subGroupUniform_(std::move(subGroupUniform)), subGroupScope_(subGroupScope) {}
+UniformFlow::UniformFlow(clang::ASTContext& ctx, std::set<const clang::CallExpr*> subGroupUniform, bool subGroupScope,
+                         AssumedWorkGroupSize assumed)
+    : ctx_(ctx), subGroupUniform_(std::move(subGroupUniform)), subGroupScope_(subGroupScope), assumed_(assumed) {}
 UniformFlow::~UniformFlow() = default;
 
 UniformFlow::Facts& UniformFlow::factsOf(const clang::FunctionDecl* fn) {
@@ -357,6 +370,7 @@ UniformFlow::Facts& UniformFlow::factsOf(const clang::FunctionDecl* fn) {
   clang::Stmt* body = fn->getBody();
   slot = std::make_unique<Facts>(body);
   Facts& f = *slot;
+  f.singleDims = singleItemDims(fn, assumed_);
   FlowScan scan;
   scan.TraverseStmt(body);
   f.jumps = scan.jumps;
@@ -409,6 +423,7 @@ bool UniformFlow::uniform(const Facts& f, const clang::Expr* e,
   }
   if (const auto* call = llvm::dyn_cast<clang::CallExpr>(e)) {
     if (subGroupScope_ && subGroupUniform_.count(call)) return true;
+    if (idInSingleDim(call, f.singleDims, ctx_)) return true;
     const clang::FunctionDecl* callee = call->getDirectCallee();
     if (!callee || callee->hasBody() || !callee->getIdentifier()) return false;
     const std::string_view name = callee->getName();

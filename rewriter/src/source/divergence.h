@@ -12,6 +12,8 @@
 // check warns where it sees the dependence and stays silent where it cannot.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <set>
@@ -28,6 +30,11 @@ class VarDecl;
 
 namespace isg::detail {
 
+// The work-group size every launch of the program's kernels has where the rewriter knows it
+// beyond a kernel's own reqd_work_group_size: a launch variant's (RewriteInput::
+// assumedWorkGroupSize); {0, 0, 0}: none. A kernel's attribute, where it has one, comes first.
+using AssumedWorkGroupSize = std::array<std::size_t, 3>;
+
 class DivergenceCheck {
  public:
   // `subGroupUniform`: calls whose value is the same for every work-item of a sub-group (its
@@ -35,8 +42,10 @@ class DivergenceCheck {
   // differ within a sub-group (where exchanges are sub-group-wide: nvidia-ptx, khr), so those
   // calls and the sub-group's id are not work-item dependent; else within a work-group (local,
   // whose exchanges are work-group barriers).
+  // `assumed`: where a kernel's work-group is one work-item wide in a dimension, its
+  // get_global_id and get_local_id there are one value across the work-group.
   explicit DivergenceCheck(clang::ASTContext& ctx, std::set<const clang::CallExpr*> subGroupUniform = {},
-                           bool subGroupScope = false);
+                           bool subGroupScope = false, AssumedWorkGroupSize assumed = {});
   DivergenceCheck(DivergenceCheck&&);
   ~DivergenceCheck();
 
@@ -66,6 +75,7 @@ class DivergenceCheck {
   clang::ASTContext& ctx_;
   std::set<const clang::CallExpr*> subGroupUniform_;
   bool subGroupScope_;
+  AssumedWorkGroupSize assumed_;
   std::set<const clang::VarDecl*> divergentParams_;
   std::map<const clang::FunctionDecl*, std::unique_ptr<FunctionFacts>> facts_;
 };
@@ -75,8 +85,9 @@ class DivergenceCheck {
 // the work-items of a work-group, nor one that guards a return, break or continue of the
 // function (a goto anywhere answers no). A value is uniform only where it provably is:
 // literals, constants, the kernel's parameters (their values, not what they point to),
-// work-group-wide queries (get_group_id, get_local_size, ...), a few pure builtins of uniform
-// arguments, and local variables that only ever take uniform values at uniform points (the
+// work-group-wide queries (get_group_id, get_local_size, ...), a kernel's get_global_id and
+// get_local_id in a dimension its work-group is one work-item wide (its reqd_work_group_size, else
+// `assumed`), a few pure builtins of uniform arguments, and local variables that only ever take uniform values at uniform points (the
 // greatest such set). Memory is never uniform.
 //
 // With `subGroupScope` the question is the sub-group's: the sub-group's id and size, and the
@@ -84,7 +95,7 @@ class DivergenceCheck {
 class UniformFlow {
  public:
   explicit UniformFlow(clang::ASTContext& ctx, std::set<const clang::CallExpr*> subGroupUniform = {},
-                       bool subGroupScope = false);
+                       bool subGroupScope = false, AssumedWorkGroupSize assumed = {});
   ~UniformFlow();
 
   // Whether every work-item of a work-group (with subGroupScope: of a sub-group) reaches `call`
@@ -99,8 +110,10 @@ class UniformFlow {
   bool together(const Facts& f, const clang::Stmt* s, const std::set<const clang::VarDecl*>& vars) const;
 
   std::map<const clang::FunctionDecl*, std::unique_ptr<Facts>> facts_;
+  clang::ASTContext& ctx_;
   std::set<const clang::CallExpr*> subGroupUniform_;
   bool subGroupScope_;
+  AssumedWorkGroupSize assumed_;
 };
 
 }  // namespace isg::detail

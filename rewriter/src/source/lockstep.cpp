@@ -78,13 +78,13 @@ class Synchronises : public clang::RecursiveASTVisitor<Synchronises> {
 
 class LockStep {
  public:
-  LockStep(clang::ASTContext& ctx, const clang::FunctionDecl* kernel, Editor& ed)
-      : ctx_(ctx), sm_(ctx.getSourceManager()), kernel_(kernel), ed_(ed), flow_(ctx),
+  LockStep(clang::ASTContext& ctx, const clang::FunctionDecl* kernel, Editor& ed, AssumedWorkGroupSize assumed)
+      : ctx_(ctx), sm_(ctx.getSourceManager()), kernel_(kernel), ed_(ed), flow_(ctx, {}, false, assumed),
         text_(sm_, ctx.getLangOpts(), sm_.getFileID(sm_.getExpansionLoc(kernel->getLocation()))) {}
 
-  unsigned run() {
+  LockStepResult run() {
     walk(kernel_->getBody());
-    return placed_;
+    return {placed_, warned_};
   }
 
  private:
@@ -182,12 +182,13 @@ class LockStep {
 
 }  // namespace
 
-unsigned keepLockStep(clang::ASTContext& ctx, const clang::FunctionDecl* kernel, Editor& ed) {
-  if (!kernel || !kernel->hasBody()) return 0;
+LockStepResult keepLockStep(clang::ASTContext& ctx, const clang::FunctionDecl* kernel, Editor& ed,
+                            AssumedWorkGroupSize assumed) {
+  if (!kernel || !kernel->hasBody()) return {};
   Synchronises sync;
   sync.TraverseStmt(kernel->getBody());
-  if (sync.found) return 0;
-  return LockStep(ctx, kernel, ed).run();
+  if (sync.found) return {};
+  return LockStep(ctx, kernel, ed, assumed).run();
 }
 
 }  // namespace isg::detail

@@ -16,6 +16,8 @@
 // ISG_LOCK_STEP=0 leaves such kernels as written.
 #pragma once
 
+#include "source/divergence.h"
+
 namespace clang {
 class ASTContext;
 class FunctionDecl;
@@ -25,8 +27,14 @@ namespace isg::detail {
 
 class Editor;
 
-// Adds the barriers that keep kernel `kernel` (a definition) in lock-step over local memory;
-// returns how many.
-unsigned keepLockStep(clang::ASTContext& ctx, const clang::FunctionDecl* kernel, Editor& ed);
+struct LockStepResult {
+  unsigned barriers = 0;  // placed
+  bool warned = false;    // a loop its work-items may run apart left local memory unordered
+};
+
+// Adds the barriers that keep kernel `kernel` (a definition) in lock-step over local memory.
+// `assumed`: the launch variant's work-group size (UniformFlow).
+LockStepResult keepLockStep(clang::ASTContext& ctx, const clang::FunctionDecl* kernel, Editor& ed,
+                            AssumedWorkGroupSize assumed);
 
 }  // namespace isg::detail

@@ -708,6 +708,60 @@ TEST(Rewrite, BlockIoPointersThatMayDifferWithinASubGroupAreTheFirstMembersOrWar
   }
 }
 
+// OpenVINO's attention (sdpa_opt): each member's pointer is the first's plus its lane, under a
+// test of the sub-group's id and a loop whose bound comes from get_global_id(1). Launched with
+// work-groups one work-item wide in y (its reqd_work_group_size, or a launch variant's size),
+// that bound is one value across the work-group and every member of a sub-group reaches the
+// call together: local takes member 0's pointer, as Intel's driver does, and says nothing.
+// Where the size is not known the log warns, and the manifest marks the kernel for a variant
+// (shapeDependentResult); so too a loop over local memory that lock-step cannot order.
+TEST(Rewrite, AWorkGroupOneWorkItemWideMakesItsIdsInThatDimensionUniform) {
+  const std::string source =
+      "#define READ(p, o) intel_sub_group_block_read((const global uint*)(p) + (o))\n"       // 1
+      "REQD __attribute__((intel_reqd_sub_group_size(16)))\n"                                // 2
+      "kernel void k(global uint* in, global uint* out) {\n"                                 // 3
+      "  const uint end = min(100u - (uint)get_global_id(1) * 16u, 16u);\n"                  // 4
+      "  uint off = get_global_id(1) * 64 + get_local_id(2);\n"                              // 5
+      "  uint acc = 0;\n"                                                                    // 6
+      "  if (get_sub_group_id() * 16 < 48) {\n"                                              // 7
+      "    for (uint s = 0; s < end; ++s) {\n"                                               // 8
+      "      acc += READ(in, off);\n"                                                        // 9
+      "      off += 64;\n"                                                                   // 10
+      "    }\n"                                                                              // 11
+      "  }\n"                                                                                // 12
+      "  out[get_global_id(2) + 64 * get_global_id(1)] = acc;\n"                             // 13
+      "}\n"
+      "REQD kernel void rows(global uint* o, local uint* tile) {\n"
+      "  const uint end = min(40u - (uint)get_global_id(1), 8u);\n"
+      "  const uint b = intel_sub_group_block_read(o);\n"
+      "  for (uint s = 0; s < end; ++s) tile[(get_local_id(2) + s) % 64] = o[s] + b;\n"
+      "  o[get_global_id(2)] = tile[63 - get_local_id(2)];\n"
+      "}\n";
+  const std::string reqd = "__attribute__((reqd_work_group_size(1, 1, 64)))";
+  const std::string pointer = "may be given a different pointer by each member of a sub-group";
+  const std::string lockStep = "in this loop its work-items may run apart";
+  for (isg::Strategy s : {isg::Strategy::Local, isg::Strategy::Khr}) {
+    const isg::DeviceTraits t = strategyTraits(s, 16);
+    const std::string name = isg::strategyName(s);
+    for (const std::string& attribute : {reqd, std::string()}) {
+      for (bool variant : {false, true}) {
+        if (variant && !attribute.empty()) continue;
+        const RewriteResult r = rewrite("#define REQD " + attribute + "\n" + source, "-cl-std=CL2.0", {}, t,
+                                        variant ? std::array<std::size_t, 3>{1, 1, 64} : std::array<std::size_t, 3>{});
+        EXPECT_REWRITTEN(r);
+        const bool known = variant || !attribute.empty();
+        SCOPED_TRACE(name + (known ? " with the size" : " without the size"));
+        EXPECT_EQ(r.log.find(pointer) == std::string::npos, known) << r.log;
+        EXPECT_EQ(r.log.find("<source>:10:14: warning: 'intel_sub_group_block_read' " + pointer) !=
+                      std::string::npos, !known) << r.log;
+        EXPECT_EQ(kernel(r, "k")->shapeDependentResult, !known);
+        EXPECT_EQ(r.log.find(lockStep) == std::string::npos, known) << r.log;
+        EXPECT_EQ(kernel(r, "rows")->shapeDependentResult, !known);
+      }
+    }
+  }
+}
+
 // Issue 52.1: a launch variant (RewriteInput::assumedWorkGroupSize) writes every kernel that
 // declares no work-group size as if it declared the launch's, with uniform work-groups under
 // every -cl-std: the prologue's constant layout, the converged context on nvidia-ptx, and the
@@ -1680,7 +1734,8 @@ TEST(Manifest, Json) {
             "      \"reqdWorkGroupSize\": [32, 1, 1],\n"
             "      \"wholeSubGroups\": true,\n"
             "      \"blockImageArgs\": [],\n"
-            "      \"mixedImageArgs\": []\n"
+            "      \"mixedImageArgs\": [],\n"
+            "      \"shapeDependentResult\": false\n"
             "    }\n"
             "  ],\n"
             "  \"lineMap\": [\n"
