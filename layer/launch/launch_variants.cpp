@@ -11,6 +11,7 @@
 #include "core/immortal.h"
 #include "core/layer_api.h"
 #include "core/logger.h"
+#include "devices/device_strategy.h"
 #include "launch/kernel_records.h"
 #include "launch/register_cap.h"
 
@@ -112,8 +113,11 @@ VariantProgram::~VariantProgram() {
 bool variantsCanServe(const KernelManifest& m, const ProgramVariants& variants) {
   if (m.reqdWorkGroupSize[0] != 0 || m.families.empty() || !m.blockImageArgs.empty()) return false;
   if (!variants.forSpeed() && !m.shapeDependentResult) return false;
-  return std::all_of(m.hiddenArgs.begin(), m.hiddenArgs.end(),
-                     [](const HiddenArg& h) { return h.kind == HiddenArg::Kind::LocalScratch; });
+  // A variant runs uniform launches only, whose launch shape (the layer's PTX) is the one its
+  // kernel gets when it is made.
+  return std::all_of(m.hiddenArgs.begin(), m.hiddenArgs.end(), [](const HiddenArg& h) {
+    return h.kind == HiddenArg::Kind::LocalScratch || h.kind == HiddenArg::Kind::LaunchShape;
+  });
 }
 
 bool variantAwaited(const KernelManifest& m) {
@@ -122,15 +126,21 @@ bool variantAwaited(const KernelManifest& m) {
 
 std::shared_ptr<ProgramVariants> programVariantsFor(cl_program app, const RewriteInput& input,
                                                     const RewriteResult& rewritten) {
+  // Source for the driver's compiler, or PTX of the layer's front end from source (not from
+  // SPIR-V: `input` is the source's).
+  const bool ptx = rewritten.form == RewriteResult::Form::Ptx && !input.source.empty();
   if (rewritten.status != RewriteResult::Status::Rewritten ||
-      rewritten.form != RewriteResult::Form::Source || input.compiledObject ||
+      (rewritten.form != RewriteResult::Form::Source && !ptx) || input.compiledObject ||
       config().LAUNCH_VARIANTS == VariantChoice::Off || rewritten.strategy == Strategy::Native ||
-      !next().clRetainContext || !next().clBuildProgram)
+      !next().clRetainContext || !next().clBuildProgram || (ptx && !next().clCreateProgramWithBinary))
     return nullptr;
   cl_context context = nullptr;
   if (programValue(app, CL_PROGRAM_CONTEXT, &context) != CL_SUCCESS || !context) return nullptr;
-  auto variants = std::make_shared<ProgramVariants>(input, rewritten.diskFiles, context,
-                                                    strategyGains(rewritten.strategy));
+  // On the layer's front end a variant is a second Clang and NVPTX build of the program, which
+  // pays only where it settles a result.
+  auto variants = std::make_shared<ProgramVariants>(
+      input, rewritten.diskFiles, context, strategyGains(rewritten.strategy) && !ptx,
+      ptx ? std::optional<std::string>(rewritten.options) : std::nullopt);
   if (std::none_of(rewritten.kernels.begin(), rewritten.kernels.end(),
                    [&](const KernelManifest& m) { return variantsCanServe(m, *variants); }))
     return nullptr;
@@ -138,8 +148,10 @@ std::shared_ptr<ProgramVariants> programVariantsFor(cl_program app, const Rewrit
 }
 
 ProgramVariants::ProgramVariants(const RewriteInput& input, std::vector<SourceFile> diskFiles,
-                                 cl_context context, bool forSpeed)
-    : input_(input), diskFiles_(std::move(diskFiles)), context_(context), forSpeed_(forSpeed) {
+                                 cl_context context, bool forSpeed,
+                                 std::optional<std::string> ptxOptions)
+    : input_(input), diskFiles_(std::move(diskFiles)), context_(context), forSpeed_(forSpeed),
+      ptxOptions_(std::move(ptxOptions)) {
   next().clRetainContext(context_);
 }
 
@@ -184,8 +196,15 @@ std::shared_ptr<const VariantProgram> ProgramVariants::compile(const WorkGroupSh
   const Clock::time_point start = Clock::now();
   RewriteInput in = input_;
   std::copy(shape.begin(), shape.end(), in.assumedWorkGroupSize);
-  RewriteResult r = rewriteProgram(in);
-  if (r.status != RewriteResult::Status::Rewritten || r.form != RewriteResult::Form::Source) {
+  RewriteResult r;
+  if (ptxOptions_) {
+    offerLayerExtensions({device}, &in.traits);  // as the general build's (viaLayerFrontEnd)
+    r = compileForNvidia(in);
+  } else {
+    r = rewriteProgram(in);
+  }
+  const RewriteResult::Form form = ptxOptions_ ? RewriteResult::Form::Ptx : RewriteResult::Form::Source;
+  if (r.status != RewriteResult::Status::Rewritten || r.form != form) {
     ISG_LOG_INFO("the launch variant for work-groups of " << shapeText(shape)
                                                           << " was not written: " << r.log);
     return nullptr;
@@ -206,9 +225,16 @@ std::shared_ptr<const VariantProgram> ProgramVariants::compile(const WorkGroupSh
   const Clock::time_point rewritten = Clock::now();
   cl_int err = CL_SUCCESS;
   auto built = std::make_shared<VariantProgram>();
-  built->program = createDriverProgramIn(context_, r.source, &err);
+  if (ptxOptions_) {
+    const size_t length = r.binary.size();
+    const auto* bytes = reinterpret_cast<const unsigned char*>(r.binary.data());
+    built->program = next().clCreateProgramWithBinary(context_, 1, &device, &length, &bytes, nullptr, &err);
+  } else {
+    built->program = createDriverProgramIn(context_, r.source, &err);
+  }
   if (built->program)
-    err = next().clBuildProgram(built->program, 1, &device, r.options.c_str(), nullptr, nullptr);
+    err = next().clBuildProgram(built->program, 1, &device, (ptxOptions_ ? *ptxOptions_ : r.options).c_str(),
+                                nullptr, nullptr);
   if (!built->program || err != CL_SUCCESS) {
     std::string log;
     if (built->program) programBuildString(built->program, device, CL_PROGRAM_BUILD_LOG, &log);
@@ -254,6 +280,10 @@ const KernelVariants::One* variantFor(KernelRecord& record, const WorkGroupShape
     cl_kernel k = manifest && manifest->hiddenArgs.size() == record.manifest.hiddenArgs.size()
                       ? next().clCreateKernel(built->program, record.manifest.name.c_str(), &err)
                       : nullptr;
+    if (k && (err = setLaunchShape(k, *manifest, kUniformLaunch)) != CL_SUCCESS) {
+      next().clReleaseKernel(k);
+      k = nullptr;
+    }
     if (!k) {
       refuseVariant(record, shape, device, err);
       return nullptr;

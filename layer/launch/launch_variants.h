@@ -15,8 +15,9 @@
 //
 // What a variant needs of the application's kernel object it copies at each launch: the
 // argument values (KernelRecord::ArgStore). Kernels whose launches need more (block-IO image
-// stand-ins, image facts, the launch shape of the PTX path, clSetKernelExecInfo) keep the
-// general kernel.
+// stand-ins, image facts, a packed launch, clSetKernelExecInfo) keep the general kernel; the
+// PTX path's launch shape is uniform at every launch a variant serves, and set so when its kernel
+// is made.
 #pragma once
 
 #include <CL/cl.h>
@@ -26,6 +27,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -54,8 +57,11 @@ class ProgramVariants : public std::enable_shared_from_this<ProgramVariants> {
   // Made by programVariantsFor (programs/program_records.h).
   // `diskFiles`: the headers the program's rewrite read from disk, with the text it saw.
   // `forSpeed`: every kernel that can runs variants, else only those of shapeDependentResult.
+  // `ptxOptions`: the program was built by the layer's front end for NVIDIA, and so is each
+  // variant (compileForNvidia), its PTX built with these options; else the driver compiles the
+  // variant's source.
   ProgramVariants(const RewriteInput& input, std::vector<SourceFile> diskFiles, cl_context context,
-                  bool forSpeed);
+                  bool forSpeed, std::optional<std::string> ptxOptions = std::nullopt);
   ~ProgramVariants();
   ProgramVariants(const ProgramVariants&) = delete;
   ProgramVariants& operator=(const ProgramVariants&) = delete;
@@ -82,6 +88,7 @@ class ProgramVariants : public std::enable_shared_from_this<ProgramVariants> {
   const std::vector<SourceFile> diskFiles_;
   cl_context context_;  // retained
   const bool forSpeed_;
+  const std::optional<std::string> ptxOptions_;
   std::mutex mutex_;
   std::condition_variable done_;
   std::map<VariantKey, Entry> entries_;

@@ -158,6 +158,7 @@ cl_int retryOnLayerFrontEnd(cl_program program, const BuildPlan& plan,
   auto record = recordFor(program, plan, layer, plan.appOptions);
   record->shadow = createShadow(program, layer, &err);
   if (!record->shadow) return failure;
+  if (plan.route == BuildPlan::Route::Source) record->variants = programVariantsFor(program, plan.input, layer);
   installRecord(program, record);  // releases the rejected shadow
   return driverCall(record->shadow, layer.options.c_str(), nullptr, nullptr);
 }

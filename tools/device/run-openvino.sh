@@ -6,9 +6,9 @@
 # models on the local strategy; where batch 32's f16 time goes. The
 # results go to $OUT, one file per part (the device tool brings back a few files). Arguments name
 # the parts to run (tests, models, resnet; all by default), so that each fits one device call;
-# diag (not in the default) prints each layer's time at batch 1, packed and as given, and captures
-# the attention model at f16 on the local strategy (programs and every rewritten kernel's first
-# launch, for tools/isg-replay here).
+# diag (not in the default) prints each layer's time at batch 1, packed and as given, and does what
+# local does: captures the attention model at f16 on the local strategy (programs and every
+# rewritten kernel's first launch, for tools/isg-replay here) with the layer's log.
 set -uo pipefail
 stage=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$stage/.." && pwd)
@@ -26,7 +26,7 @@ tar -xJf "$stage/ov.tar.xz" -C /tmp/ov
 export PYTHONPATH=/tmp/ov
 cd "$root/bench/openvino"
 # The CPU plugin's results, which the models and diag parts compare with.
-{ want models || want diag; } && timeout 30 python3 models.py ref /tmp/refs.npz > "$out/refs.txt" 2>&1
+{ want models || want diag || want local; } && timeout 30 python3 models.py ref /tmp/refs.npz > "$out/refs.txt" 2>&1
 want models && {
   for pack in 1 0; do
     for f16 in "" --f16; do
@@ -47,11 +47,13 @@ want resnet && {
 } > "$out/resnet.txt" 2>&1
 want diag && {
   for pack in 1 0; do echo "== layers, ISG_PACK_WORK_GROUPS=$pack"; ISG_PACK_WORK_GROUPS=$pack timeout 60 python3 profile.py f32 --layers; done
-  echo "== ISG_STRATEGY=local --f16 attention, captured"
-  ISG_STRATEGY=local ISG_DUMP_DIR=/tmp/ov-local ISG_CAPTURE_DIR=/tmp/ov-cap ISG_CAPTURE_REWRITTEN_ONLY=1 ISG_CAPTURE_PER_KERNEL=1 \
-    timeout 120 python3 models.py gpu /tmp/refs.npz --f16 attention
-  tar -C /tmp -cJf "$out/ov-local.tar.xz" ov-local ov-cap
 } > "$out/diag.txt" 2>&1
+{ want diag || want local; } && {
+  echo "== ISG_STRATEGY=local --f16 attention, captured (the layer's log: local-log.txt)"
+  ISG_STRATEGY=local ISG_DUMP_DIR=/tmp/ov-local ISG_CAPTURE_DIR=/tmp/ov-cap ISG_CAPTURE_REWRITTEN_ONLY=1 ISG_CAPTURE_PER_KERNEL=1 \
+    ISG_LOG=info ISG_LOG_FILE="$out/local-log.txt" timeout 120 python3 models.py gpu /tmp/refs.npz --f16 attention
+  tar -C /tmp -cJf "$out/ov-local.tar.xz" ov-local ov-cap
+} > "$out/local.txt" 2>&1
 # What the plugin built at batch 32 (source, rewrite, PTX), to read the chosen kernels here.
 want resnet && tar -C /tmp -cJf "$out/ov-dump.tar.xz" ov-dump 2>/dev/null
 grep -h -E 'PASSED|FAILED|==|inferences|rel.err|ms an inference|wrong or' "$out"/*.txt
