@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "cl_harness.h"
+#include "shape_kernels.h"
 
 namespace {
 
@@ -329,31 +330,6 @@ const char* kDepthwise =
     "  }\n"
     "  r[0] = acc;\n";
 
-// OpenVINO's attention (sdpa_opt, issue 66), with no reqd_work_group_size: work-groups one
-// work-item wide in a dimension (its (1, 1, 64); here y, since Intel's CPU runtime forms
-// sub-groups along x alone), each member's block-read pointer the first's plus its lane, under a
-// test of the sub-group's id and a loop whose bound comes from get_global_id(1) (the last row
-// runs fewer steps). Intel's driver reads from member 0's pointer; so must the layer, which can
-// tell the bound is one value across a work-group only from the launch's size.
-std::string rowBlocksKernel(unsigned S) {
-  const std::string s = std::to_string(S);
-  return "__attribute__((intel_reqd_sub_group_size(" + s + ")))\n"
-         "kernel void k(global const int* in, global int* out, int n) {\n"
-         "  const size_t g = get_global_id(0) + get_global_size(0) * get_global_id(1);\n"
-         "  const uint steps = min((uint)(n - (int)get_global_id(1) * 32) / 16u, 3u);\n"
-         "  uint off = (uint)get_global_id(1) * 32u + (uint)get_local_id(0);\n"
-         "  int acc = -1;\n"
-         "  if (get_sub_group_id() * " + s + " < 16) {\n"
-         "    acc = 0;\n"
-         "    for (uint i = 0; i < steps; ++i) {\n"
-         "      acc += (int)intel_sub_group_block_read((const global uint*)in + off) ^ (int)(i << 12);\n"
-         "      off += 8u;\n"
-         "    }\n"
-         "  }\n"
-         "  out[g] = acc;\n"
-         "}\n";
-}
-
 // Every work-item writes four values: its sub-group's size, its place (local id + 100 x
 // sub-group id), a shuffle within its sub-group and a reduction and a scan over it.
 std::string rowsKernel(const std::string& attribute) {
@@ -422,7 +398,7 @@ std::vector<Case> cases() {
                    false, kHeaderHelpers});
     out.push_back({"depthwise_S" + s, divergentKernel(S, kDepthwise, 1), "-cl-std=CL2.0", {64}, {32}, false, 1});
     out.push_back({"vector_declaration_S" + s, divergentKernel(S, kVectorDeclaration, 2), "-cl-std=CL2.0", {64}, {32}, false, 2});
-    out.push_back({"row_blocks_S" + s, rowBlocksKernel(S), "-cl-std=CL2.0", {32, 4}, {32, 1}, false, 1});
+    out.push_back({"row_blocks_S" + s, isgtest::rowBlocksKernel("k", S), "-cl-std=CL2.0", {32, 4}, {32, 1}, false, 1});
   }
   return out;
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cl_harness.h"
+#include "shape_kernels.h"
 #include "layer_test_util.h"
 
 namespace {
@@ -283,22 +284,7 @@ TEST_F(LaunchVariants, AHeaderThatChangedOnDiskSinceTheBuildMakesNoVariant) {
 // driver does (the host model); the program's other kernel varies only where variants pay
 // (auto: nvidia-ptx). layer.launch_variants_auto runs it under the default mode.
 TEST_F(LaunchVariants, KernelsWhoseResultsDependOnTheShapeWaitForTheirVariant) {
-  const std::string rows =
-      "__attribute__((intel_reqd_sub_group_size(16)))\n"
-      "kernel void shapeRows(global const int* in, global int* out, int n) {\n"
-      "  const size_t g = get_global_id(0) + get_global_size(0) * get_global_id(1);\n"
-      "  const uint steps = min((uint)(n - (int)get_global_id(1) * 32) / 16u, 3u);\n"
-      "  uint off = (uint)get_global_id(1) * 32u + (uint)get_local_id(0);\n"
-      "  int acc = -1;\n"
-      "  if (get_sub_group_id() * 16 < 16) {\n"
-      "    acc = 0;\n"
-      "    for (uint i = 0; i < steps; ++i) {\n"
-      "      acc += (int)intel_sub_group_block_read((const global uint*)in + off) ^ (int)(i << 12);\n"
-      "      off += 8u;\n"
-      "    }\n"
-      "  }\n"
-      "  out[g] = acc;\n"
-      "}\n";
+  const std::string rows = isgtest::rowBlocksKernel("shapeRows", 16);
   cl_kernel k = nullptr, plain = nullptr;
   ASSERT_NO_FATAL_FAILURE(build(rows + source("shapePlain"), "-cl-std=CL2.0", "shapeRows", &k));
   ASSERT_NO_FATAL_FAILURE(kernel("shapePlain", &plain));

@@ -54,6 +54,12 @@ want diag && {
     ISG_LOG=info ISG_LOG_FILE="$out/local-log.txt" timeout 120 python3 models.py gpu /tmp/refs.npz --f16 attention
   tar -C /tmp -cJf "$out/ov-local.tar.xz" ov-local ov-cap
 } > "$out/local.txt" 2>&1
+# ResNet-34's throughput on the GPU with launch variants as by default and off, in one run; the
+# default's log says which kernels ran variants.
+want variants && {
+  echo "== ISG_LAUNCH_VARIANTS=auto"; ISG_LOG=info ISG_LOG_FILE="$out/variants-log.txt" timeout 200 python3 resnet.py GPU
+  echo "== ISG_LAUNCH_VARIANTS=off"; ISG_LAUNCH_VARIANTS=off timeout 200 python3 resnet.py GPU
+} > "$out/variants.txt" 2>&1
 # What the plugin built at batch 32 (source, rewrite, PTX), to read the chosen kernels here.
 want resnet && tar -C /tmp -cJf "$out/ov-dump.tar.xz" ov-dump 2>/dev/null
 grep -h -E 'PASSED|FAILED|==|inferences|rel.err|ms an inference|wrong or' "$out"/*.txt

@@ -191,8 +191,9 @@ struct KernelManifest {
   std::vector<ArgInfo> args;
   // The build log warns that its results may differ from Intel's where its flow depends on
   // work-item ids (block IO given each member's pointer, local memory out of lock-step in a
-  // loop): a rewrite that knows the work-group's size (a launch variant) may settle that, so the
-  // layer waits for one at each launch that can have it (docs/design.md, "Launch variants").
+  // loop; strategies that keep each member's pointer there): a rewrite that knows the
+  // work-group's size (a launch variant) may settle that, so the layer waits for one at each
+  // launch that can have it (docs/design.md, "Launch variants").
   bool shapeDependentResult = false;
 };
 

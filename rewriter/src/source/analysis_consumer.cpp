@@ -46,7 +46,7 @@ void AnalysisConsumer::HandleTranslationUnit(clang::ASTContext& ctx) {
   if (in_.traits.lockStep && in_.traits.strategy != Strategy::Native)
     for (const clang::FunctionDecl* canon : c.order)
       if (const Func& f = c.funcs.at(canon); f.kernel && f.definition && !predicated.count(canon))
-        if (keepLockStep(ctx, f.definition, ed, assumedShape()).warned)
+        if (keepLockStep(ctx, f.definition, ed, assumedShape()).warned && !firstActiveStrategy())
           for (KernelManifest& km : out_.kernels)
             if (km.name == f.definition->getNameAsString()) km.shapeDependentResult = true;
   ed.checkSharedSites();
@@ -569,13 +569,17 @@ void AnalysisConsumer::editBuiltinCalls(clang::ASTContext& ctx, const Collector&
   }
 }
 
+bool AnalysisConsumer::firstActiveStrategy() const {
+  return in_.traits.strategy == Strategy::NvidiaPtx || khrTakesFirstActive(in_.traits);
+}
+
 void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c, Editor& ed) {
   if (in_.traits.strategy == Strategy::Native) return;
   // nvidia-ptx takes the first active member's pointer in every call (__isg_block_pointer: two
   // shuffles over the active lanes, legal in any flow, so also where a macro site is shared), and
   // khr does through __ISG_L0_ where the driver has cl_khr_subgroup_ballot.
   const bool nvidia = in_.traits.strategy == Strategy::NvidiaPtx;
-  const bool firstActive = nvidia || khrTakesFirstActive(in_.traits);
+  const bool firstActive = firstActiveStrategy();
   const clang::SourceManager& sm = ctx.getSourceManager();
   DivergenceCheck& check = divergenceCheck(ctx, c);
   struct Site {
@@ -627,9 +631,8 @@ void AnalysisConsumer::firstMemberPointers(clang::ASTContext& ctx, Collector& c,
       // Under flow that only some members of a sub-group take (this check has that scope
       // here), Intel's runtimes need not agree on whose pointer: its CPU runtime reads from
       // member 0's even where member 0 skipped the flow (measured), which no member here holds.
-      if (!own || !check.dependsOnWorkItem(bc->function, bc->expr->getArg(0))) continue;
-      shapeWarned_.insert(bc->function->getCanonicalDecl());
-      if (!warned.insert(at).second) continue;
+      if (!own || !check.dependsOnWorkItem(bc->function, bc->expr->getArg(0)) || !warned.insert(at).second)
+        continue;
       ed.warning(bc->expr->getBeginLoc(),
                  eachMemberPointerWarning(bc->builtin->name, in_.traits, false,
                                           "under flow only some members of a sub-group take (see " +

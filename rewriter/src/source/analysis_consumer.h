@@ -107,6 +107,7 @@ class AnalysisConsumer : public clang::ASTConsumer {
   // on first use and kept for the program (its facts are the AST's, which edits do not change).
   DivergenceCheck& divergenceCheck(clang::ASTContext& ctx, const Collector& c) const;
   // The launch variant's work-group size (RewriteInput::assumedWorkGroupSize) for the checks.
+  bool firstActiveStrategy() const;
   AssumedWorkGroupSize assumedShape() const {
     return {in_.assumedWorkGroupSize[0], in_.assumedWorkGroupSize[1], in_.assumedWorkGroupSize[2]};
   }
@@ -220,8 +221,11 @@ class AnalysisConsumer : public clang::ASTConsumer {
   std::map<const clang::FunctionDecl*, const ContextFunction*> externalContext_;
   std::set<const clang::ParmVarDecl*> factsParams_;  // kernel images passed with their facts
   std::set<const clang::CallExpr*> firstMember_;     // firstMemberPointers' calls
-  // Functions (canonical) where firstMemberPointers warned that each member's pointer may
-  // differ under flow that depends on work-item ids (KernelManifest::shapeDependentResult).
+  // Functions (canonical) where firstMemberPointers warned that the call keeps each member's
+  // pointer under flow that depends on work-item ids (KernelManifest::shapeDependentResult).
+  // Strategies that take the first active member's pointer (nvidia-ptx; khr with ballot) mark
+  // nothing, nor their kernels out of lock-step: they match Intel's GPUs there already (on the
+  // H200, OpenVINO's models), and a variant costs the launches it serves.
   std::set<const clang::FunctionDecl*> shapeWarned_;
   // Its calls under flow only some sub-groups take (local, the khr test double) that every
   // member of a sub-group reaches together: the predication takes member 0's pointer out of
