@@ -71,7 +71,7 @@ void registerKernel(cl_kernel kernel, const ProgramRecord& program, const std::s
   // Every kernel of a rewritten program keeps copies where the driver may refuse a work-group
   // for registers (NVIDIA): the driver answers 256 for CL_KERNEL_WORK_GROUP_SIZE whatever the
   // kernel, and a kernel with a private array refuses 1024 unless capped (docs/strategies.md).
-  if (program.variants && variantsCanServe(record->manifest, *program.variants))
+  if (program.variants && variantsCanServe(record->manifest, program.variants->forSpeed()))
     record->variants.program = program.variants;
   // A kernel with a packed copy (launch_plan.h) sets them on the copy at each packed launch.
   if (mayCapRegisters(program) || record->variants.program ||

@@ -110,9 +110,9 @@ VariantProgram::~VariantProgram() {
   if (program && next().clReleaseProgram) next().clReleaseProgram(program);
 }
 
-bool variantsCanServe(const KernelManifest& m, const ProgramVariants& variants) {
+bool variantsCanServe(const KernelManifest& m, bool forSpeed) {
   if (m.reqdWorkGroupSize[0] != 0 || m.families.empty() || !m.blockImageArgs.empty()) return false;
-  if (!variants.forSpeed() && !m.shapeDependentResult) return false;
+  if (!forSpeed && !m.shapeDependentResult) return false;
   // A variant runs uniform launches only, whose launch shape (the layer's PTX) is the one its
   // kernel gets when it is made.
   return std::all_of(m.hiddenArgs.begin(), m.hiddenArgs.end(), [](const HiddenArg& h) {
@@ -134,17 +134,19 @@ std::shared_ptr<ProgramVariants> programVariantsFor(cl_program app, const Rewrit
       config().LAUNCH_VARIANTS == VariantChoice::Off || rewritten.strategy == Strategy::Native ||
       !next().clRetainContext || !next().clBuildProgram || (ptx && !next().clCreateProgramWithBinary))
     return nullptr;
-  cl_context context = nullptr;
-  if (programValue(app, CL_PROGRAM_CONTEXT, &context) != CL_SUCCESS || !context) return nullptr;
   // On the layer's front end a variant is a second Clang and NVPTX build of the program, which
   // pays only where it settles a result.
-  auto variants = std::make_shared<ProgramVariants>(
-      input, rewritten.diskFiles, context, strategyGains(rewritten.strategy) && !ptx,
-      ptx ? std::optional<std::string>(rewritten.options) : std::nullopt);
+  const bool forSpeed = strategyGains(rewritten.strategy) && !ptx;
+  // Asked first: most rewritten programs get no variants, and should not pay for a copy of
+  // their input and a retained context.
   if (std::none_of(rewritten.kernels.begin(), rewritten.kernels.end(),
-                   [&](const KernelManifest& m) { return variantsCanServe(m, *variants); }))
+                   [&](const KernelManifest& m) { return variantsCanServe(m, forSpeed); }))
     return nullptr;
-  return variants;
+  cl_context context = nullptr;
+  if (programValue(app, CL_PROGRAM_CONTEXT, &context) != CL_SUCCESS || !context) return nullptr;
+  return std::make_shared<ProgramVariants>(
+      input, rewritten.diskFiles, context, forSpeed,
+      ptx ? std::optional<std::string>(rewritten.options) : std::nullopt);
 }
 
 ProgramVariants::ProgramVariants(const RewriteInput& input, std::vector<SourceFile> diskFiles,

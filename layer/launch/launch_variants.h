@@ -94,9 +94,9 @@ class ProgramVariants : public std::enable_shared_from_this<ProgramVariants> {
   std::map<VariantKey, Entry> entries_;
 };
 
-// Whether kernels described by `manifest` run variants of `variants` (what their launches set,
-// and why the program has variants).
-bool variantsCanServe(const KernelManifest& manifest, const ProgramVariants& variants);
+// Whether kernels described by `manifest` run variants (what their launches set, and why their
+// program has variants: `forSpeed`, as ProgramVariants::forSpeed).
+bool variantsCanServe(const KernelManifest& manifest, bool forSpeed);
 
 // A kernel record's variants, under its enqueueMutex.
 struct KernelVariants {
