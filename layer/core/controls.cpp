@@ -45,6 +45,16 @@ const NamedValue kVariantNames[] = {{"off", static_cast<int>(VariantChoice::Off)
                                     {"auto", static_cast<int>(VariantChoice::Auto)},
                                     {"on", static_cast<int>(VariantChoice::On)},
                                     {"wait", static_cast<int>(VariantChoice::Wait)}};
+// Every spelling of the boolean it was before "auto"; the first of each is how it prints.
+const NamedValue kPackNames[] = {{"0", static_cast<int>(PackChoice::Off)},
+                                 {"1", static_cast<int>(PackChoice::On)},
+                                 {"auto", static_cast<int>(PackChoice::Auto)},
+                                 {"no", static_cast<int>(PackChoice::Off)},
+                                 {"false", static_cast<int>(PackChoice::Off)},
+                                 {"off", static_cast<int>(PackChoice::Off)},
+                                 {"yes", static_cast<int>(PackChoice::On)},
+                                 {"true", static_cast<int>(PackChoice::On)},
+                                 {"on", static_cast<int>(PackChoice::On)}};
 
 }  // namespace
 
@@ -53,6 +63,9 @@ bool parseControlValue(std::string_view text, FrontEndChoice* out) {
 }
 bool parseControlValue(std::string_view text, VariantChoice* out) {
   return parseNamed(text, kVariantNames, out);
+}
+bool parseControlValue(std::string_view text, PackChoice* out) {
+  return parseNamed(text, kPackNames, out);
 }
 bool parseControlValue(std::string_view text, LogLevel* out) {
   return parseNamed(text, kLogLevelNames, out);
@@ -102,6 +115,7 @@ std::string formatControlValue(StrategyChoice value) {
 }
 std::string formatControlValue(FrontEndChoice value) { return formatNamed(value, kFrontEndNames); }
 std::string formatControlValue(VariantChoice value) { return formatNamed(value, kVariantNames); }
+std::string formatControlValue(PackChoice value) { return formatNamed(value, kPackNames); }
 std::string formatControlValue(bool value) { return value ? "1" : "0"; }
 std::string formatControlValue(unsigned value) { return std::to_string(value); }
 std::string formatControlValue(const std::string& value) { return value; }
@@ -119,6 +133,9 @@ const char* controlTypeDescription(const FrontEndChoice*) {
   return "driver | layer | auto | every";
 }
 const char* controlTypeDescription(const VariantChoice*) { return "off | auto | on | wait"; }
+const char* controlTypeDescription(const PackChoice*) {
+  return "0 | 1 | auto (also no | yes, false | true, off | on)";
+}
 const char* controlTypeDescription(const bool*) {
   return "0 | 1 (also no | yes, false | true, off | on)";
 }

@@ -35,12 +35,16 @@ enum class FrontEndChoice { Driver, Layer, Auto, Every };
 // (layer/launch/launch_variants.h).
 enum class VariantChoice { Off, Auto, On, Wait };
 
+// ISG_PACK_WORK_GROUPS: which launches run a kernel's packed copy (layer/launch/launch_plan.cpp).
+enum class PackChoice { Off, On, Auto };
+
 // One parser, printer and description per control type; a row of controls.def with a type that
 // has none of these does not compile.
 bool parseControlValue(std::string_view text, LogLevel* out);
 bool parseControlValue(std::string_view text, StrategyChoice* out);
 bool parseControlValue(std::string_view text, FrontEndChoice* out);
 bool parseControlValue(std::string_view text, VariantChoice* out);
+bool parseControlValue(std::string_view text, PackChoice* out);
 bool parseControlValue(std::string_view text, bool* out);
 bool parseControlValue(std::string_view text, unsigned* out);
 bool parseControlValue(std::string_view text, std::string* out);
@@ -49,6 +53,7 @@ std::string formatControlValue(LogLevel value);
 std::string formatControlValue(StrategyChoice value);
 std::string formatControlValue(FrontEndChoice value);
 std::string formatControlValue(VariantChoice value);
+std::string formatControlValue(PackChoice value);
 std::string formatControlValue(bool value);
 std::string formatControlValue(unsigned value);
 std::string formatControlValue(const std::string& value);
@@ -58,6 +63,7 @@ const char* controlTypeDescription(const LogLevel*);
 const char* controlTypeDescription(const StrategyChoice*);
 const char* controlTypeDescription(const FrontEndChoice*);
 const char* controlTypeDescription(const VariantChoice*);
+const char* controlTypeDescription(const PackChoice*);
 const char* controlTypeDescription(const bool*);
 const char* controlTypeDescription(const unsigned*);
 const char* controlTypeDescription(const std::string*);

@@ -84,6 +84,16 @@ Strategy detect(cl_device_id device, const std::string& extensions, unsigned* nv
 
 bool isPowerOfTwo(size_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
+// The CTAs one SM holds at once, by compute capability (NVIDIA's CUDA occupancy tables: "maximum
+// number of resident blocks per SM"); 16, the fewest from sm_70 on, for one not listed.
+unsigned ctasPerSm(unsigned cc) {
+  switch (cc) {
+    case 70: case 72: case 80: case 90: return 32;
+    case 89: return 24;
+    default: return 16;  // 75, 86, 87 and the unknown
+  }
+}
+
 Strategy fromChoice(StrategyChoice choice, Strategy detected) {
   return choice == StrategyChoice::Auto ? detected : forcedStrategy(choice);
 }
@@ -199,7 +209,12 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   }
   applyStrategyDefaults(p->strategy, p->traits.nativeSubGroupSize, &p->traits);
   if (!p->isNative()) applySubGroupSizeControl(&p->traits, name);
-  if (p->strategy == Strategy::NvidiaPtx) p->traits.nvidiaComputeCapability = nvidiaCc;
+  if (p->strategy == Strategy::NvidiaPtx) {
+    p->traits.nvidiaComputeCapability = nvidiaCc;
+    cl_uint sms = 0;
+    if (deviceValue(device, CL_DEVICE_MAX_COMPUTE_UNITS, &sms) == CL_SUCCESS)
+      p->residentCtas = size_t(sms) * ctasPerSm(nvidiaCc);
+  }
   // A size the user named is every such kernel's: the rows decide only where none is named.
   p->traits.subGroupSizeFromLaunch =
       !p->isNative() && config().SUB_GROUP_SIZE_FROM_LAUNCH && config().SUB_GROUP_SIZE == 0;

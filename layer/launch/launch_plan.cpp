@@ -104,7 +104,8 @@ cl_int LaunchPlan::make(const Launch& application, const KernelSummary& summary,
 // runs the kernel as given.
 void LaunchPlan::planPacking(const KernelManifest& manifest) {
   const Launch& l = launch_;
-  if (!config().PACK_WORK_GROUPS || l.task || uneven_ || !l.globalSize || !l.localSize) return;
+  const PackChoice choice = config().PACK_WORK_GROUPS;
+  if (choice == PackChoice::Off || l.task || uneven_ || !l.globalSize || !l.localSize) return;
   if (hiddenArgOf(manifest, HiddenArg::Kind::RawImage) || hiddenArgOf(manifest, HiddenArg::Kind::ImageFacts))
     return;
   constexpr size_t kWarp = 32;
@@ -124,6 +125,10 @@ void LaunchPlan::planPacking(const KernelManifest& manifest) {
     if (groups[d] > 0x7fffffff / total) return;
     total *= groups[d];
   }
+  // As given, a launch the GPU holds at once runs each work-group in a warp of its own, side by
+  // side; packed, it would have half the warps or fewer to hide their latency with
+  // (docs/openvino.md). Only where CTAs queue does packing take more work-groups at a time.
+  if (choice == PackChoice::Auto && total <= profile_->residentCtas) return;
   auto offset = [&](cl_uint d) -> cl_ulong { return l.globalOffset && d < l.workDim ? l.globalOffset[d] : 0; };
   packedWords_ = {total, groups[0], groups[1], groups[2], offset(0), offset(1), offset(2), l.workDim};
   const size_t perWarp = kWarp / items;

@@ -144,7 +144,7 @@ BuildPlan planBuild(cl_program program, cl_uint num_devices, const cl_device_id*
   plan.input.options = plan.driverOptions;
   plan.input.traits = traits;
   plan.input.compiledObject = compiledObject;
-  plan.input.packWorkGroups = config().PACK_WORK_GROUPS;
+  plan.input.packWorkGroups = config().PACK_WORK_GROUPS != PackChoice::Off;
   if (il) {
     planModule(&plan);
     return plan;

@@ -8,7 +8,8 @@
 // no multiple of a warp's share, no local size given (which a driver may refuse), a wrong one
 // refused, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, the program's kernels without the layer's copies;
 // a kernel with local memory, which has no copy, in the same program. The model is the spec's:
-// it runs on every device, packed on NVIDIA under ISG_PACK_WORK_GROUPS=1 with
+// it runs on every device, packed on NVIDIA under ISG_PACK_WORK_GROUPS=1 (=auto: the launch of
+// more work-groups than the GPU holds at once) with
 // ISG_NVIDIA_FRONTEND=layer (or for programs that need the layer's front end).
 #include <algorithm>
 #include <array>
@@ -229,6 +230,9 @@ TEST(OpenClLibrary, PackedWorkGroupsMatchTheSpec) {
     // 13 work-groups of 8: the last warp holds one.
     checkLaunch(p, {"row", 1, {104, 1, 1}, {8, 1, 1}, {5, 0, 0}, true, true, 8});
     checkLaunch(p, {"row", 1, {8, 1, 1}, {8, 1, 1}, {0, 0, 0}, false, false, 8});
+    // 8,192 work-groups, more than an H200 (4,224 CTAs) or a B200 holds at once as given: packed
+    // under ISG_PACK_WORK_GROUPS=auto too, where the launches above run as given.
+    checkLaunch(p, {"row", 1, {65536, 1, 1}, {8, 1, 1}, {3, 0, 0}, true, true, 8});
     // OpenVINO's convolution shape: 5 x 3 work-groups of 1 x 16.
     checkLaunch(p, {"column", 2, {5, 48, 1}, {1, 16, 1}, {7, 16, 0}, true, true, 16});
     checkLaunch(p, {"column", 2, {5, 48, 1}, {1, 16, 1}, {0, 0, 0}, false, false, 16});

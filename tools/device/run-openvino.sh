@@ -5,7 +5,8 @@
 # batch 1's time goes, each with packed work-groups on (ISG_PACK_WORK_GROUPS=1) and off; the f16
 # models on the local strategy; where batch 32's f16 time goes. The
 # results go to $OUT, one file per part (the device tool brings back a few files). Arguments name
-# the parts to run (tests, models, resnet; all by default), so that each fits one device call;
+# the parts to run (tests, models, resnet; all by default), so that each fits one device call
+# (auto, variants, local and diag: by name);
 # diag (not in the default) prints each layer's time at batch 1, packed and as given, and does what
 # local does: captures the attention model at f16 on the local strategy (programs and every
 # rewritten kernel's first launch, for tools/isg-replay here) with the layer's log.
@@ -17,7 +18,7 @@ out=${OUT:-/tmp/openvino-out}
 parts=" ${*:-tests models resnet} "
 want() { [[ $parts == *" $1 "* ]]; }
 mkdir -p "$out" /tmp/ov
-want tests && for pack in 1 0; do
+want tests && for pack in 1 0 auto; do
   ( ISG_PACK_WORK_GROUPS=$pack ISG_NVIDIA_FRONTEND=layer timeout 90 "$stage/tests/nvidia/nvidia_ptx_test"
     ISG_PACK_WORK_GROUPS=$pack ISG_NVIDIA_FRONTEND=layer timeout 90 "$stage/tests/realworld/realworld_tests" ) \
     > "$out/tests-pack$pack.txt" 2>&1
@@ -60,6 +61,17 @@ want variants && {
   echo "== ISG_LAUNCH_VARIANTS=auto"; ISG_LOG=info ISG_LOG_FILE="$out/variants-log.txt" timeout 200 python3 resnet.py GPU
   echo "== ISG_LAUNCH_VARIANTS=off"; ISG_LAUNCH_VARIANTS=off timeout 200 python3 resnet.py GPU
 } > "$out/variants.txt" 2>&1
+# ISG_PACK_WORK_GROUPS=auto (the copy only where a launch's work-groups outnumber the CTAs the GPU
+# holds) against as given, in one run: throughput with the CPU plugin's beside it, then one request
+# at a time at batch 1 and 32.
+want auto && {
+  echo "== ISG_PACK_WORK_GROUPS=auto"; ISG_PACK_WORK_GROUPS=auto timeout 170 python3 resnet.py
+  echo "== ISG_PACK_WORK_GROUPS=0"; ISG_PACK_WORK_GROUPS=0 timeout 100 python3 resnet.py GPU
+  echo "== profile, ISG_PACK_WORK_GROUPS=auto"; ISG_PACK_WORK_GROUPS=auto timeout 40 python3 profile.py f32 f16
+  for pack in auto 0; do
+    echo "== profile, batch 32, ISG_PACK_WORK_GROUPS=$pack"; ISG_PACK_WORK_GROUPS=$pack timeout 60 python3 profile.py f16 --batch 32
+  done
+} > "$out/auto.txt" 2>&1
 # What the plugin built at batch 32 (source, rewrite, PTX), to read the chosen kernels here.
 want resnet && tar -C /tmp -cJf "$out/ov-dump.tar.xz" ov-dump 2>/dev/null
 grep -h -E 'PASSED|FAILED|==|inferences|rel.err|ms an inference|wrong or' "$out"/*.txt
