@@ -29,7 +29,7 @@ cd "$root/bench/openvino"
 # The CPU plugin's results, which the models and diag parts compare with.
 { want models || want diag || want local; } && timeout 30 python3 models.py ref /tmp/refs.npz > "$out/refs.txt" 2>&1
 want models && {
-  for pack in 1 0; do
+  for pack in auto 1 0; do
     for f16 in "" --f16; do
       echo "== ISG_PACK_WORK_GROUPS=$pack $f16"
       ISG_PACK_WORK_GROUPS=$pack timeout 90 python3 models.py gpu /tmp/refs.npz $f16
