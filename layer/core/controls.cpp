@@ -45,16 +45,6 @@ const NamedValue kVariantNames[] = {{"off", static_cast<int>(VariantChoice::Off)
                                     {"auto", static_cast<int>(VariantChoice::Auto)},
                                     {"on", static_cast<int>(VariantChoice::On)},
                                     {"wait", static_cast<int>(VariantChoice::Wait)}};
-// Every spelling of the boolean it was before "auto"; the first of each is how it prints.
-const NamedValue kPackNames[] = {{"0", static_cast<int>(PackChoice::Off)},
-                                 {"1", static_cast<int>(PackChoice::On)},
-                                 {"auto", static_cast<int>(PackChoice::Auto)},
-                                 {"no", static_cast<int>(PackChoice::Off)},
-                                 {"false", static_cast<int>(PackChoice::Off)},
-                                 {"off", static_cast<int>(PackChoice::Off)},
-                                 {"yes", static_cast<int>(PackChoice::On)},
-                                 {"true", static_cast<int>(PackChoice::On)},
-                                 {"on", static_cast<int>(PackChoice::On)}};
 
 }  // namespace
 
@@ -63,9 +53,6 @@ bool parseControlValue(std::string_view text, FrontEndChoice* out) {
 }
 bool parseControlValue(std::string_view text, VariantChoice* out) {
   return parseNamed(text, kVariantNames, out);
-}
-bool parseControlValue(std::string_view text, PackChoice* out) {
-  return parseNamed(text, kPackNames, out);
 }
 bool parseControlValue(std::string_view text, LogLevel* out) {
   return parseNamed(text, kLogLevelNames, out);
@@ -95,6 +82,17 @@ bool parseControlValue(std::string_view text, bool* out) {
   }
   return false;
 }
+// "auto", or the boolean it was before, in any of its spellings.
+bool parseControlValue(std::string_view text, PackChoice* out) {
+  if (text == "auto") {
+    *out = PackChoice::Auto;
+    return true;
+  }
+  bool on = false;
+  if (!parseControlValue(text, &on)) return false;
+  *out = on ? PackChoice::On : PackChoice::Off;
+  return true;
+}
 bool parseControlValue(std::string_view text, unsigned* out) {
   if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos) return false;
   std::string copy(text);
@@ -115,8 +113,10 @@ std::string formatControlValue(StrategyChoice value) {
 }
 std::string formatControlValue(FrontEndChoice value) { return formatNamed(value, kFrontEndNames); }
 std::string formatControlValue(VariantChoice value) { return formatNamed(value, kVariantNames); }
-std::string formatControlValue(PackChoice value) { return formatNamed(value, kPackNames); }
 std::string formatControlValue(bool value) { return value ? "1" : "0"; }
+std::string formatControlValue(PackChoice value) {
+  return value == PackChoice::Auto ? "auto" : formatControlValue(value == PackChoice::On);
+}
 std::string formatControlValue(unsigned value) { return std::to_string(value); }
 std::string formatControlValue(const std::string& value) { return value; }
 
@@ -133,11 +133,12 @@ const char* controlTypeDescription(const FrontEndChoice*) {
   return "driver | layer | auto | every";
 }
 const char* controlTypeDescription(const VariantChoice*) { return "off | auto | on | wait"; }
-const char* controlTypeDescription(const PackChoice*) {
-  return "0 | 1 | auto (also no | yes, false | true, off | on)";
-}
 const char* controlTypeDescription(const bool*) {
   return "0 | 1 (also no | yes, false | true, off | on)";
+}
+const char* controlTypeDescription(const PackChoice*) {
+  static const std::string names = std::string("auto | ") + controlTypeDescription(static_cast<const bool*>(nullptr));
+  return names.c_str();
 }
 const char* controlTypeDescription(const unsigned*) { return "unsigned integer"; }
 const char* controlTypeDescription(const std::string*) { return "text"; }
