@@ -212,8 +212,10 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
   if (p->strategy == Strategy::NvidiaPtx) {
     p->traits.nvidiaComputeCapability = nvidiaCc;
     cl_uint sms = 0;
-    if (deviceValue(device, CL_DEVICE_MAX_COMPUTE_UNITS, &sms) == CL_SUCCESS)
+    if (deviceValue(device, CL_DEVICE_MAX_COMPUTE_UNITS, &sms) == CL_SUCCESS) {
+      p->sms = sms;
       p->residentCtas = size_t(sms) * ctasPerSm(nvidiaCc);
+    }
   }
   // A size the user named is every such kernel's: the rows decide only where none is named.
   p->traits.subGroupSizeFromLaunch =

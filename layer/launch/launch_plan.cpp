@@ -125,14 +125,20 @@ void LaunchPlan::planPacking(const KernelManifest& manifest) {
     if (groups[d] > 0x7fffffff / total) return;
     total *= groups[d];
   }
-  // As given, a launch the GPU holds at once runs each work-group in a warp of its own, side by
-  // side; packed, it would have half the warps or fewer to hide their latency with
-  // (docs/openvino.md). Only where CTAs queue does packing take more work-groups at a time.
-  if (choice == PackChoice::Auto && total <= profile_->residentCtas) return;
+  // As given, each work-group runs in a warp of its own, side by side; packed, a launch has 32 / W
+  // times fewer warps to hide their latency with, each doing the work of all its lanes. Packing
+  // gains where CTAs queue for the SMs, or where the packed copy still gives every SM enough warps
+  // to keep its four schedulers issuing; a launch of fewer waits on latency either way, and
+  // packed it would wait longer (docs/openvino.md, "Packed where warps fill the SMs").
+  constexpr size_t kPackedWarpsPerSm = 8;
+  const size_t perWarp = kWarp / items;
+  const size_t packedWarps = (total + perWarp - 1) / perWarp;
+  if (choice == PackChoice::Auto && total <= profile_->residentCtas &&
+      packedWarps <= size_t(profile_->sms) * kPackedWarpsPerSm)
+    return;
   auto offset = [&](cl_uint d) -> cl_ulong { return l.globalOffset && d < l.workDim ? l.globalOffset[d] : 0; };
   packedWords_ = {total, groups[0], groups[1], groups[2], offset(0), offset(1), offset(2), l.workDim};
-  const size_t perWarp = kWarp / items;
-  packedGlobal_[0] = (total + perWarp - 1) / perWarp * kWarp;
+  packedGlobal_[0] = packedWarps * kWarp;
   packedLocal_[0] = kWarp;
   mayPack_ = true;
 }

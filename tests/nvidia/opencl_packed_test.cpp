@@ -8,8 +8,8 @@
 // no multiple of a warp's share, no local size given (which a driver may refuse), a wrong one
 // refused, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, the program's kernels without the layer's copies;
 // a kernel with local memory, which has no copy, in the same program. The model is the spec's:
-// it runs on every device, packed on NVIDIA under ISG_PACK_WORK_GROUPS=1 (=auto: the launch of
-// more work-groups than the GPU holds at once) with
+// it runs on every device, packed on NVIDIA under ISG_PACK_WORK_GROUPS=1 (=auto: the launches of
+// more work-groups than the GPU holds at once or than fill its SMs' warps packed) with
 // ISG_NVIDIA_FRONTEND=layer (or for programs that need the layer's front end).
 #include <algorithm>
 #include <array>
@@ -236,6 +236,9 @@ TEST(OpenClLibrary, PackedWorkGroupsMatchTheSpec) {
     // OpenVINO's convolution shape: 5 x 3 work-groups of 1 x 16.
     checkLaunch(p, {"column", 2, {5, 48, 1}, {1, 16, 1}, {7, 16, 0}, true, true, 16});
     checkLaunch(p, {"column", 2, {5, 48, 1}, {1, 16, 1}, {0, 0, 0}, false, false, 16});
+    // 56 x 56 work-groups of 1 x 16, as oneDNN's convolutions launch at batch 32: fewer than the
+    // H200 holds at once, yet packed under auto too (more than 8 packed warps an SM).
+    checkLaunch(p, {"column", 2, {56, 896, 1}, {1, 16, 1}, {0, 16, 0}, true, true, 16});
     checkLaunch(p, {"staged", 2, {3, 32, 1}, {1, 16, 1}, {2, 0, 0}, true, true, 16});
     clReleaseProgram(p);
   }
