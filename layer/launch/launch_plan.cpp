@@ -10,6 +10,7 @@
 #include "core/logger.h"
 #include "launch/kernel_records.h"
 #include "launch/launch_variants.h"
+#include "launch/packing_line.h"
 #include "launch/register_cap.h"
 #include "launch/work_group_parts.h"
 
@@ -125,20 +126,11 @@ void LaunchPlan::planPacking(const KernelManifest& manifest) {
     if (groups[d] > 0x7fffffff / total) return;
     total *= groups[d];
   }
-  // As given, each work-group runs in a warp of its own, side by side; packed, a launch has 32 / W
-  // times fewer warps to hide their latency with, each doing the work of all its lanes. Packing
-  // gains where CTAs queue for the SMs, or where the packed copy still gives every SM enough warps
-  // to keep its four schedulers issuing; a launch of fewer waits on latency either way, and
-  // packed it would wait longer (docs/openvino.md, "Packed where warps fill the SMs").
-  constexpr size_t kPackedWarpsPerSm = 8;
-  const size_t perWarp = kWarp / items;
-  const size_t packedWarps = (total + perWarp - 1) / perWarp;
-  if (choice == PackChoice::Auto && total <= profile_->residentCtas &&
-      packedWarps <= size_t(profile_->sms) * kPackedWarpsPerSm)
-    return;
+  if (choice == PackChoice::Auto && !packsUnderAuto(total, items, *profile_)) return;
   auto offset = [&](cl_uint d) -> cl_ulong { return l.globalOffset && d < l.workDim ? l.globalOffset[d] : 0; };
   packedWords_ = {total, groups[0], groups[1], groups[2], offset(0), offset(1), offset(2), l.workDim};
-  packedGlobal_[0] = packedWarps * kWarp;
+  const size_t perWarp = kWarp / items;
+  packedGlobal_[0] = (total + perWarp - 1) / perWarp * kWarp;
   packedLocal_[0] = kWarp;
   mayPack_ = true;
 }
