@@ -5,6 +5,8 @@
 // with OpenVINO's launches measured there (docs/openvino.md) and an SM that holds 16 CTAs.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+
 #include "launch/packing_line.h"
 
 namespace {
@@ -16,41 +18,39 @@ isg::DeviceProfile gpu(unsigned sms, unsigned ctasPerSm) {
   return p;
 }
 
+struct Launch {
+  size_t groups, items;
+  bool packed;
+};
+
+void expectLine(const isg::DeviceProfile& device, std::initializer_list<Launch> launches) {
+  for (const Launch& l : launches)
+    EXPECT_EQ(isg::packsUnderAuto(l.groups, l.items, device), l.packed)
+        << l.groups << " work-groups of " << l.items << " on " << device.sms << " SMs";
+}
+
 TEST(PackingLine, WorkGroupsOf16PackWhereTheirPackedWarpsFillTheSms) {
-  const isg::DeviceProfile h200 = gpu(132, 32);
-  // oneDNN's convolutions at batch 32: 3,136 work-groups gain packed, fewer than 4,224 CTAs.
-  EXPECT_TRUE(isg::packsUnderAuto(3136, 16, h200));
-  EXPECT_TRUE(isg::packsUnderAuto(12544, 16, h200));
-  // The plugin's convolutions at batch 1: up to 1,568 work-groups, slower packed.
-  EXPECT_FALSE(isg::packsUnderAuto(1568, 16, h200));
-  EXPECT_FALSE(isg::packsUnderAuto(224, 16, h200));
-  // The line: 8 packed warps an SM are 1,056 warps of two work-groups.
-  EXPECT_FALSE(isg::packsUnderAuto(2112, 16, h200));
-  EXPECT_TRUE(isg::packsUnderAuto(2113, 16, h200));
+  expectLine(gpu(132, 32), {
+      // oneDNN's convolutions at batch 32: 3,136 work-groups gain packed, fewer than 4,224 CTAs.
+      {3136, 16, true}, {12544, 16, true},
+      // The plugin's convolutions at batch 1: up to 1,568 work-groups, slower packed.
+      {1568, 16, false}, {224, 16, false},
+      // The line: 8 packed warps an SM are 1,056 warps of two work-groups.
+      {2112, 16, false}, {2113, 16, true}});
 }
 
 TEST(PackingLine, NarrowerWorkGroupsPackWhereCtasQueue) {
-  const isg::DeviceProfile h200 = gpu(132, 32);
-  // Four work-groups of 8 to a warp: the CTAs as given run out first.
-  EXPECT_FALSE(isg::packsUnderAuto(4224, 8, h200));
-  EXPECT_TRUE(isg::packsUnderAuto(4225, 8, h200));
-  EXPECT_TRUE(isg::packsUnderAuto(8192, 8, h200));
-  EXPECT_FALSE(isg::packsUnderAuto(4224, 1, h200));
-  EXPECT_TRUE(isg::packsUnderAuto(4225, 1, h200));
+  // Four work-groups of 8 to a warp (32 of 1): the CTAs as given run out first.
+  expectLine(gpu(132, 32), {{4224, 8, false}, {4225, 8, true}, {8192, 8, true}, {4224, 1, false}, {4225, 1, true}});
 }
 
 TEST(PackingLine, AnSmOfFewerCtasPacksEarlier) {
-  const isg::DeviceProfile small = gpu(84, 16);  // sm_86: 1,344 CTAs
-  EXPECT_FALSE(isg::packsUnderAuto(1344, 16, small));
-  EXPECT_TRUE(isg::packsUnderAuto(1345, 16, small));
-  EXPECT_FALSE(isg::packsUnderAuto(13, 16, small));
+  expectLine(gpu(84, 16), {{1344, 16, false}, {1345, 16, true}, {13, 16, false}});  // sm_86: 1,344 CTAs
 }
 
 TEST(PackingLine, ADeviceThatDoesNotSayItsSmsPacksEveryLaunch) {
   // No CL_DEVICE_MAX_COMPUTE_UNITS: nothing to weigh against, as ISG_PACK_WORK_GROUPS=1.
-  const isg::DeviceProfile unknown = gpu(0, 32);
-  EXPECT_TRUE(isg::packsUnderAuto(1, 16, unknown));
-  EXPECT_TRUE(isg::packsUnderAuto(18, 16, unknown));
+  expectLine(gpu(0, 32), {{1, 16, true}, {18, 16, true}});
 }
 
 }  // namespace
