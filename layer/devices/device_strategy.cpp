@@ -214,7 +214,7 @@ std::unique_ptr<DeviceProfile> profile(cl_device_id device) {
     cl_uint sms = 0;
     if (deviceValue(device, CL_DEVICE_MAX_COMPUTE_UNITS, &sms) == CL_SUCCESS) {
       p->sms = sms;
-      p->residentCtas = size_t(sms) * ctasPerSm(nvidiaCc);
+      p->ctasPerSm = ctasPerSm(nvidiaCc);
     }
   }
   // A size the user named is every such kernel's: the rows decide only where none is named.

@@ -52,10 +52,10 @@ struct DeviceProfile {
   bool presentedAsGpu = false;
   bool intelAttributes = false;
 
-  // nvidia-ptx: its SMs and the CTAs the GPU holds at once (its SMs times the CTAs an SM holds),
-  // which ISG_PACK_WORK_GROUPS=auto weighs a launch's work-groups against; 0 elsewhere.
+  // nvidia-ptx: its SMs and the CTAs one SM holds at once, which ISG_PACK_WORK_GROUPS=auto
+  // weighs a launch's work-groups against (launch/packing_line.h); 0 elsewhere.
   unsigned sms = 0;
-  size_t residentCtas = 0;
+  unsigned ctasPerSm = 0;
 
   bool isNative() const { return strategy == Strategy::Native; }
   unsigned smallestSubGroupSize() const;

@@ -109,10 +109,9 @@ void LaunchPlan::planPacking(const KernelManifest& manifest) {
   if (choice == PackChoice::Off || l.task || uneven_ || !l.globalSize || !l.localSize) return;
   if (hiddenArgOf(manifest, HiddenArg::Kind::RawImage) || hiddenArgOf(manifest, HiddenArg::Kind::ImageFacts))
     return;
-  constexpr size_t kWarp = 32;
   const std::size_t* reqd = manifest.reqdWorkGroupSize;
   const size_t items = reqd[0] * reqd[1] * reqd[2];
-  if (items == 0 || items >= kWarp || kWarp % items != 0) return;
+  if (items == 0 || items >= kWarpSize || kWarpSize % items != 0) return;
   size_t groups[3] = {1, 1, 1};
   size_t total = 1;
   for (cl_uint d = 0; d < 3; ++d) {
@@ -129,9 +128,8 @@ void LaunchPlan::planPacking(const KernelManifest& manifest) {
   if (choice == PackChoice::Auto && !packsUnderAuto(total, items, *profile_)) return;
   auto offset = [&](cl_uint d) -> cl_ulong { return l.globalOffset && d < l.workDim ? l.globalOffset[d] : 0; };
   packedWords_ = {total, groups[0], groups[1], groups[2], offset(0), offset(1), offset(2), l.workDim};
-  const size_t perWarp = kWarp / items;
-  packedGlobal_[0] = (total + perWarp - 1) / perWarp * kWarp;
-  packedLocal_[0] = kWarp;
+  packedGlobal_[0] = packedWarps(total, items) * kWarpSize;
+  packedLocal_[0] = kWarpSize;
   mayPack_ = true;
 }
 

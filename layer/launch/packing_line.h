@@ -16,12 +16,19 @@ namespace isg {
 // it would wait longer (docs/openvino.md, "Packed where warps fill the SMs").
 constexpr std::size_t kPackedWarpsPerSm = 8;
 
-// Whether a launch of `groups` whole work-groups of `items` work-items each (fewer than 32,
-// dividing 32) runs packed under auto on the device of `profile`.
+constexpr std::size_t kWarpSize = 32;
+
+// The warps the packed copy runs `groups` work-groups of `items` work-items each in (fewer than
+// 32, dividing 32): 32 / items to a warp, the last one partly.
+inline std::size_t packedWarps(std::size_t groups, std::size_t items) {
+  const std::size_t perWarp = kWarpSize / items;
+  return (groups + perWarp - 1) / perWarp;
+}
+
+// Whether such a launch runs packed under auto on the device of `profile`.
 inline bool packsUnderAuto(std::size_t groups, std::size_t items, const DeviceProfile& profile) {
-  const std::size_t perWarp = 32 / items;
-  const std::size_t packedWarps = (groups + perWarp - 1) / perWarp;
-  return groups > profile.residentCtas || packedWarps > std::size_t(profile.sms) * kPackedWarpsPerSm;
+  const std::size_t sms = profile.sms;
+  return groups > sms * profile.ctasPerSm || packedWarps(groups, items) > sms * kPackedWarpsPerSm;
 }
 
 }  // namespace isg

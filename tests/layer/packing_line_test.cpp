@@ -14,7 +14,7 @@ namespace {
 isg::DeviceProfile gpu(unsigned sms, unsigned ctasPerSm) {
   isg::DeviceProfile p;
   p.sms = sms;
-  p.residentCtas = size_t(sms) * ctasPerSm;
+  p.ctasPerSm = ctasPerSm;
   return p;
 }
 

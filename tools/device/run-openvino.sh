@@ -62,8 +62,8 @@ want variants && {
   echo "== ISG_LAUNCH_VARIANTS=off"; ISG_LAUNCH_VARIANTS=off timeout 200 python3 resnet.py GPU
 } > "$out/variants.txt" 2>&1
 # ISG_PACK_WORK_GROUPS=auto (the copy only where a launch's work-groups outnumber the CTAs the GPU
-# holds, or its packed warps fill the SMs) against as given, in one run: throughput with the CPU plugin's beside it, then one request
-# at a time at batch 1 and 32.
+# holds, or its packed warps fill the SMs) against as given, in one run: throughput with the CPU
+# plugin's beside it, then one request at a time at batch 1 and 32.
 want auto && {
   echo "== ISG_PACK_WORK_GROUPS=auto"; ISG_PACK_WORK_GROUPS=auto timeout 170 python3 resnet.py
   echo "== ISG_PACK_WORK_GROUPS=0"; ISG_PACK_WORK_GROUPS=0 timeout 100 python3 resnet.py GPU
