@@ -744,6 +744,108 @@ TEST(OpenClLibrary, HalfPrecisionWhereTheDeviceOffersIt) {
   }
 }
 
+// fma of halves is correctly rounded (the spec's half accuracy table), scalar and in vectors:
+// the layer's front end gives NVIDIA devices fma.rn.f16 and fma.rn.f16x2 (OpenVINO's half
+// convolutions are chains of them). The first triple is one where float's fma rounded to half
+// differs from the correct result (rounding twice lands on a tie). fmin, fmax, min, max and
+// fabs are exact, the vector forms too, with a scalar beside a vector; mad may fuse or not.
+TEST(OpenClLibrary, HalfFmaRoundsOnceAndMinMaxAreExact) {
+  ISG_REQUIRE_ENV();
+  if (isgtest::spirvMode()) GTEST_SKIP() << "about OpenCL C source and its compilers";
+  const std::string extensions = " " + isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS) + " ";
+  if (extensions.find(" cl_khr_fp16 ") == std::string::npos)
+    GTEST_SKIP() << "the device offers no cl_khr_fp16 (PoCL 3.1; NVIDIA unless ISG_NVIDIA_FRONTEND=layer)";
+  const std::string src = R"(
+    #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+    __attribute__((intel_reqd_sub_group_size(16)))
+    kernel void hm(global const half* a, global const half* b, global const half* c,
+                   global half* scalar, global half* vfma, global half* vmax, global half* vmin) {
+      const size_t i = get_global_id(0);
+      const half x = a[i * 8], y = b[i * 8], z = c[i * 8];
+      scalar[i * 6 + 0] = fma(x, y, z);
+      scalar[i * 6 + 1] = mad(x, y, z);
+      scalar[i * 6 + 2] = fmin(x, z);
+      scalar[i * 6 + 3] = fmax(y, z);
+      scalar[i * 6 + 4] = min(x, y) + max(y, z);
+      scalar[i * 6 + 5] = fabs(z);
+      const half8 va = vload8(i, a), vb = vload8(i, b), vc = vload8(i, c);
+      // A sub-group shuffle between, as in the convolutions: the operand comes from a neighbour.
+      const half8 vs = as_half8(intel_sub_group_shuffle(as_ushort8(va), get_sub_group_local_id()));
+      vstore8(fma(vs, vb, vc), i, vfma);
+      vstore8(fmax(va, z), i, vmax);
+      vstore8(min(va, vb), i, vmin);
+    })";
+  constexpr size_t kItems = 64, kLanes = 8, kN = kItems * kLanes;
+  // Multiples of 2^-8 within +-4: a * b + c is exact in double; the double converts to half once.
+  std::vector<uint16_t> a(kN), b(kN), c(kN);
+  uint32_t seed = 12345;
+  auto next = [&seed] { seed = seed * 1664525u + 1013904223u; return seed >> 8; };
+  auto halfOf = [](double v) {
+    const _Float16 h = static_cast<_Float16>(v);
+    uint16_t bits;
+    std::memcpy(&bits, &h, 2);
+    return bits;
+  };
+  for (size_t j = 0; j < kN; ++j) {
+    a[j] = halfOf((int(next() % 2049) - 1024) / 256.0);
+    b[j] = halfOf((int(next() % 2049) - 1024) / 256.0);
+    c[j] = halfOf((int(next() % 2049) - 1024) / 256.0 * (j % 3 == 0 ? 0x1p-6 : 1.0));
+  }
+  for (size_t j : {size_t(0), size_t(5 * kLanes + 3)}) {
+    a[j] = halfOf(1.5185546875);
+    b[j] = halfOf(1.5390625);
+    c[j] = halfOf(-0.00023639202117919922);
+  }
+  auto exactFma = [&](uint16_t x, uint16_t y, uint16_t z) {
+    return halfOf(double(fromHalf(x)) * double(fromHalf(y)) + double(fromHalf(z)));
+  };
+  ASSERT_NE(exactFma(a[0], b[0], c[0]), halfOf(double(float(double(fromHalf(a[0])) * fromHalf(b[0]) + fromHalf(c[0])))))
+      << "the first triple no longer tells one rounding from two";
+  std::string log;
+  cl_program p = isgtest::buildProgram(src, "-cl-std=CL2.0 -cl-mad-enable", &log);
+  ASSERT_NE(p, nullptr) << log;
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(p, "hm", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  std::vector<cl_mem> in;
+  for (std::vector<uint16_t>* v : {&a, &b, &c})
+    in.push_back(clCreateBuffer(env().context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, kN * 2, v->data(), &err));
+  std::vector<uint16_t> scalar(kItems * 6), vfma(kN), vmax(kN), vmin(kN);
+  std::vector<cl_mem> out;
+  for (std::vector<uint16_t>* v : {&scalar, &vfma, &vmax, &vmin})
+    out.push_back(clCreateBuffer(env().context, CL_MEM_WRITE_ONLY, v->size() * 2, nullptr, &err));
+  ASSERT_NO_FATAL_FAILURE(isgtest::setKernelArgs(k, in[0], in[1], in[2], out[0], out[1], out[2], out[3]));
+  const size_t global = kItems, local = 32;
+  ISG_CL_CHECK(clEnqueueNDRangeKernel(env().queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  std::vector<std::vector<uint16_t>*> results{&scalar, &vfma, &vmax, &vmin};
+  for (size_t r = 0; r < out.size(); ++r)
+    ISG_CL_CHECK(clEnqueueReadBuffer(env().queue, out[r], CL_TRUE, 0, results[r]->size() * 2, results[r]->data(), 0,
+                                     nullptr, nullptr));
+  auto h = [](uint16_t bits) { return double(fromHalf(bits)); };
+  for (size_t i = 0; i < kItems; ++i) {
+    const size_t j = i * kLanes;
+    SCOPED_TRACE("item " + std::to_string(i) + ": " + std::to_string(h(a[j])) + ", " + std::to_string(h(b[j])) +
+                 ", " + std::to_string(h(c[j])));
+    EXPECT_EQ(scalar[i * 6 + 0], exactFma(a[j], b[j], c[j])) << "fma";
+    const uint16_t unfused = halfOf(h(halfOf(h(a[j]) * h(b[j]))) + h(c[j]));
+    EXPECT_TRUE(scalar[i * 6 + 1] == exactFma(a[j], b[j], c[j]) || scalar[i * 6 + 1] == unfused) << "mad";
+    EXPECT_EQ(scalar[i * 6 + 2], halfOf(std::fmin(h(a[j]), h(c[j])))) << "fmin";
+    EXPECT_EQ(scalar[i * 6 + 3], halfOf(std::fmax(h(b[j]), h(c[j])))) << "fmax";
+    EXPECT_EQ(scalar[i * 6 + 4], halfOf(std::fmin(h(a[j]), h(b[j])) + std::fmax(h(b[j]), h(c[j])))) << "min + max";
+    EXPECT_EQ(scalar[i * 6 + 5], halfOf(std::fabs(h(c[j])))) << "fabs";
+    for (size_t l = 0; l < kLanes; ++l) {
+      SCOPED_TRACE("lane " + std::to_string(l));
+      EXPECT_EQ(vfma[j + l], exactFma(a[j + l], b[j + l], c[j + l])) << "fma of half8";
+      EXPECT_EQ(vmax[j + l], halfOf(std::fmax(h(a[j + l]), h(c[j])))) << "fmax(half8, half)";
+      EXPECT_EQ(vmin[j + l], halfOf(std::fmin(h(a[j + l]), h(b[j + l])))) << "min of half8";
+    }
+  }
+  for (cl_mem m : in) clReleaseMemObject(m);
+  for (cl_mem m : out) clReleaseMemObject(m);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+}
+
 TEST(OpenClLibrary, AtomicsMathConversionsAndWorkItemsMatchTheHost) {
   ISG_REQUIRE_ENV();
   const std::string src = R"(

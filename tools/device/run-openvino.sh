@@ -6,7 +6,7 @@
 # models on the local strategy; where batch 32's f16 time goes. The
 # results go to $OUT, one file per part (the device tool brings back a few files). Arguments name
 # the parts to run (tests, models, resnet; all by default), so that each fits one device call
-# (auto, variants, local and diag: by name);
+# (auto, variants, local, diag and kernels: by name);
 # diag (not in the default) prints each layer's time at batch 1, packed and as given, and does what
 # local does: captures the attention model at f16 on the local strategy (programs and every
 # rewritten kernel's first launch, for tools/isg-replay here) with the layer's log.
@@ -72,6 +72,15 @@ want auto && {
     echo "== profile, batch 32, ISG_PACK_WORK_GROUPS=$pack"; ISG_PACK_WORK_GROUPS=$pack timeout 60 python3 profile.py f16 --batch 32
   done
 } > "$out/auto.txt" 2>&1
+# Each layer's time one request at a time at f16, batch 32 and 1, under auto, with what the plugin
+# built (source, rewrite, PTX) for reading the chosen convolutions' code here.
+want kernels && {
+  for b in 32 1; do
+    echo "== layers, f16 batch $b, ISG_PACK_WORK_GROUPS=auto"
+    ISG_DUMP_DIR=/tmp/ov-kernels/b$b timeout 90 python3 profile.py f16 --batch $b --layers
+  done
+  tar -C /tmp -cJf "$out/ov-kernels.tar.xz" ov-kernels
+} > "$out/kernels.txt" 2>&1
 # What the plugin built at batch 32 (source, rewrite, PTX), to read the chosen kernels here.
 want resnet && tar -C /tmp -cJf "$out/ov-dump.tar.xz" ov-dump 2>/dev/null
 grep -h -E 'PASSED|FAILED|==|inferences|rel.err|ms an inference|wrong or' "$out"/*.txt

@@ -16,6 +16,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -173,6 +174,70 @@ void lowerHalfVectorLoads(llvm::Module& m) {
   }
 }
 
+// The half builtins that are one PTX instruction on half (f16 and f16x2 from sm_53, min and max
+// from sm_80; the back end widens them to float below that), as LLVM's intrinsics instead of
+// halfCall's round trip through float: Intel-targeted half kernels (OpenVINO's convolutions)
+// are fma chains, where each float fma costs three conversions and one back, and conversions
+// run at an eighth of fma's rate. fma is then correctly rounded in half, as the spec asks
+// (float's fma of halves rounds twice); mad may fuse or not; fmin and fmax keep the non-NaN
+// operand (min.f16); min and max of halves leave NaN undefined, so they are the same. fabs
+// clears the sign bit (LLVM 15 widens llvm.fabs.f16 to float).
+struct HalfIntrinsic {
+  const char* name;
+  unsigned operands;
+  llvm::Intrinsic::ID id;
+};
+constexpr HalfIntrinsic kHalfIntrinsics[] = {
+    {"fma", 3, llvm::Intrinsic::fma},       {"mad", 3, llvm::Intrinsic::fmuladd},
+    {"fabs", 1, llvm::Intrinsic::not_intrinsic}, {"fmin", 2, llvm::Intrinsic::minnum},
+    {"fmax", 2, llvm::Intrinsic::maxnum},   {"min", 2, llvm::Intrinsic::minnum},
+    {"max", 2, llvm::Intrinsic::maxnum},
+};
+
+// Calls of kHalfIntrinsics on half or half vectors (a scalar half beside vectors, as fmax(half4,
+// half) takes it, is splat) as the intrinsic.
+void lowerHalfArithmetic(llvm::Module& m) {
+  for (llvm::Function& f : llvm::make_early_inc_range(m)) {
+    MangledFunction sig;
+    if (!f.isDeclaration() || f.use_empty() || !demangleBuiltin(f.getName().str(), &sig)) continue;
+    llvm::Type* type = f.getReturnType();
+    if (!type->getScalarType()->isHalfTy()) continue;
+    const HalfIntrinsic* row = nullptr;
+    for (const HalfIntrinsic& r : kHalfIntrinsics)
+      if (sig.name == r.name && f.arg_size() == r.operands) row = &r;
+    if (!row) continue;
+    bool fits = true;
+    for (const llvm::Argument& a : f.args()) fits &= a.getType() == type || a.getType()->isHalfTy();
+    if (!fits) continue;
+    llvm::Function* intrinsic =
+        row->id == llvm::Intrinsic::not_intrinsic ? nullptr : llvm::Intrinsic::getDeclaration(&m, row->id, {type});
+    for (llvm::User* u : llvm::make_early_inc_range(f.users())) {
+      auto* call = llvm::dyn_cast<llvm::CallInst>(u);
+      if (!call || call->getCalledFunction() != &f) continue;
+      llvm::IRBuilder<> b(call);
+      llvm::Value* lowered = nullptr;
+      if (!intrinsic) {
+        llvm::Type* bits = llvm::Type::getInt16Ty(m.getContext());
+        if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(type))
+          bits = llvm::FixedVectorType::get(bits, vector->getNumElements());
+        lowered = b.CreateBitCast(
+            b.CreateAnd(b.CreateBitCast(call->getArgOperand(0), bits), llvm::ConstantInt::get(bits, 0x7fff)), type);
+      } else {
+        std::vector<llvm::Value*> args;
+        for (llvm::Value* a : call->args())
+          args.push_back(a->getType() == type
+                             ? a
+                             : b.CreateVectorSplat(llvm::cast<llvm::FixedVectorType>(type)->getNumElements(), a));
+        llvm::CallInst* fused = b.CreateCall(intrinsic, args);
+        fused->copyFastMathFlags(call);
+        lowered = fused;
+      }
+      call->replaceAllUsesWith(lowered);
+      call->eraseFromParent();
+    }
+  }
+}
+
 // How a shim calls the builtin `sig` on NVPTX (`args` its arguments, parenthesised). min and max
 // of floating point leave NaN operands undefined, so they are fmin and fmax, the hardware's
 // min/max (libclc's min is a compare and a select, two dependent instructions; NVIDIA's compiler
@@ -245,6 +310,7 @@ std::string nvptxCall(const MangledFunction& sig, const std::string& args) {
 // those whose NVPTX call differs from libclc's (nvptxCall) get a shim. False with *log.
 bool bindBuiltins(llvm::Module& m, const DeviceTraits& traits, Origin origin, std::string* log) {
   lowerHalfVectorLoads(m);
+  lowerHalfArithmetic(m);
   // The module's declarations are renamed out of the way first: most names are the same under
   // both manglings, and the shims' own calls must reach libclc's or the runtime's definition.
   struct Call {

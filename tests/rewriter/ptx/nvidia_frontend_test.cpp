@@ -310,6 +310,35 @@ __kernel void h(__global half* o, __global const float* f, __global short* flags
     EXPECT_TRUE(has(ptx, want)) << want;
 }
 
+// fma, mad, fmin, fmax, min, max and fabs of halves are the GPU's half instructions, on
+// vectors two halves at a time (fma.rn.f16x2), with no trip through float: OpenVINO's half
+// convolutions are chains of fma over shuffled half8 (nvidia_ptx_test checks the results).
+TEST(NvidiaFrontEnd, HalfArithmeticBuiltinsStayInHalf) {
+  isg::RewriteInput in = nvidiaInput(R"CLC(
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+__attribute__((intel_reqd_sub_group_size(16)))
+__kernel void h(__global half* o, __global const half* a) {
+  const size_t i = get_global_id(0);
+  half8 acc = vload8(i, o);
+  const half8 w = vload8(i, a);
+#define STEP(k) acc = fma((half8)(w[k]), as_half8(intel_sub_group_shuffle(as_ushort8(w), k)), acc);
+  STEP(0) STEP(1) STEP(2) STEP(3)
+  vstore8(fmax(acc, (half)0.0h), i, o);
+  o[i] = fma(o[i], a[i], o[i + 1]) + mad(o[i], a[i], a[i + 1]) + fmin(a[i], a[i + 2]) +
+         max(a[i], a[i + 3]) + fabs(a[i + 4]) + min(o[i], a[i]);
+}
+)CLC", "-cl-std=CL2.0 -cl-mad-enable");
+  in.traits.fp16 = true;
+  in.traits.deviceExtensions.push_back("cl_khr_fp16");
+  const isg::RewriteResult r = keep(isg::compileForNvidia(in));
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  const std::string ptx = r.binary.c_str();
+  for (const char* want : {"fma.rn.f16x2", "fma.rn.f16 ", "max.f16x2", "min.f16 ", "shfl.sync"})
+    EXPECT_TRUE(has(ptx, want)) << want << "\n" << ptx;
+  for (const char* unwanted : {"cvt.f32.f16", "cvt.rn.f16.f32", "fma.rn.f32"})
+    EXPECT_FALSE(has(ptx, unwanted)) << unwanted << "\n" << ptx;
+}
+
 // Headers through -I and macros through -D, as projects build; the rewriter folds the header
 // it edits into the program.
 // Which programs need cl_khr_fp16 (under auto, the front end): those whose code, as the
