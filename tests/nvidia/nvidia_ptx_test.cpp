@@ -669,6 +669,14 @@ float fromHalf(uint16_t bits) {
   return static_cast<float>(h);
 }
 float roundHalf(float f) { return fromHalf(toHalf(f, HalfRounding::Nearest)); }
+// Why a test of half in OpenCL C source cannot run here, or nullptr.
+const char* whyNoHalfFromSource() {
+  if (isgtest::spirvMode()) return "about OpenCL C source and its compilers";
+  const std::string extensions = " " + isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS) + " ";
+  if (extensions.find(" cl_khr_fp16 ") == std::string::npos)
+    return "the device offers no cl_khr_fp16 (PoCL 3.1; NVIDIA unless ISG_NVIDIA_FRONTEND=layer)";
+  return nullptr;
+}
 
 // cl_khr_fp16 (issue 34.4): NVIDIA's driver offers none; through the layer's front end
 // (ISG_NVIDIA_FRONTEND=layer) an NVIDIA device has it, and so do drivers that have it
@@ -677,10 +685,7 @@ float roundHalf(float f) { return fromHalf(toHalf(f, HalfRounding::Nearest)); }
 // through an Intel builtin, against a host model of binary16.
 TEST(OpenClLibrary, HalfPrecisionWhereTheDeviceOffersIt) {
   ISG_REQUIRE_ENV();
-  if (isgtest::spirvMode()) GTEST_SKIP() << "about OpenCL C source and its compilers";
-  const std::string extensions = " " + isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS) + " ";
-  if (extensions.find(" cl_khr_fp16 ") == std::string::npos)
-    GTEST_SKIP() << "the device offers no cl_khr_fp16 (PoCL 3.1; NVIDIA unless ISG_NVIDIA_FRONTEND=layer)";
+  if (const char* why = whyNoHalfFromSource()) GTEST_SKIP() << why;
   cl_device_fp_config config = 0;
   ISG_CL_CHECK(clGetDeviceInfo(env().device, CL_DEVICE_HALF_FP_CONFIG, sizeof config, &config, nullptr));
   EXPECT_NE(config & CL_FP_INF_NAN, 0u);
@@ -751,10 +756,7 @@ TEST(OpenClLibrary, HalfPrecisionWhereTheDeviceOffersIt) {
 // fabs are exact, the vector forms too, with a scalar beside a vector; mad may fuse or not.
 TEST(OpenClLibrary, HalfFmaRoundsOnceAndMinMaxAreExact) {
   ISG_REQUIRE_ENV();
-  if (isgtest::spirvMode()) GTEST_SKIP() << "about OpenCL C source and its compilers";
-  const std::string extensions = " " + isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS) + " ";
-  if (extensions.find(" cl_khr_fp16 ") == std::string::npos)
-    GTEST_SKIP() << "the device offers no cl_khr_fp16 (PoCL 3.1; NVIDIA unless ISG_NVIDIA_FRONTEND=layer)";
+  if (const char* why = whyNoHalfFromSource()) GTEST_SKIP() << why;
   const std::string src = R"(
     #pragma OPENCL EXTENSION cl_khr_fp16 : enable
     __attribute__((intel_reqd_sub_group_size(16)))
