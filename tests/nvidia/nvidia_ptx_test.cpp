@@ -672,8 +672,7 @@ float roundHalf(float f) { return fromHalf(toHalf(f, HalfRounding::Nearest)); }
 // Why a test of half in OpenCL C source cannot run here, or nullptr.
 const char* whyNoHalfFromSource() {
   if (isgtest::spirvMode()) return "about OpenCL C source and its compilers";
-  const std::string extensions = " " + isgtest::deviceString(env().device, CL_DEVICE_EXTENSIONS) + " ";
-  if (extensions.find(" cl_khr_fp16 ") == std::string::npos)
+  if (!isgtest::deviceHasExtension("cl_khr_fp16"))
     return "the device offers no cl_khr_fp16 (PoCL 3.1; NVIDIA unless ISG_NVIDIA_FRONTEND=layer)";
   return nullptr;
 }

@@ -289,7 +289,7 @@ std::string nvptxCall(const MangledFunction& sig, const std::string& args) {
     }
     return true;
   };
-  if ((sig.name == "min" || sig.name == "max") && all({"float", "double", "half"}))
+  if ((sig.name == "min" || sig.name == "max") && all({"float", "double"}))
     return "f" + sig.name + "(" + args + ")";
   if (sig.name.rfind("native_", 0) == 0) {
     bool scalar = true;

@@ -238,6 +238,25 @@ __kernel void a(__global int* o, __local int* l, __global float* f) {
   }
 }
 
+// Half's fma, min, max and fabs from SPIR-V are the GPU's half instructions too, as from source
+// (NvidiaFrontEnd.HalfArithmeticBuiltinsStayInHalf): the module binds the same builtins.
+TEST(PtxModules, HalfArithmeticBuiltinsStayInHalf) {
+  const char* src = R"CLC(
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+__kernel void h(__global half* o, __global const half* a) {
+  const size_t i = get_global_id(0);
+  vstore8(fmax(fma(vload8(i, a), vload8(i + 1, a), vload8(i, o)), (half)0.0h), i, o);
+  o[i] = fma(o[i], a[i], o[i + 1]) + min(a[i], a[i + 2]) + fabs(a[i + 3]);
+}
+)CLC";
+  const isg::RewriteResult r = toPtx(src, "-cl-std=CL2.0");
+  ASSERT_EQ(r.status, isg::RewriteResult::Status::Rewritten) << r.log;
+  const std::string ptx = r.binary.c_str();
+  for (const char* want : {"fma.rn.f16x2", "fma.rn.f16 ", "max.f16x2", "min.f16 "})
+    EXPECT_TRUE(has(ptx, want)) << want << "\n" << ptx;
+  for (const char* unwanted : {"cvt.f32.f16", "cvt.rn.f16.f32"}) EXPECT_FALSE(has(ptx, unwanted)) << unwanted;
+}
+
 // What the path cannot build fails the build with a log that names it.
 // Images take NVIDIA's own forms (ptx_images.h): a read_only image is a .texref parameter read
 // with tex, a write_only one a .surfref written with sust.p after the channel order, a sampler
